@@ -1,0 +1,119 @@
+// Sentences and the streaming corpus readers/writers (CoNLL, CoNLL-U, PTB trees, word_TAG).
+#ifndef CHAINTAG_CORPUS_H_
+#define CHAINTAG_CORPUS_H_
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace chaintag {
+
+// CoNLL-U material that is not a word but must survive a round trip.
+struct ConlluExtras {
+  // The ten fields of every word line, in order (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC).
+  std::vector<std::vector<std::string>> word_fields;
+  // Multiword-token (`3-4`) and empty-node (`5.1`) lines, verbatim, each with the number of
+  // words that precede it in the sentence (so it is written back before word `first`).
+  std::vector<std::pair<int, std::string>> other_lines;
+};
+
+// One sentence. Columns are stored column-major so a pipeline can append a predicted column
+// (a POS model's output becomes the next model's input column) without copying tokens.
+struct Sentence {
+  // Input columns as features see them: columns[c][t]; every column has size() entries.
+  // Column 0 is always the word form.
+  std::vector<std::vector<std::string>> columns;
+  // Gold labels: empty when the input has none, otherwise one per token.
+  std::vector<std::string> labels;
+  // Sentence-level metadata lines (CoNLL-U comments, verbatim including the leading '#').
+  std::vector<std::string> comments;
+  // Provenance for error messages: file name ("<stdin>" for standard input) and the 1-based
+  // line of every token (for tree and raw-text input, the line where the token starts).
+  std::string file;
+  std::vector<int64_t> token_lines;
+  // Raw text only: [begin, end) character offsets of each token in the original text.
+  std::vector<std::pair<int64_t, int64_t>> offsets;
+  // CoNLL-U only: the full fields and non-word lines, so writing back is lossless.
+  std::optional<ConlluExtras> conllu;
+
+  int size() const { return columns.empty() ? 0 : static_cast<int>(columns[0].size()); }
+  int num_columns() const { return static_cast<int>(columns.size()); }
+  bool has_labels() const { return !labels.empty(); }
+  const std::string& word(int t) const { return columns[0][t]; }
+};
+
+enum class CorpusFormat { kConll, kConllu, kPtb, kTagged };
+
+// Parses "conll", "conllu", "ptb", "tagged".
+absl::StatusOr<CorpusFormat> ParseCorpusFormat(std::string_view name);
+std::string_view CorpusFormatName(CorpusFormat format);
+// Guesses from the extension (".conllu", ".mrg"/".tree"/".ptb", ".pos"/".tagged", otherwise conll);
+// a trailing ".gz" is ignored.
+CorpusFormat CorpusFormatFromPath(std::string_view path);
+
+struct ReaderOptions {
+  CorpusFormat format = CorpusFormat::kConll;
+  // conll: 1-based label column, negative counts from the end (-1 = last). 0 = no label column:
+  // every column is an input column (what `tag` uses on unlabelled or gold-labelled files).
+  int label_column = -1;
+  // conllu: which field is the label: "upos" or "xpos".
+  std::string conllu_label = "xpos";
+  // ptb: derive IOB2 base-NP chunk labels; the POS tag becomes input column 1.
+  bool np_chunks = false;
+  // tagged: separator between word and tag ('_' or '/'); the last one in a token wins.
+  char tagged_separator = '_';
+  // Longest accepted line, in bytes.
+  int64_t max_line_bytes = int64_t{1} << 20;
+};
+
+// Reads sentences one at a time, so a corpus larger than memory streams through.
+// Input is validated as UTF-8 and NFC-normalised. Errors read "FILE:LINE: expected ..., found ...".
+class SentenceReader {
+ public:
+  virtual ~SentenceReader() = default;
+  // Returns the next sentence, std::nullopt at end of input, or an error.
+  virtual absl::StatusOr<std::optional<Sentence>> Next() = 0;
+};
+
+// Opens `path` ("-" for standard input); ".gz" files are decompressed transparently.
+absl::StatusOr<std::unique_ptr<SentenceReader>> OpenSentenceReader(const std::string& path,
+                                                                   const ReaderOptions& options);
+// Reads from a stream the caller owns; `name` is used in messages.
+std::unique_ptr<SentenceReader> MakeSentenceReader(std::istream& in, std::string name,
+                                                   const ReaderOptions& options);
+// Reads all sentences of several files (for training); fails on an empty input.
+absl::StatusOr<std::vector<Sentence>> ReadCorpus(const std::vector<std::string>& paths,
+                                                 const ReaderOptions& options);
+
+struct WriterOptions {
+  CorpusFormat format = CorpusFormat::kConll;
+  std::string conllu_label = "xpos";
+  char tagged_separator = '_';
+};
+
+// Writes `sentence` with `predicted` labels (one per token) or, when `predicted` is empty, its
+// gold labels if any. conll: one line per token, input columns, then the gold label if present,
+// then the predicted label. conllu: writes the label into the UPOS/XPOS field. tagged: word_TAG.
+absl::Status WriteSentence(std::ostream& out, const Sentence& sentence,
+                           const std::vector<std::string>& predicted, const WriterOptions& options);
+
+// Summary statistics of a corpus (the `stats` command).
+struct CorpusStats {
+  int64_t sentences = 0;
+  int64_t tokens = 0;
+  int64_t types = 0;                                     // distinct word forms
+  std::vector<std::pair<std::string, int64_t>> labels;   // label -> count, sorted by label
+  std::vector<std::pair<int, int64_t>> length_histogram;  // bucket lower bound -> sentences
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_CORPUS_H_

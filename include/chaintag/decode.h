@@ -1,0 +1,69 @@
+// Decoders over a Lattice: Viterbi, forward-backward (log space), and lattice masks.
+// Constrained decoding, k-best and diverse k-best live in aux_dp.h.
+#ifndef CHAINTAG_DECODE_H_
+#define CHAINTAG_DECODE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "chaintag/lattice.h"
+
+namespace chaintag {
+
+// A labeling of a whole sentence with its chain score F(y).
+struct Labeling {
+  std::vector<int> labels;
+  double score = 0.0;
+};
+
+// Reusable scratch space so per-sentence decoding does not allocate once warmed up.
+struct ViterbiScratch {
+  std::vector<double> score;
+  std::vector<int> back;
+};
+
+// The highest-scoring labeling; ties go to the smallest label id, position by position from the
+// end. Returns NotFound ("infeasible") when every labeling has score -inf. An empty lattice gives
+// an empty labeling with score 0.
+absl::StatusOr<Labeling> ViterbiDecode(const Lattice& lattice, ViterbiScratch* scratch = nullptr);
+
+// Forward-backward in log space.
+struct Marginals {
+  double log_z = 0.0;               // log of the sum of exp(F(y)) over all labelings
+  std::vector<double> unary;        // M x N: P(y_t = y)
+  std::vector<double> transition;   // N x N: sum over t of P(y_{t-1} = a, y_t = b)
+  std::vector<double> start;        // N: P(y_0 = y)
+  std::vector<double> end;          // N: P(y_{M-1} = y)
+  double unary_at(int t, int y, int num_labels) const { return unary[static_cast<size_t>(t) * num_labels + y]; }
+};
+struct ForwardBackwardScratch {
+  std::vector<double> alpha;
+  std::vector<double> beta;
+  std::vector<double> tmp;
+};
+// Fails (NotFound) when every labeling has score -inf.
+absl::StatusOr<Marginals> ForwardBackward(const Lattice& lattice,
+                                          ForwardBackwardScratch* scratch = nullptr);
+// log Z only (cheaper: forward pass).
+absl::StatusOr<double> LogPartition(const Lattice& lattice, ForwardBackwardScratch* scratch = nullptr);
+
+// Allowed transitions as masks on the lattice (Wapiti-style): the decoders are unchanged.
+struct TransitionMask {
+  int num_labels = 0;
+  std::vector<char> allowed;        // N x N, allowed[prev * N + y]
+  std::vector<char> allowed_start;  // N
+  std::vector<char> allowed_end;    // N
+};
+// BIO/IOB2/IOBES validity inferred from label names: I-X may only follow B-X or I-X (and E-X
+// likewise; S-X/B-X/O start fresh); labels that are not chunk tags are unrestricted. The result
+// allows every transition seen in `observed` pairs too (so IOB1 data stays decodable).
+TransitionMask InferChunkTransitionMask(const std::vector<std::string>& labels);
+void ApplyTransitionMask(const TransitionMask& mask, Lattice* lattice);
+// forced[t] = label id or -1 (free): all other labels at t get -inf (partially labelled input).
+void ApplyForcedLabels(absl::Span<const int> forced, Lattice* lattice);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_DECODE_H_
