@@ -56,10 +56,12 @@ struct TransitionMask {
   std::vector<char> allowed_start;  // N
   std::vector<char> allowed_end;    // N
 };
-// BIO/IOB2/IOBES validity inferred from label names: I-X may only follow B-X or I-X (and E-X
-// likewise; S-X/B-X/O start fresh); labels that are not chunk tags are unrestricted. The result
-// allows every transition seen in `observed` pairs too (so IOB1 data stays decodable).
-TransitionMask InferChunkTransitionMask(const std::vector<std::string>& labels);
+// BIO/IOB2/IOBES validity inferred from label names: I-X and E-X may only follow B-X or I-X (or
+// start the sentence only if allowed below); labels that are not chunk tags are unrestricted.
+// A transition (or sentence start, prev = -1) that occurs in the training data, given as
+// `observed` (N+1) x N with row 0 for the start, is always allowed, so IOB1 data stays decodable.
+TransitionMask InferChunkTransitionMask(const std::vector<std::string>& labels,
+                                        const std::vector<char>& observed);
 void ApplyTransitionMask(const TransitionMask& mask, Lattice* lattice);
 // forced[t] = label id or -1 (free): all other labels at t get -inf (partially labelled input).
 void ApplyForcedLabels(absl::Span<const int> forced, Lattice* lattice);
