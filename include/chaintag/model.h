@@ -1,0 +1,138 @@
+// The model: labels, feature templates, attribute dictionary, weights and metadata; the versioned
+// binary model file; and the per-thread Tagger that turns a Sentence into a Lattice.
+#ifndef CHAINTAG_MODEL_H_
+#define CHAINTAG_MODEL_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "chaintag/corpus.h"
+#include "chaintag/decode.h"
+#include "chaintag/features.h"
+#include "chaintag/lattice.h"
+
+namespace chaintag {
+
+// Weights of a first-order linear-chain model. State features are the (attribute, label) pairs
+// observed in training (as in CRFsuite), stored per attribute in CSR form; then come the label
+// bigram transitions and the sentence start/end weights. The trainers optimise `weights` in place,
+// so this layout is the parameter vector of every objective:
+//   weights[0 .. F)                     state features, F = feature_labels.size()
+//   weights[F .. F + N*N)               transition(prev, y) at F + prev*N + y
+//   weights[F + N*N .. F + N*N + N)     start(y)
+//   weights[F + N*N + N .. F + N*N + 2N) end(y)
+struct ModelParameters {
+  int num_labels = 0;
+  std::vector<int32_t> attribute_offsets;  // A + 1 entries: features of attribute a are [off[a], off[a+1])
+  std::vector<int32_t> feature_labels;     // F entries: label of each state feature
+  std::vector<double> weights;             // F + N*N + 2N entries
+
+  int num_attributes() const { return attribute_offsets.empty() ? 0 : static_cast<int>(attribute_offsets.size()) - 1; }
+  int64_t num_state_features() const { return static_cast<int64_t>(feature_labels.size()); }
+  int64_t transition_offset() const { return num_state_features(); }
+  int64_t start_offset() const { return transition_offset() + int64_t{num_labels} * num_labels; }
+  int64_t end_offset() const { return start_offset() + num_labels; }
+  int64_t size() const { return end_offset() + num_labels; }
+
+  // Fills `lattice` (resized to M x N) with the scores of a featurized sentence under `w`
+  // (`w` has size() entries; pass `weights` for the model's own).
+  void Score(const FeaturizedSentence& sentence, absl::Span<const double> w, Lattice* lattice) const;
+};
+
+// A model is immutable after loading and safe to share across threads.
+class Model {
+ public:
+  // Loads and fully validates a model file: magic, format version, section table, checksums, every
+  // offset and index bounds-checked, then runs the stored self-test sentences. Errors name the file.
+  static absl::StatusOr<Model> Load(const std::string& path);
+  // Parses an in-memory model file image (Load uses this; tests feed it truncations).
+  static absl::StatusOr<Model> FromBytes(std::string_view bytes, const std::string& name);
+  // Writes atomically (temporary name, then rename).
+  absl::Status Save(const std::string& path) const;
+  std::string ToBytes() const;
+
+  const std::vector<std::string>& labels() const { return labels_; }
+  int num_labels() const { return static_cast<int>(labels_.size()); }
+  int LabelId(std::string_view label) const;  // -1 if unknown
+  const FeatureSpec& spec() const { return spec_; }
+  const AttributeDictionary& attributes() const { return attributes_; }
+  const ModelParameters& parameters() const { return parameters_; }
+  // Allowed transitions (chunk validity); empty allowed vectors mean everything is allowed.
+  const TransitionMask& transition_mask() const { return mask_; }
+  // Free-form metadata recorded at training time, in insertion order: "task", "format",
+  // "label_column", "conllu_label", "objective", "algorithm", "c1", "c2", "iterations",
+  // "training_files", "dev_score", ... `info` prints them all.
+  const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
+  std::string Metadata(std::string_view key) const;  // "" if absent
+
+  // Self-test sentences stored in the model with their expected labels, checked on load.
+  struct SelfTest {
+    Sentence sentence;
+    std::vector<std::string> expected;
+  };
+  const std::vector<SelfTest>& self_tests() const { return self_tests_; }
+
+  // Assembly (used by the trainers).
+  Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
+        ModelParameters parameters, TransitionMask mask);
+  void AddMetadata(std::string key, std::string value);
+  // Records sentences and the labels the model currently assigns to them.
+  absl::Status SetSelfTests(const std::vector<Sentence>& sentences);
+  // Drops state features whose weight is exactly zero (after L1) and attributes left with none.
+  void Prune();
+
+  Model() = default;
+
+ private:
+  std::vector<std::string> labels_;
+  FeatureSpec spec_;
+  AttributeDictionary attributes_;
+  ModelParameters parameters_;
+  TransitionMask mask_;
+  std::vector<std::pair<std::string, std::string>> metadata_;
+  std::vector<SelfTest> self_tests_;
+};
+
+// Per-thread tagging state (CRF++ style): cheap to create, holds scratch space. Not thread-safe;
+// use one per thread over a shared Model.
+class Tagger {
+ public:
+  explicit Tagger(const Model& model);
+  // Featurizes and scores `sentence` (needs the model's input columns), applies the transition mask.
+  absl::Status BuildLattice(const Sentence& sentence, Lattice* lattice);
+  // Best labeling (label ids) and its score.
+  absl::StatusOr<Labeling> Tag(const Sentence& sentence);
+  // Best labeling plus log Z and per-token marginals.
+  struct Analysis {
+    Labeling best;
+    double log_z = 0.0;
+    Marginals marginals;
+  };
+  absl::StatusOr<Analysis> Analyze(const Sentence& sentence);
+  const Model& model() const { return *model_; }
+
+ private:
+  const Model* model_;
+  Featurizer featurizer_;
+  FeaturizedSentence featurized_;
+  Lattice lattice_;
+  ViterbiScratch viterbi_;
+  ForwardBackwardScratch forward_backward_;
+};
+
+// The highest-weighted state features, for `chaintag info`: (attribute, label, weight).
+struct WeightedFeature {
+  std::string attribute;
+  std::string label;
+  double weight = 0.0;
+};
+std::vector<WeightedFeature> TopFeatures(const Model& model, int k);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_MODEL_H_
