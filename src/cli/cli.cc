@@ -1,0 +1,120 @@
+#include "cli/cli.h"
+
+#include <iostream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace chaintag::cli {
+
+int ParseOrExit(const std::string& command, const std::string& synopsis,
+                const po::options_description& options, const std::vector<std::string>& args,
+                po::variables_map* vm, bool allow_files) {
+  po::options_description all;
+  all.add(options);
+  all.add_options()("help,h", "show this help");
+  po::options_description hidden;
+  hidden.add_options()("files", po::value<std::vector<std::string>>(), "input files");
+  po::options_description parse_set;
+  parse_set.add(all).add(hidden);
+  po::positional_options_description positional;
+  if (allow_files) positional.add("files", -1);
+  try {
+    po::store(po::command_line_parser(args)
+                  .options(parse_set)
+                  .positional(positional)
+                  .style(po::command_line_style::default_style &
+                         ~po::command_line_style::allow_guessing)
+                  .run(),
+              *vm);
+    if (vm->count("help")) {
+      std::cout << "usage: chaintag " << command << " " << synopsis << "\n\n" << all << "\n";
+      return kExitOk;
+    }
+    po::notify(*vm);
+  } catch (const po::error& e) {
+    return UsageError(command, e.what());
+  }
+  return -1;
+}
+
+int Fail(const std::string& command, const absl::Status& status) {
+  std::cerr << "chaintag " << command << ": " << status.message() << "\n";
+  return kExitError;
+}
+
+int UsageError(const std::string& command, const std::string& message) {
+  std::cerr << "chaintag " << command << ": " << message << "\n"
+            << "Run 'chaintag " << command << " --help' for usage.\n";
+  return kExitUsage;
+}
+
+std::vector<std::string> InputFiles(const po::variables_map& vm) {
+  if (vm.count("files")) return vm["files"].as<std::vector<std::string>>();
+  return {"-"};
+}
+
+void AddReaderOptions(po::options_description* options, bool with_label_column) {
+  options->add_options()
+      ("format", po::value<std::string>(), "input format: conll, conllu, ptb, tagged (default: from the file extension, else conll)")
+      ("label", po::value<std::string>()->default_value("xpos"), "conllu: label field, upos or xpos")
+      ("np-chunks", po::bool_switch(), "ptb: derive IOB2 base-NP chunk labels from the trees")
+      ("separator", po::value<char>()->default_value('_'), "tagged: word/tag separator ('_' or '/')")
+      ("max-line-bytes", po::value<int64_t>()->default_value(int64_t{1} << 20), "longest accepted input line in bytes");
+  if (with_label_column) {
+    options->add_options()("label-column", po::value<int>()->default_value(-1),
+                           "conll: 1-based label column, negative counts from the end");
+  }
+}
+
+absl::StatusOr<ReaderOptions> ReaderOptionsFrom(const po::variables_map& vm,
+                                                const std::vector<std::string>& files) {
+  ReaderOptions options;
+  if (vm.count("format")) {
+    auto format = ParseCorpusFormat(vm["format"].as<std::string>());
+    if (!format.ok()) return format.status();
+    options.format = *format;
+  } else if (!files.empty() && files[0] != "-") {
+    options.format = CorpusFormatFromPath(files[0]);
+  }
+  if (vm.count("label")) {
+    options.conllu_label = vm["label"].as<std::string>();
+    if (options.conllu_label != "upos" && options.conllu_label != "xpos") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--label: expected upos or xpos, found '", options.conllu_label, "'"));
+    }
+  }
+  if (vm.count("np-chunks")) options.np_chunks = vm["np-chunks"].as<bool>();
+  if (vm.count("separator")) options.tagged_separator = vm["separator"].as<char>();
+  if (vm.count("max-line-bytes")) {
+    options.max_line_bytes = vm["max-line-bytes"].as<int64_t>();
+    if (options.max_line_bytes <= 0) {
+      return absl::InvalidArgumentError("--max-line-bytes: expected a positive number");
+    }
+  }
+  if (vm.count("label-column")) options.label_column = vm["label-column"].as<int>();
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<Output>> Output::Open(const std::string& path) {
+  std::unique_ptr<Output> out(new Output());
+  if (!path.empty() && path != "-") {
+    auto file = AtomicOutputFile::Open(path);
+    if (!file.ok()) return file.status();
+    out->file_ = std::move(*file);
+  }
+  return out;
+}
+
+std::ostream& Output::stream() { return file_ ? file_->stream() : std::cout; }
+
+absl::Status Output::Commit() {
+  if (file_) return file_->Commit();
+  std::cout.flush();
+  if (!std::cout) return absl::DataLossError("error writing to standard output");
+  return absl::OkStatus();
+}
+
+Output::~Output() = default;
+
+}  // namespace chaintag::cli

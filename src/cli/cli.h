@@ -1,0 +1,66 @@
+// Shared pieces of the `chaintag` subcommands: exit codes, option parsing, inputs and outputs.
+// Only src/cli/ prints and chooses exit codes (0 success, 1 data/runtime error, 2 usage error).
+#ifndef CHAINTAG_CLI_CLI_H_
+#define CHAINTAG_CLI_CLI_H_
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "absl/status/status.h"
+#include "chaintag/corpus.h"
+
+namespace chaintag::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+
+namespace po = boost::program_options;
+
+// A subcommand: name, one-line summary, and its entry point (args exclude the command name).
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(const std::vector<std::string>& args);
+};
+
+// Parses `args` against `options` (+ positional "files"), handling --help. Returns an exit code
+// (>= 0) when the program should stop (help printed, or usage error reported), -1 to continue.
+int ParseOrExit(const std::string& command, const std::string& synopsis, const po::options_description& options,
+                const std::vector<std::string>& args, po::variables_map* vm, bool allow_files = true);
+
+// Prints "chaintag COMMAND: message" to stderr and returns kExitError.
+int Fail(const std::string& command, const absl::Status& status);
+int UsageError(const std::string& command, const std::string& message);
+
+// Input files from the positional arguments; none means standard input ("-").
+std::vector<std::string> InputFiles(const po::variables_map& vm);
+
+// Reader options shared by every command that reads corpora (--format, --label-column, --label,
+// --np-chunks, --separator, --max-line-bytes).
+void AddReaderOptions(po::options_description* options, bool with_label_column = true);
+// Builds ReaderOptions; the format comes from --format, else from the first file's extension.
+absl::StatusOr<ReaderOptions> ReaderOptionsFrom(const po::variables_map& vm,
+                                                const std::vector<std::string>& files);
+
+// Where a command writes: stdout, or `-o FILE` written to a temporary name and renamed on success.
+class Output {
+ public:
+  // `path` empty or "-" means standard output.
+  static absl::StatusOr<std::unique_ptr<Output>> Open(const std::string& path);
+  std::ostream& stream();
+  absl::Status Commit();
+  ~Output();
+
+ private:
+  Output() = default;
+  std::unique_ptr<AtomicOutputFile> file_;
+};
+
+}  // namespace chaintag::cli
+
+#endif  // CHAINTAG_CLI_CLI_H_
