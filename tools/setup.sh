@@ -13,7 +13,7 @@ packages=(
   libbenchmark-dev
   liblbfgs-dev
   zlib1g-dev
-  python3
+  python3 time
 )
 
 missing=()

@@ -99,9 +99,8 @@ absl::StatusOr<ReaderOptions> ReaderOptionsFrom(const po::variables_map& vm,
 absl::StatusOr<std::unique_ptr<Output>> Output::Open(const std::string& path) {
   std::unique_ptr<Output> out(new Output());
   if (!path.empty() && path != "-") {
-    auto file = AtomicOutputFile::Open(path);
-    if (!file.ok()) return file.status();
-    out->file_ = std::move(*file);
+    out->file_ = std::make_unique<AtomicOutputFile>();
+    if (absl::Status s = out->file_->Open(path); !s.ok()) return s;
   }
   return out;
 }

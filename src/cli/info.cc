@@ -1,0 +1,86 @@
+// chaintag info [--top K] [--json] MODEL
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "chaintag/model.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/json.h"
+
+namespace chaintag::cli {
+
+int RunInfo(const std::vector<std::string>& args) {
+  const std::string cmd = "info";
+  po::options_description options("info options");
+  options.add_options()
+      ("top", po::value<int>()->default_value(20), "number of top-weighted features to list")
+      ("json", po::bool_switch(), "print one JSON object");
+  po::variables_map vm;
+  if (int rc = ParseOrExit(cmd, "[--top K] [--json] MODEL", options, args, &vm); rc >= 0) return rc;
+  if (!vm.count("files") || vm["files"].as<std::vector<std::string>>().size() != 1) {
+    return UsageError(cmd, "expected exactly one model file");
+  }
+  const std::string path = vm["files"].as<std::vector<std::string>>()[0];
+  const int top = vm["top"].as<int>();
+  if (top < 0) return UsageError(cmd, "--top must be >= 0");
+  auto model = Model::Load(path);
+  if (!model.ok()) return Fail(cmd, model.status());
+
+  std::error_code ec;
+  const auto file_size = std::filesystem::file_size(path, ec);
+  const ModelParameters& p = model->parameters();
+  const std::vector<WeightedFeature> features = TopFeatures(*model, top);
+  if (vm["json"].as<bool>()) {
+    std::cout << "{\"file\": " << JsonString(path) << ", \"bytes\": " << (ec ? 0 : file_size)
+              << ", \"labels\": [";
+    for (int i = 0; i < model->num_labels(); ++i) {
+      std::cout << (i ? ", " : "") << JsonString(model->labels()[i]);
+    }
+    std::cout << "], \"attributes\": " << model->attributes().size()
+              << ", \"state_features\": " << p.num_state_features()
+              << ", \"input_columns\": " << model->spec().num_input_columns()
+              << ", \"templates\": " << JsonString(model->spec().text()) << ", \"metadata\": {";
+    bool first = true;
+    for (const auto& [key, value] : model->metadata()) {
+      std::cout << (first ? "" : ", ") << JsonString(key) << ": " << JsonString(value);
+      first = false;
+    }
+    std::cout << "}, \"top_features\": [";
+    for (size_t i = 0; i < features.size(); ++i) {
+      std::cout << (i ? ", " : "") << "{\"attribute\": " << JsonString(features[i].attribute)
+                << ", \"label\": " << JsonString(features[i].label)
+                << ", \"weight\": " << JsonNumber(features[i].weight) << "}";
+    }
+    std::cout << "]}\n";
+  } else {
+    std::cout << "model          " << path << "\n"
+              << "file size      " << (ec ? 0 : file_size) << " bytes\n"
+              << "labels         " << model->num_labels() << ":";
+    for (const std::string& label : model->labels()) std::cout << " " << label;
+    std::cout << "\n"
+              << "input columns  " << model->spec().num_input_columns() << "\n"
+              << "attributes     " << model->attributes().size() << "\n"
+              << "state features " << p.num_state_features() << "\n"
+              << "self-tests     " << model->self_tests().size() << " sentences (passed on load)\n\n"
+              << "metadata\n";
+    for (const auto& [key, value] : model->metadata()) {
+      std::cout << "  " << std::left << std::setw(20) << key << " " << value << "\n";
+    }
+    std::cout << "\ntemplates\n" << model->spec().text();
+    if (!model->spec().text().empty() && model->spec().text().back() != '\n') std::cout << "\n";
+    if (!features.empty()) {
+      std::cout << "\ntop " << features.size() << " state features by |weight|\n";
+      for (const WeightedFeature& f : features) {
+        std::cout << "  " << std::right << std::setw(10) << std::fixed << std::setprecision(4) << f.weight
+                  << "  " << std::left << std::setw(8) << f.label << " " << f.attribute << "\n";
+      }
+    }
+  }
+  std::cout.flush();
+  return std::cout ? kExitOk : kExitError;
+}
+
+}  // namespace chaintag::cli

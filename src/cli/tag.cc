@@ -1,0 +1,356 @@
+// chaintag tag [-m MODEL ...] [--format F] [--output-format F] [decoding options] FILE...|-
+//
+// Raw UTF-8 text is the default input (sentence splitting and Penn Treebank tokenisation);
+// --format reads a corpus format instead. Models form a pipeline: the first model reads the
+// input's columns; every later model reads the word column followed by the labels predicted by the
+// models before it (a POS model, then a chunk model that reads the predicted POS as its column 2).
+// Constraints, k-best and diverse k-best apply to the last model. Sentences are tagged in batches
+// by --threads workers and written in input order, so the output does not depend on the thread
+// count.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "chaintag/corpus.h"
+#include "chaintag/model.h"
+#include "chaintag/text.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/tag_decode.h"
+#include "cli/tag_output.h"
+
+namespace chaintag::cli {
+
+namespace {
+
+// The shipped models: $CHAINTAG_MODEL_DIR, else models/ beside the build directory of this binary,
+// else the source tree's models/ recorded at build time.
+std::string ShippedModelPath(const std::string& file) {
+  std::vector<std::filesystem::path> dirs;
+  if (const char* env = std::getenv("CHAINTAG_MODEL_DIR"); env != nullptr && *env != '\0') dirs.emplace_back(env);
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) dirs.push_back(exe.parent_path().parent_path() / "models");
+  dirs.emplace_back(CHAINTAG_DEFAULT_MODEL_DIR);
+  for (const auto& dir : dirs) {
+    if (std::filesystem::exists(dir / file, ec)) return (dir / file).string();
+  }
+  return (dirs.back() / file).string();
+}
+
+// Reads --exclude FILE line by line, one line per input sentence: labelings separated by '|',
+// labels by white space; an empty line excludes nothing for that sentence.
+class ExcludeReader {
+ public:
+  absl::Status Open(const std::string& path) {
+    path_ = path;
+    in_.open(path);
+    if (!in_) return absl::NotFoundError(absl::StrCat(path, ": cannot open the exclusion file"));
+    return absl::OkStatus();
+  }
+  bool active() const { return in_.is_open(); }
+  absl::Status Next(Result* r) {
+    std::string line;
+    if (!std::getline(in_, line)) {
+      return absl::InvalidArgumentError(absl::StrCat(path_, ":", line_ + 1, ": expected a line of excluded labelings for sentence ",
+                                                     line_ + 1, ", found the end of the file"));
+    }
+    ++line_;
+    r->exclude_line = line_;
+    for (absl::string_view labeling : absl::StrSplit(line, '|', absl::SkipWhitespace())) {
+      r->excluded.emplace_back();
+      for (absl::string_view label : absl::StrSplit(labeling, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
+        r->excluded.back().emplace_back(label.data(), label.size());
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string path_;
+  std::ifstream in_;
+  int64_t line_ = 0;
+};
+
+// A progress line on stderr, only when stderr is a terminal.
+class Progress {
+ public:
+  explicit Progress(int64_t total_bytes) : enabled_(isatty(2) != 0), total_bytes_(total_bytes) {}
+  void Update(int64_t bytes, int64_t sentences, int64_t tokens, bool final = false) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!final && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    std::string line = absl::StrCat("\r", sentences, " sentences, ", tokens, " tokens");
+    if (seconds > 0) absl::StrAppend(&line, ", ", static_cast<int64_t>(tokens / seconds), " tokens/s");
+    if (total_bytes_ > 0) {
+      absl::StrAppend(&line, ", ", bytes >> 20, "/", total_bytes_ >> 20, " MB");
+      if (bytes > 0 && seconds > 0) {
+        absl::StrAppend(&line, ", ETA ", static_cast<int64_t>(seconds * (total_bytes_ - bytes) / bytes), " s");
+      }
+    }
+    std::cerr << line << "   " << (final ? "\n" : "") << std::flush;
+  }
+
+ private:
+  bool enabled_;
+  int64_t total_bytes_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_;
+};
+
+}  // namespace
+
+int RunTag(const std::vector<std::string>& args) {
+  const std::string cmd = "tag";
+  po::options_description options("tag options");
+  options.add_options()
+      ("model,m", po::value<std::vector<std::string>>(), "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")
+      ("output-format", po::value<std::string>()->default_value("conll"), "conll, conllu, tagged, chunks or jsonl")
+      ("marginals", po::bool_switch(), "jsonl: per-token label probabilities of the last model")
+      ("threads", po::value<int>()->default_value(1), "tagging threads (0 = all cores); the output does not depend on it")
+      ("output,o", po::value<std::string>()->default_value("-"), "output file, or an existing directory for one output per input");
+  po::options_description decoding("decoding options (apply to the last model)");
+  decoding.add_options()
+      ("kbest", po::value<int>()->default_value(0), "the K best distinct labelings, best first")
+      ("diverse", po::value<int>()->default_value(0), "diverse K-best: each labeling at distance >= --min-distance from all earlier ones")
+      ("min-distance", po::value<int>()->default_value(1), "diverse K-best: minimum distance D")
+      ("diversity", po::value<std::string>()->default_value("hamming"), "diverse K-best distance: hamming (tokens) or chunks (chunks not shared)")
+      ("count", po::value<std::vector<std::string>>(), "label-count constraint, repeatable: 'B-NP=2..4', 'NN,NNS=..3', 'VB*=1..', 'chunk:NP=3'")
+      ("score-range", po::value<std::string>(), "best labeling whose model score lies in A..B (use --score-range=A..B for negative A)")
+      ("score-resolution", po::value<double>()->default_value(0.001), "score quantisation step for --score-range")
+      ("exclude", po::value<std::string>(), "file with labelings to exclude: one line per sentence, labelings separated by '|'");
+  po::options_description text("raw text options");
+  text.add_options()
+      ("on-invalid", po::value<std::string>()->default_value("error"), "invalid UTF-8 in raw text: error or replace (U+FFFD)")
+      ("max-sentence-tokens", po::value<int>()->default_value(1000), "raw text: longer sentences are split, with a warning")
+      ("no-ptb-brackets", po::bool_switch(), "raw text: keep brackets as they are instead of -LRB- -RRB- ...");
+  options.add(decoding).add(text);
+  AddReaderOptions(&options, /*with_label_column=*/false);
+  po::variables_map vm;
+  if (int rc = ParseOrExit(cmd, "[-m MODEL ...] [options] FILE...|-", options, args, &vm); rc >= 0) return rc;
+
+  auto output_format = ParseOutputFormat(vm["output-format"].as<std::string>());
+  if (!output_format.ok()) return UsageError(cmd, std::string(output_format.status().message()));
+  const std::vector<std::string> files = InputFiles(vm);
+  const bool raw_text = vm.count("format") == 0;
+  auto reader_options = ReaderOptionsFrom(vm, files);
+  if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
+  reader_options->label_column = 0;  // keep every column; the models read the ones they need
+  int threads = vm["threads"].as<int>();
+  if (threads < 0) return UsageError(cmd, "--threads must be >= 0");
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+
+  TextOptions text_options;
+  {
+    auto policy = ParseInvalidUtf8Policy(vm["on-invalid"].as<std::string>());
+    if (!policy.ok()) return UsageError(cmd, std::string(policy.status().message()));
+    text_options.on_invalid = *policy;
+    text_options.max_sentence_tokens = vm["max-sentence-tokens"].as<int>();
+    if (text_options.max_sentence_tokens < 1) return UsageError(cmd, "--max-sentence-tokens must be >= 1");
+    text_options.ptb_brackets = !vm["no-ptb-brackets"].as<bool>();
+  }
+
+  std::vector<std::string> model_paths;
+  if (vm.count("model")) {
+    model_paths = vm["model"].as<std::vector<std::string>>();
+  } else {
+    model_paths = {ShippedModelPath("en-pos.model"), ShippedModelPath("en-chunk.model")};
+  }
+  std::vector<std::unique_ptr<Model>> models;
+  std::vector<const Model*> model_ptrs;
+  for (const std::string& path : model_paths) {
+    auto model = Model::Load(path);
+    if (!model.ok()) return Fail(cmd, model.status());
+    models.push_back(std::make_unique<Model>(std::move(*model)));
+    model_ptrs.push_back(models.back().get());
+  }
+  const Model& last_model = *model_ptrs.back();
+
+  // The decoding request for the last model.
+  DecodeRequest request;
+  request.kbest = vm["kbest"].as<int>();
+  request.diverse = vm["diverse"].as<int>();
+  request.min_distance = vm["min-distance"].as<int>();
+  if (request.kbest < 0 || request.diverse < 0) return UsageError(cmd, "--kbest and --diverse must be >= 0");
+  if (request.kbest > 0 && request.diverse > 0) return UsageError(cmd, "give --kbest or --diverse, not both");
+  if (request.min_distance < 1) return UsageError(cmd, "--min-distance must be >= 1");
+  const std::string diversity = vm["diversity"].as<std::string>();
+  if (diversity != "hamming" && diversity != "chunks") {
+    return UsageError(cmd, "--diversity: expected hamming or chunks, found '" + diversity + "'");
+  }
+  request.chunk_diversity = diversity == "chunks";
+  const ChunkTable chunk_table(last_model.labels());
+  if (vm.count("count")) {
+    for (const std::string& spec : vm["count"].as<std::vector<std::string>>()) {
+      auto parsed = ParseCountSpec(spec, last_model, chunk_table);
+      if (!parsed.ok()) return UsageError(cmd, std::string(parsed.status().message()));
+      request.counts.push_back(std::move(*parsed));
+    }
+  }
+  if (vm.count("score-range")) {
+    request.score_range = true;
+    if (absl::Status s = ParseRange(vm["score-range"].as<std::string>(), &request.score_lower, &request.score_upper);
+        !s.ok()) {
+      return UsageError(cmd, "--score-range: " + std::string(s.message()));
+    }
+    request.score_resolution = vm["score-resolution"].as<double>();
+    if (!(request.score_resolution > 0)) return UsageError(cmd, "--score-resolution must be > 0");
+    if (request.kbest > 0 || request.diverse > 0) {
+      return UsageError(cmd, "--score-range does not combine with --kbest or --diverse");
+    }
+  }
+  ExcludeReader exclude;
+  if (vm.count("exclude")) {
+    if (absl::Status s = exclude.Open(vm["exclude"].as<std::string>()); !s.ok()) return Fail(cmd, s);
+    request.exclusions = true;
+  }
+  request.marginals = vm["marginals"].as<bool>();
+  request.probability = *output_format == OutputFormat::kJsonl || request.Constrained();
+  if (request.marginals && *output_format != OutputFormat::kJsonl) {
+    return UsageError(cmd, "--marginals needs --output-format jsonl");
+  }
+
+  // Outputs: one stream, or one file per input in an existing directory.
+  const std::string output_path = vm["output"].as<std::string>();
+  std::error_code ec;
+  const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
+  if (output_dir) {
+    for (const std::string& f : files) {
+      if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
+    }
+  }
+  int64_t total_bytes = 0;
+  for (const std::string& f : files) {
+    if (f != "-" && std::filesystem::is_regular_file(f, ec)) total_bytes += std::filesystem::file_size(f, ec);
+  }
+
+  TagWriter writer(model_ptrs, *output_format, raw_text, request.Constrained(), *reader_options);
+  std::vector<std::unique_ptr<Pipeline>> pipelines;
+  const std::string exclude_name = vm.count("exclude") ? vm["exclude"].as<std::string>() : "";
+  for (int i = 0; i < threads; ++i) pipelines.push_back(std::make_unique<Pipeline>(model_ptrs, request, exclude_name));
+
+  Progress progress(total_bytes);
+  int64_t sentences = 0, tokens = 0, bytes_done = 0;
+  constexpr size_t kBatch = 256;
+  std::vector<Result> batch;
+  std::unique_ptr<Output> out;
+  auto flush = [&]() -> absl::Status {
+    if (batch.empty()) return absl::OkStatus();
+    if (threads == 1 || batch.size() < 2) {
+      for (Result& r : batch) pipelines[0]->Run(&r);
+    } else {
+      std::vector<std::thread> workers;
+      for (int w = 0; w < threads; ++w) {
+        workers.emplace_back([&, w] {
+          for (size_t i = w; i < batch.size(); i += threads) pipelines[w]->Run(&batch[i]);
+        });
+      }
+      for (auto& worker : workers) worker.join();
+    }
+    for (const Result& r : batch) {
+      if (!r.status.ok()) return r.status;
+      if (absl::Status s = writer.Write(r, out->stream()); !s.ok()) return s;
+      tokens += r.sentence.size();
+    }
+    sentences += batch.size();
+    batch.clear();
+    return absl::OkStatus();
+  };
+  auto add = [&](Sentence&& s) -> absl::Status {
+    batch.emplace_back();
+    batch.back().sentence = std::move(s);
+    if (exclude.active()) {
+      if (absl::Status st = exclude.Next(&batch.back()); !st.ok()) return st;
+    }
+    if (batch.size() == kBatch) return flush();
+    return absl::OkStatus();
+  };
+  auto open_output = [&](const std::string& input) -> absl::Status {
+    std::string path = output_path;
+    if (output_dir) {
+      path = (std::filesystem::path(output_path) /
+              (std::filesystem::path(input).filename().string() + OutputExtension(*output_format)))
+                 .string();
+    }
+    auto opened = Output::Open(path);
+    if (!opened.ok()) return opened.status();
+    out = std::move(*opened);
+    return absl::OkStatus();
+  };
+
+  TextSegmenter segmenter(text_options);
+  std::vector<Sentence> segmented;
+  std::vector<char> buffer(1 << 16);
+  int64_t input_sentences = 0;
+  for (size_t fi = 0; fi < files.size(); ++fi) {
+    const std::string& file = files[fi];
+    if (fi == 0 || output_dir) {
+      if (absl::Status s = open_output(file); !s.ok()) return Fail(cmd, s);
+    }
+    int64_t file_sentences = 0;
+    if (raw_text) {
+      auto in = OpenInputStream(file);
+      if (!in.ok()) return Fail(cmd, in.status());
+      segmenter.Reset(file == "-" ? "<stdin>" : file);
+      bool done = false;
+      while (!done) {
+        (*in)->read(buffer.data(), buffer.size());
+        const std::streamsize got = (*in)->gcount();
+        if ((*in)->bad()) return Fail(cmd, absl::DataLossError(absl::StrCat(file, ": read error")));
+        segmented.clear();
+        absl::Status s = got > 0 ? segmenter.Feed(std::string_view(buffer.data(), got), &segmented) : absl::OkStatus();
+        if (s.ok() && got < static_cast<std::streamsize>(buffer.size())) {
+          s = segmenter.Finish(&segmented);
+          done = true;
+        }
+        for (const std::string& w : segmenter.TakeWarnings()) std::cerr << "chaintag tag: warning: " << w << "\n";
+        if (!s.ok()) return Fail(cmd, s);
+        for (Sentence& sentence : segmented) {
+          ++file_sentences;
+          if (absl::Status st = add(std::move(sentence)); !st.ok()) return Fail(cmd, st);
+        }
+        progress.Update(bytes_done + segmenter.bytes_consumed(), sentences, tokens);
+      }
+      bytes_done += segmenter.bytes_consumed();
+    } else {
+      auto reader = OpenSentenceReader(file, *reader_options);
+      if (!reader.ok()) return Fail(cmd, reader.status());
+      while (true) {
+        auto next = (*reader)->Next();
+        if (!next.ok()) return Fail(cmd, next.status());
+        if (!next->has_value()) break;
+        ++file_sentences;
+        if (absl::Status st = add(std::move(**next)); !st.ok()) return Fail(cmd, st);
+        progress.Update(0, sentences, tokens);
+      }
+    }
+    input_sentences += file_sentences;
+    if (output_dir || fi + 1 == files.size()) {
+      if (absl::Status s = flush(); !s.ok()) return Fail(cmd, s);
+      if (output_dir && file_sentences == 0) {
+        return Fail(cmd, absl::InvalidArgumentError(absl::StrCat(file, ": no sentences found (empty input)")));
+      }
+      if (!output_dir && input_sentences == 0) {
+        return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input (empty input)"));
+      }
+      if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+    }
+  }
+  progress.Update(bytes_done, sentences, tokens, /*final=*/true);
+  return kExitOk;
+}
+
+}  // namespace chaintag::cli

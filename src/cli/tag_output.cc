@@ -1,0 +1,266 @@
+#include "cli/tag_output.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "chaintag/chunks.h"
+#include "cli/json.h"
+
+namespace chaintag::cli {
+
+absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& name) {
+  if (name == "conll") return OutputFormat::kConll;
+  if (name == "conllu") return OutputFormat::kConllu;
+  if (name == "tagged") return OutputFormat::kTagged;
+  if (name == "chunks") return OutputFormat::kChunks;
+  if (name == "jsonl") return OutputFormat::kJsonl;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--output-format: expected conll, conllu, tagged, chunks or jsonl, found '", name, "'"));
+}
+
+const char* OutputExtension(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::kConll: return ".conll";
+    case OutputFormat::kConllu: return ".conllu";
+    case OutputFormat::kTagged: return ".tagged";
+    case OutputFormat::kChunks: return ".chunks";
+    case OutputFormat::kJsonl: return ".jsonl";
+  }
+  return ".out";
+}
+
+TagWriter::TagWriter(const std::vector<const Model*>& models, OutputFormat format, bool raw_text,
+                     bool solution_headers, const ReaderOptions& reader)
+    : models_(models), format_(format), raw_text_(raw_text), solution_headers_(solution_headers), reader_(reader) {}
+
+std::vector<std::string> TagWriter::Layer(const Result& r, size_t k) const {
+  std::vector<std::string> labels;
+  labels.reserve(r.layers[k].size());
+  for (int y : r.layers[k]) labels.push_back(models_[k]->labels()[y]);
+  return labels;
+}
+
+std::vector<std::string> TagWriter::SolutionLabels(const Result& r, size_t rank) const {
+  std::vector<std::string> labels;
+  if (rank >= r.solutions.size()) {
+    labels.assign(r.sentence.size(), "_");  // infeasible: no labeling satisfies the request
+    return labels;
+  }
+  for (int y : r.solutions[rank].labels) labels.push_back(models_.back()->labels()[y]);
+  return labels;
+}
+
+void TagWriter::WriteHeader(const Result& r, size_t rank, std::ostream& out) const {
+  if (!solution_headers_) return;
+  if (r.infeasible) {
+    out << "# status infeasible\n";
+    return;
+  }
+  const Solution& s = r.solutions[rank];
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "# solution %zu score %.6f probability %.6g\n", rank + 1, s.score, s.probability);
+  out << buf;
+}
+
+absl::Status TagWriter::Write(const Result& r, std::ostream& out) const {
+  switch (format_) {
+    case OutputFormat::kConll: return WriteConll(r, out);
+    case OutputFormat::kConllu: return WriteConllu(r, out);
+    case OutputFormat::kTagged: return WriteTagged(r, out);
+    case OutputFormat::kChunks: return WriteChunks(r, out);
+    case OutputFormat::kJsonl: return WriteJsonl(r, out);
+  }
+  return absl::InternalError("unknown output format");
+}
+
+absl::Status TagWriter::WriteConll(const Result& r, std::ostream& out) const {
+  const Sentence& s = r.sentence;
+  std::vector<std::vector<std::string>> layers;
+  for (size_t k = 0; k + 1 < models_.size(); ++k) layers.push_back(Layer(r, k));
+  const size_t count = r.infeasible ? 1 : r.solutions.size();
+  for (size_t rank = 0; rank < count; ++rank) {
+    WriteHeader(r, rank, out);
+    const std::vector<std::string> last = SolutionLabels(r, rank);
+    for (int t = 0; t < s.size(); ++t) {
+      if (raw_text_) {
+        // id, form, one column per model, start and end character offsets.
+        out << t + 1 << '\t' << s.word(t);
+        for (const auto& l : layers) out << '\t' << l[t];
+        out << '\t' << last[t];
+        if (t < static_cast<int>(s.offsets.size())) out << '\t' << s.offsets[t].first << '\t' << s.offsets[t].second;
+        out << '\n';
+      } else {
+        // Every input column (and a gold label column), then one column per model.
+        for (int c = 0; c < s.num_columns(); ++c) out << (c ? " " : "") << s.columns[c][t];
+        if (s.has_labels()) out << ' ' << s.labels[t];
+        for (const auto& l : layers) out << ' ' << l[t];
+        out << ' ' << last[t] << '\n';
+      }
+    }
+    out << '\n';
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TagWriter::WriteConllu(const Result& r, std::ostream& out) const {
+  WriterOptions options;
+  options.format = CorpusFormat::kConllu;
+  options.conllu_label = reader_.conllu_label;
+  const size_t count = r.infeasible ? 1 : r.solutions.size();
+  for (size_t rank = 0; rank < count; ++rank) {
+    Sentence copy = r.sentence;
+    if (solution_headers_) {
+      std::ostringstream header;
+      WriteHeader(r, rank, header);
+      std::string line = header.str();
+      line.pop_back();
+      copy.comments.push_back(line);
+    }
+    const std::vector<std::string> last = SolutionLabels(r, rank);
+    if (models_.size() == 1) {
+      if (absl::Status st = WriteSentence(out, copy, last, options); !st.ok()) return st;
+      continue;
+    }
+    // First model's labels go to the POS field; later models' to MISC as Chunk= (Tag3=, ...).
+    if (!copy.conllu) {
+      copy.conllu.emplace();
+      for (int t = 0; t < copy.size(); ++t) {
+        copy.conllu->word_fields.push_back({std::to_string(t + 1), copy.word(t), "_", "_", "_", "_", "_", "_", "_", "_"});
+      }
+    }
+    for (size_t k = 1; k < models_.size(); ++k) {
+      const std::string key = k == 1 ? "Chunk" : absl::StrCat("Tag", k + 1);
+      const std::vector<std::string> labels = k + 1 == models_.size() ? last : Layer(r, k);
+      for (int t = 0; t < copy.size(); ++t) {
+        std::string& misc = copy.conllu->word_fields[t][9];
+        misc = (misc == "_" || misc.empty()) ? absl::StrCat(key, "=", labels[t]) : absl::StrCat(misc, "|", key, "=", labels[t]);
+      }
+    }
+    if (absl::Status st = WriteSentence(out, copy, Layer(r, 0), options); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TagWriter::WriteTagged(const Result& r, std::ostream& out) const {
+  // word_TAG with the first model's labels; when the last model has several solutions (k-best,
+  // constraints) every model's label is appended: word_POS_CHUNK.
+  const char sep = reader_.tagged_separator;
+  const size_t count = r.infeasible ? 1 : r.solutions.size();
+  for (size_t rank = 0; rank < count; ++rank) {
+    WriteHeader(r, rank, out);
+    const std::vector<std::string> last = SolutionLabels(r, rank);
+    std::vector<std::vector<std::string>> shown;
+    if (models_.size() == 1) {
+      shown.push_back(last);
+    } else {
+      shown.push_back(Layer(r, 0));
+      if (solution_headers_) {
+        for (size_t k = 1; k + 1 < models_.size(); ++k) shown.push_back(Layer(r, k));
+        shown.push_back(last);
+      }
+    }
+    for (int t = 0; t < r.sentence.size(); ++t) {
+      if (t) out << ' ';
+      for (char c : r.sentence.word(t)) {
+        if (c == '/' && sep == '/') out << '\\';
+        out << c;
+      }
+      for (const auto& l : shown) out << sep << l[t];
+    }
+    out << '\n';
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TagWriter::WriteChunks(const Result& r, std::ostream& out) const {
+  // [NP The/DT old/JJ man/NN] [VP saw/VBD] it/PRP ./.  — chunks of the last model in brackets,
+  // each token as word/POS with the first model's tags when the pipeline has more than one model.
+  const size_t count = r.infeasible ? 1 : r.solutions.size();
+  const bool with_pos = models_.size() > 1;
+  const std::vector<std::string> pos = with_pos ? Layer(r, 0) : std::vector<std::string>();
+  for (size_t rank = 0; rank < count; ++rank) {
+    WriteHeader(r, rank, out);
+    const std::vector<std::string> last = SolutionLabels(r, rank);
+    const std::vector<Chunk> chunks = ExtractChunks(last);
+    size_t next = 0;
+    int open_end = -1;
+    for (int t = 0; t < r.sentence.size(); ++t) {
+      if (t) out << ' ';
+      if (next < chunks.size() && chunks[next].begin == t) {
+        out << '[' << chunks[next].type << ' ';
+        open_end = chunks[next].end;
+        ++next;
+      }
+      out << r.sentence.word(t);
+      if (with_pos) out << '/' << pos[t];
+      if (t + 1 == open_end) {
+        out << ']';
+        open_end = -1;
+      }
+    }
+    out << '\n';
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TagWriter::WriteJsonl(const Result& r, std::ostream& out) const {
+  const Sentence& s = r.sentence;
+  auto list = [&](const std::vector<std::string>& items) {
+    out << '[';
+    for (size_t i = 0; i < items.size(); ++i) out << (i ? ", " : "") << JsonString(items[i]);
+    out << ']';
+  };
+  out << "{\"tokens\": ";
+  list(s.columns[0]);
+  if (!s.offsets.empty()) {
+    out << ", \"offsets\": [";
+    for (size_t t = 0; t < s.offsets.size(); ++t) {
+      out << (t ? ", " : "") << '[' << s.offsets[t].first << ", " << s.offsets[t].second << ']';
+    }
+    out << ']';
+  }
+  if (models_.size() > 1) {
+    out << ", \"pipeline\": [";
+    for (size_t k = 0; k + 1 < models_.size(); ++k) {
+      if (k) out << ", ";
+      list(Layer(r, k));
+    }
+    out << ']';
+  }
+  out << ", \"status\": " << (r.infeasible ? "\"infeasible\"" : "\"ok\"");
+  if (!r.infeasible) {
+    out << ", \"labels\": ";
+    list(SolutionLabels(r, 0));
+    out << ", \"score\": " << JsonNumber(r.solutions[0].score)
+        << ", \"probability\": " << JsonNumber(r.solutions[0].probability);
+  }
+  out << ", \"solutions\": [";
+  for (size_t rank = 0; rank < r.solutions.size(); ++rank) {
+    out << (rank ? ", " : "") << "{\"labels\": ";
+    list(SolutionLabels(r, rank));
+    out << ", \"score\": " << JsonNumber(r.solutions[rank].score)
+        << ", \"probability\": " << JsonNumber(r.solutions[rank].probability) << '}';
+  }
+  out << ']';
+  if (!r.marginals.empty()) {
+    const Model& last = *models_.back();
+    const int n = last.num_labels();
+    out << ", \"marginals\": [";
+    for (int t = 0; t < s.size(); ++t) {
+      out << (t ? ", " : "") << '{';
+      bool first = true;
+      for (int y = 0; y < n; ++y) {
+        const double p = r.marginals[static_cast<size_t>(t) * n + y];
+        if (p < 1e-4) continue;  // omit labels below 0.01% to keep lines short
+        out << (first ? "" : ", ") << JsonString(last.labels()[y]) << ": " << JsonNumber(p);
+        first = false;
+      }
+      out << '}';
+    }
+    out << ']';
+  }
+  out << "}\n";
+  return absl::OkStatus();
+}
+
+}  // namespace chaintag::cli

@@ -1,0 +1,129 @@
+// chaintag train --format F [--label-column N] (--preset P | --template FILE) [--algorithm A]
+//                [--dev FILE] -o MODEL FILE...
+// Trainer options come from the trainer's option table (TrainOptionTable), so --help, parsing
+// and the model's metadata never disagree about a default.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "chaintag/features.h"
+#include "chaintag/model.h"
+#include "chaintag/train.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+
+namespace chaintag::cli {
+
+namespace {
+
+std::string FlagName(const std::string& option) { return absl::StrReplaceAll(option, {{"_", "-"}}); }
+
+absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the template file"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace
+
+int RunTrain(const std::vector<std::string>& args) {
+  const std::string cmd = "train";
+  po::options_description options("train options");
+  std::string presets = absl::StrJoin(FeatureSpec::PresetNames(), ", ");
+  options.add_options()
+      ("output,o", po::value<std::string>()->required(), "model file to write")
+      ("preset", po::value<std::string>(), ("feature template preset: " + presets).c_str())
+      ("template", po::value<std::string>(), "feature template file (see docs/templates.md)")
+      ("dev", po::value<std::vector<std::string>>(), "development file(s), scored every iteration");
+  po::options_description trainer("trainer options");
+  for (const TrainOptionDef& def : TrainOptionTable()) {
+    trainer.add_options()(FlagName(def.name).c_str(), po::value<std::string>()->default_value(def.default_value),
+                          def.help.c_str());
+  }
+  options.add(trainer);
+  AddReaderOptions(&options);
+  po::variables_map vm;
+  if (int rc = ParseOrExit(cmd, "--format F (--preset P | --template FILE) [options] -o MODEL FILE...",
+                           options, args, &vm);
+      rc >= 0) {
+    return rc;
+  }
+  if (!vm.count("files")) return UsageError(cmd, "expected training files");
+  const std::vector<std::string> files = vm["files"].as<std::vector<std::string>>();
+  if (vm.count("preset") == vm.count("template")) return UsageError(cmd, "give exactly one of --preset and --template");
+
+  TrainOptions train_options;
+  for (const TrainOptionDef& def : TrainOptionTable()) {
+    if (absl::Status s = SetTrainOption(&train_options, def.name, vm[FlagName(def.name)].as<std::string>()); !s.ok()) {
+      return UsageError(cmd, std::string(s.message()));
+    }
+  }
+  if (absl::Status s = ValidateTrainOptions(train_options); !s.ok()) return UsageError(cmd, std::string(s.message()));
+  auto reader_options = ReaderOptionsFrom(vm, files);
+  if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
+
+  absl::StatusOr<FeatureSpec> spec;
+  std::string spec_name;
+  if (vm.count("preset")) {
+    spec_name = vm["preset"].as<std::string>();
+    spec = FeatureSpec::Preset(spec_name);
+    if (!spec.ok()) return UsageError(cmd, std::string(spec.status().message()));
+  } else {
+    spec_name = vm["template"].as<std::string>();
+    auto text = ReadTextFile(spec_name);
+    if (!text.ok()) return Fail(cmd, text.status());
+    spec = FeatureSpec::Parse(*text);
+    if (!spec.ok()) return Fail(cmd, absl::InvalidArgumentError(absl::StrCat(spec_name, ": ", spec.status().message())));
+  }
+
+  // Fail before hours of training, not after.
+  const std::string output = vm["output"].as<std::string>();
+  if (absl::Status s = CheckWritable(output); !s.ok()) return Fail(cmd, s);
+
+  auto train = ReadCorpus(files, *reader_options);
+  if (!train.ok()) return Fail(cmd, train.status());
+  std::vector<Sentence> dev;
+  if (vm.count("dev")) {
+    auto read = ReadCorpus(vm["dev"].as<std::vector<std::string>>(), *reader_options);
+    if (!read.ok()) return Fail(cmd, read.status());
+    dev = std::move(*read);
+  }
+  int64_t tokens = 0;
+  for (const Sentence& s : *train) tokens += s.size();
+  std::cerr << "chaintag train: " << train->size() << " sentences, " << tokens << " tokens";
+  if (!dev.empty()) std::cerr << "; dev " << dev.size() << " sentences";
+  std::cerr << "\n";
+
+  auto progress = [](const TrainProgress& p) {
+    std::string line = absl::StrFormat("iter %4d  objective %.6g  |g| %.4g  active %d", p.iteration,
+                                       p.objective, p.gradient_norm, p.active_features);
+    if (p.dev_score) absl::StrAppendFormat(&line, "  dev %s %.2f", p.dev_metric, *p.dev_score);
+    absl::StrAppendFormat(&line, "  %.1fs", p.elapsed_seconds);
+    std::cerr << line << "\n";
+  };
+  auto model = TrainCrf(train_options, *spec, *train, dev.empty() ? nullptr : &dev, progress);
+  if (!model.ok()) return Fail(cmd, model.status());
+  model->AddMetadata("features", spec_name);
+  model->AddMetadata("format", std::string(CorpusFormatName(reader_options->format)));
+  if (reader_options->format == CorpusFormat::kConll) {
+    model->AddMetadata("label_column", std::to_string(reader_options->label_column));
+  }
+  if (reader_options->format == CorpusFormat::kConllu) model->AddMetadata("conllu_label", reader_options->conllu_label);
+  if (reader_options->np_chunks) model->AddMetadata("np_chunks", "true");
+  model->AddMetadata("training_files", absl::StrJoin(files, " "));
+  if (vm.count("dev")) model->AddMetadata("dev_files", absl::StrJoin(vm["dev"].as<std::vector<std::string>>(), " "));
+  if (absl::Status s = model->Save(output); !s.ok()) return Fail(cmd, s);
+  std::cerr << "chaintag train: wrote " << output << "\n";
+  return kExitOk;
+}
+
+}  // namespace chaintag::cli

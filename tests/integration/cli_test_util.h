@@ -1,0 +1,71 @@
+// Runs the built `chaintag` binary through bash and captures its exit status and output.
+#ifndef CHAINTAG_TESTS_INTEGRATION_CLI_TEST_UTIL_H_
+#define CHAINTAG_TESTS_INTEGRATION_CLI_TEST_UTIL_H_
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace chaintag::testing {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string ReadAll(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A fresh temporary directory, removed when the object goes away.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "chaintag-test-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Runs `chaintag <args>` with bash (so pipes, printf and globs in `args` work). `prefix` runs
+// before the binary, e.g. "printf 'x\\n' | ".
+inline RunResult RunChaintag(const std::string& args, const std::string& prefix = "") {
+  TempDir dir;
+  const auto out = dir.path() / "out";
+  const auto err = dir.path() / "err";
+  const std::string command = prefix + "'" + std::string(CHAINTAG_BINARY) + "' " + args + " >'" +
+                              out.string() + "' 2>'" + err.string() + "'";
+  std::string script = "cd '" + std::string(CHAINTAG_SOURCE_DIR) + "' && " + command;
+  std::string quoted;
+  for (char c : script) {
+    if (c == '\'') quoted += "'\\''";
+    else quoted += c;
+  }
+  const int status = std::system(("bash -c '" + quoted + "'").c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = ReadAll(out);
+  r.err = ReadAll(err);
+  return r;
+}
+
+inline bool HaveSharedCorpora() { return std::filesystem::exists(CHAINTAG_SHARED_CORPORA); }
+
+}  // namespace chaintag::testing
+
+#endif  // CHAINTAG_TESTS_INTEGRATION_CLI_TEST_UTIL_H_
