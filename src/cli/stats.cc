@@ -45,9 +45,7 @@ void PrintText(const CorpusStats& stats, std::ostream& out) {
   out << "\nsentence length (tokens)\n";
   for (size_t i = 0; i < stats.length_histogram.size(); ++i) {
     const auto& [low, count] = stats.length_histogram[i];
-    std::string range = i + 1 < stats.length_histogram.size()
-                            ? absl::StrCat(low, "-", stats.length_histogram[i + 1].first - 1)
-                            : absl::StrCat(low, "+");
+    const std::string range = absl::StrCat(low, "-", low + CorpusStatsAccumulator::kLengthBucket - 1);
     out << "  " << std::left << std::setw(10) << range << std::right << std::setw(10) << count << "\n";
   }
 }

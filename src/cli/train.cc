@@ -112,7 +112,7 @@ int RunTrain(const std::vector<std::string>& args) {
   };
   auto model = TrainCrf(train_options, *spec, *train, dev.empty() ? nullptr : &dev, progress);
   if (!model.ok()) return Fail(cmd, model.status());
-  model->AddMetadata("features", spec_name);
+  model->AddMetadata("templates", spec_name);
   model->AddMetadata("format", std::string(CorpusFormatName(reader_options->format)));
   if (reader_options->format == CorpusFormat::kConll) {
     model->AddMetadata("label_column", std::to_string(reader_options->label_column));

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Reproduces the shipped models in models/ from the reference corpora (../shared/corpora, or
+# CORPORA=DIR), with the build in build/ (BUILD=DIR). Prints each model's dev figures.
+#   tools/train-models.sh [pos|chunk|np ...]   (default: all three)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+corpora=${CORPORA:-../shared/corpora}
+chaintag=${BUILD:-build}/chaintag
+threads=${THREADS:-$(nproc)}
+[ -x "$chaintag" ] || { echo "train-models: build chaintag first (tools/setup.sh)" >&2; exit 1; }
+[ -d "$corpora" ] || { echo "train-models: no corpora at $corpora (see corpora/fetch.sh)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+models=("$@")
+[ ${#models[@]} -gt 0 ] || models=(pos chunk np)
+
+for m in "${models[@]}"; do
+  case "$m" in
+    pos)
+      # Penn tags: EWT train (XPOS) plus the WSJ treebank sample, converted to CoNLL-U.
+      "$chaintag" convert --from ptb --to conllu -o "$work/ptb.conllu" "$corpora"/ptb-sample/wsj_*.mrg
+      "$chaintag" train --format conllu --label xpos --preset pos --algorithm ${POS_ALGORITHM:-owlqn} \
+        --c1 ${POS_C1:-0.5} --c2 ${POS_C2:-0.05} --threads "$threads" \
+        --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" -o models/en-pos.model \
+        "$corpora/ud-english-ewt/en_ewt-ud-train.conllu" "$work/ptb.conllu"
+      "$chaintag" eval -m models/en-pos.model --format conllu --label xpos "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" | head -n 3
+      ;;
+    chunk)
+      "$chaintag" train --format conll --preset chunk --algorithm ${CHUNK_ALGORITHM:-owlqn} \
+        --c1 ${CHUNK_C1:-0.5} --c2 ${CHUNK_C2:-0.05} --threads "$threads" \
+        --dev "$corpora/conll2000/dev.txt" -o models/en-chunk.model "$corpora/conll2000/train.txt"
+      "$chaintag" eval -m models/en-chunk.model "$corpora/conll2000/dev.txt" | head -n 3
+      ;;
+    np)
+      # Base NPs: every non-NP chunk tag mapped to O.
+      for split in train dev; do
+        awk 'NF == 3 && $3 !~ /-NP$/ { $3 = "O" } { print }' "$corpora/conll2000/$split.txt" > "$work/np-$split.txt"
+      done
+      "$chaintag" train --format conll --preset np --algorithm ${NP_ALGORITHM:-owlqn} \
+        --c1 ${NP_C1:-0.5} --c2 ${NP_C2:-0.05} --threads "$threads" \
+        --dev "$work/np-dev.txt" -o models/en-np.model "$work/np-train.txt"
+      "$chaintag" eval -m models/en-np.model "$work/np-dev.txt" | head -n 3
+      ;;
+    *) echo "train-models: unknown model '$m' (pos, chunk, np)" >&2; exit 2 ;;
+  esac
+done
