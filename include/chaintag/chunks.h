@@ -37,7 +37,17 @@ struct Chunk {
 // the sentence ends.
 bool ChunkStarts(const ChunkTag& prev, const ChunkTag& cur);
 bool ChunkEnds(const ChunkTag& prev, const ChunkTag& cur);
+// The same rules on prefixes alone, for callers that compare phrase types themselves
+// (`same_type`: both tags have the same type, where "O" has the empty type).
+bool ChunkStarts(char prev_prefix, char cur_prefix, bool same_type);
+bool ChunkEnds(char prev_prefix, char cur_prefix, bool same_type);
 std::vector<Chunk> ExtractChunks(const std::vector<std::string>& labels);
+
+// The labels of `length` tokens carrying `chunks` (sorted, non-overlapping, inside [0, length))
+// written in `scheme`; tokens outside every chunk get "O". IOB1 writes B- only where a chunk
+// directly follows one of the same type.
+std::vector<std::string> EncodeChunks(const std::vector<Chunk>& chunks, int length,
+                                      ChunkScheme scheme);
 
 // Per-label-id tables for a label inventory, so decoders and losses test chunk boundaries on
 // integer label ids without string work in inner loops.

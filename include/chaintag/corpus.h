@@ -72,6 +72,9 @@ struct ReaderOptions {
   char tagged_separator = '_';
   // Longest accepted line, in bytes.
   int64_t max_line_bytes = int64_t{1} << 20;
+  // When false (the default) a reader whose input holds no sentence returns
+  // "FILE: no sentences found (empty input)" from its first Next() instead of std::nullopt.
+  bool allow_empty = false;
 };
 
 // Reads sentences one at a time, so a corpus larger than memory streams through.
@@ -112,6 +115,58 @@ struct CorpusStats {
   int64_t types = 0;                                     // distinct word forms
   std::vector<std::pair<std::string, int64_t>> labels;   // label -> count, sorted by label
   std::vector<std::pair<int, int64_t>> length_histogram;  // bucket lower bound -> sentences
+};
+
+// Accumulates CorpusStats one sentence at a time, so statistics stream like the readers.
+// Sentence lengths are bucketed by kLengthBucket: 1-5, 6-10, 11-15, ...
+class CorpusStatsAccumulator {
+ public:
+  static constexpr int kLengthBucket = 5;
+  CorpusStatsAccumulator();
+  ~CorpusStatsAccumulator();
+  CorpusStatsAccumulator(const CorpusStatsAccumulator&) = delete;
+  CorpusStatsAccumulator& operator=(const CorpusStatsAccumulator&) = delete;
+
+  void Add(const Sentence& sentence);
+  CorpusStats Finish() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Opens `path` for reading: "-" is standard input (not owned), a ".gz" name is decompressed
+// transparently. Errors name the file (missing, unreadable, a directory). Decompression errors
+// while reading surface as a bad stream (badbit), which the readers report with the file name.
+absl::StatusOr<std::unique_ptr<std::istream>> OpenInputStream(const std::string& path);
+
+// Returns OK when `path` can be created or overwritten (its directory exists and is writable,
+// and it is not a directory), so long jobs fail before the work rather than after it.
+absl::Status CheckWritable(const std::string& path);
+
+// Writes a file under a temporary name (path + ".tmp-XXXXXX", same directory) and renames it
+// into place on Commit(), so a failure never leaves half a file. Without Commit() the
+// destructor removes the temporary file.
+class AtomicOutputFile {
+ public:
+  AtomicOutputFile();
+  ~AtomicOutputFile();
+  AtomicOutputFile(const AtomicOutputFile&) = delete;
+  AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
+
+  // Creates the temporary file; "-" is rejected (the caller writes stdout directly).
+  absl::Status Open(const std::string& path);
+  // Valid after a successful Open() and until Commit().
+  std::ostream& stream();
+  // Flushes, checks for write errors, closes and renames onto the final path.
+  absl::Status Commit();
+  const std::string& temp_path() const { return temp_path_; }
+
+ private:
+  std::string path_;
+  std::string temp_path_;
+  std::unique_ptr<std::ostream> out_;
+  bool committed_ = false;
 };
 
 }  // namespace chaintag

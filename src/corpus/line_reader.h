@@ -1,0 +1,66 @@
+// Internal: bounded, validating line reader shared by all corpus readers.
+#ifndef CHAINTAG_SRC_CORPUS_LINE_READER_H_
+#define CHAINTAG_SRC_CORPUS_LINE_READER_H_
+
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace chaintag::corpus_internal {
+
+// Debian's Abseil has its own string_view type, distinct from std::string_view.
+inline absl::string_view ToAbsl(std::string_view s) { return {s.data(), s.size()}; }
+
+// Returns the byte offset of the first invalid UTF-8 byte (or NUL byte) in `text`, or -1.
+// `*is_nul` tells which of the two was found. `*all_ascii` is set when every byte is < 0x80.
+int64_t FindInvalidUtf8(std::string_view text, bool* is_nul, bool* all_ascii);
+
+// Formats a line for an error message: at most 80 bytes, non-printable bytes as \xNN.
+std::string QuoteLine(std::string_view line);
+
+// Reads lines in fixed-size blocks so that an overlong line is rejected before it is buffered
+// whole; strips "\n" / "\r\n"; validates UTF-8 and NFC-normalises each line (ASCII and
+// already-normalised lines skip the normaliser).
+class LineReader {
+ public:
+  LineReader(std::istream& in, std::string name, int64_t max_line_bytes);
+
+  // Sets *line to the next line (valid until the next call) and returns true, or returns false
+  // at end of input. Errors are sticky: once one is returned, every later call returns it.
+  absl::StatusOr<bool> Next(std::string_view* line);
+
+  // 1-based number of the line last returned.
+  int64_t line_number() const { return line_number_; }
+  const std::string& name() const { return name_; }
+  // Total bytes consumed from the stream so far.
+  int64_t bytes_read() const { return bytes_read_; }
+
+  // "NAME:LINE: message" for the line last returned.
+  absl::Status Error(std::string_view message) const;
+
+ private:
+  bool Fill();
+  absl::Status Fail(absl::Status status);
+
+  std::istream& in_;
+  std::string name_;
+  int64_t max_line_bytes_;
+  int64_t line_number_ = 0;
+  int64_t bytes_read_ = 0;
+  std::string block_;
+  size_t block_pos_ = 0;
+  size_t block_end_ = 0;
+  bool eof_ = false;
+  std::string line_;
+  std::string normalized_;
+  absl::Status error_;
+};
+
+}  // namespace chaintag::corpus_internal
+
+#endif  // CHAINTAG_SRC_CORPUS_LINE_READER_H_

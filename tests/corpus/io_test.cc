@@ -1,0 +1,149 @@
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "chaintag/corpus.h"
+#include "corpus/test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using ::chaintag::testing::Message;
+using ::chaintag::testing::TempDir;
+using ::testing::HasSubstr;
+
+std::string Slurp(std::istream& in) {
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::string FileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return Slurp(in);
+}
+
+TEST(OpenInputStreamTest, PlainAndGzipFilesGiveTheSameText) {
+  const std::string gz = std::string(CHAINTAG_FIXTURES_DIR) + "/corpus/small.conll.gz";
+  auto in = OpenInputStream(gz);
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_EQ(Slurp(**in), "a DT\nb NN\n\nc VB\n");
+  TempDir dir;
+  const std::string plain = dir.path() + "/p.txt";
+  std::ofstream(plain) << "x\ny\n";
+  auto pin = OpenInputStream(plain);
+  ASSERT_TRUE(pin.ok()) << pin.status();
+  EXPECT_EQ(Slurp(**pin), "x\ny\n");
+}
+
+TEST(OpenInputStreamTest, DashIsStandardInput) {
+  std::istringstream fake("from stdin\n");
+  std::streambuf* saved = std::cin.rdbuf(fake.rdbuf());
+  auto in = OpenInputStream("-");
+  ASSERT_TRUE(in.ok());
+  const std::string text = Slurp(**in);
+  std::cin.rdbuf(saved);
+  EXPECT_EQ(text, "from stdin\n");
+}
+
+TEST(OpenInputStreamTest, MissingFileAndDirectoryAreNamed) {
+  auto missing = OpenInputStream("/nonexistent/dir/x.txt");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(Message(missing.status()), "/nonexistent/dir/x.txt: no such file");
+  TempDir dir;
+  auto directory = OpenInputStream(dir.path());
+  ASSERT_FALSE(directory.ok());
+  EXPECT_EQ(Message(directory.status()), dir.path() + ": expected a file, found a directory");
+}
+
+TEST(OpenInputStreamTest, UnreadableFileIsNamed) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root can read any file";
+  TempDir dir;
+  const std::string path = dir.path() + "/secret.txt";
+  std::ofstream(path) << "x\n";
+  ::chmod(path.c_str(), 0);
+  auto in = OpenInputStream(path);
+  ASSERT_FALSE(in.ok());
+  EXPECT_THAT(Message(in.status()), HasSubstr(path + ": cannot open for reading"));
+}
+
+TEST(CheckWritableTest, AcceptsNewAndExistingFilesRejectsDirectoriesAndMissingDirs) {
+  TempDir dir;
+  EXPECT_TRUE(CheckWritable(dir.path() + "/new.txt").ok());
+  std::ofstream(dir.path() + "/old.txt") << "x";
+  EXPECT_TRUE(CheckWritable(dir.path() + "/old.txt").ok());
+  absl::Status is_dir = CheckWritable(dir.path());
+  EXPECT_THAT(Message(is_dir), HasSubstr("expected a file to write, found a directory"));
+  absl::Status no_dir = CheckWritable(dir.path() + "/missing/out.txt");
+  EXPECT_THAT(Message(no_dir), HasSubstr("directory " + dir.path() + "/missing does not exist"));
+  EXPECT_TRUE(CheckWritable("-").ok());
+}
+
+TEST(AtomicOutputFileTest, CommitRenamesIntoPlace) {
+  TempDir dir;
+  const std::string path = dir.path() + "/out.txt";
+  std::ofstream(path) << "old contents\n";
+  std::string temp;
+  {
+    AtomicOutputFile out;
+    ASSERT_TRUE(out.Open(path).ok());
+    temp = out.temp_path();
+    EXPECT_EQ(temp.rfind(path + ".tmp-", 0), 0u) << temp;
+    out.stream() << "new contents\n";
+    // Until Commit() the old file is untouched.
+    EXPECT_EQ(FileText(path), "old contents\n");
+    ASSERT_TRUE(out.Commit().ok());
+  }
+  EXPECT_EQ(FileText(path), "new contents\n");
+  EXPECT_FALSE(std::filesystem::exists(temp));
+}
+
+TEST(AtomicOutputFileTest, DestructorWithoutCommitLeavesNoFile) {
+  TempDir dir;
+  const std::string path = dir.path() + "/out.txt";
+  std::string temp;
+  {
+    AtomicOutputFile out;
+    ASSERT_TRUE(out.Open(path).ok());
+    temp = out.temp_path();
+    out.stream() << "partial";
+    EXPECT_TRUE(std::filesystem::exists(temp));
+  }
+  EXPECT_FALSE(std::filesystem::exists(temp));
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(AtomicOutputFileTest, RejectsBadTargetsAndDoubleCommit) {
+  TempDir dir;
+  AtomicOutputFile bad;
+  EXPECT_THAT(Message(bad.Open(dir.path() + "/no/such/dir/f")), HasSubstr("does not exist"));
+  EXPECT_FALSE(bad.Commit().ok());
+  AtomicOutputFile dash;
+  EXPECT_FALSE(dash.Open("-").ok());
+  AtomicOutputFile out;
+  ASSERT_TRUE(out.Open(dir.path() + "/f").ok());
+  ASSERT_TRUE(out.Commit().ok());
+  EXPECT_FALSE(out.Commit().ok());
+}
+
+TEST(AtomicOutputFileTest, WriteFailureIsReportedAndTargetUntouched) {
+  // A failed write (e.g. disk full) leaves the stream bad; Commit() must refuse to rename.
+  TempDir dir;
+  const std::string path = dir.path() + "/out.txt";
+  AtomicOutputFile out;
+  ASSERT_TRUE(out.Open(path).ok());
+  out.stream().setstate(std::ios::badbit);
+  absl::Status status = out.Commit();
+  EXPECT_THAT(Message(status), HasSubstr("write failed"));
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+}  // namespace
+}  // namespace chaintag

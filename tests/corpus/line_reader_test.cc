@@ -1,0 +1,99 @@
+#include "corpus/line_reader.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace chaintag::corpus_internal {
+namespace {
+
+std::vector<std::string> Lines(const std::string& text, int64_t max = 1 << 20) {
+  std::istringstream in(text);
+  LineReader reader(in, "f", max);
+  std::vector<std::string> out;
+  std::string_view line;
+  while (true) {
+    absl::StatusOr<bool> got = reader.Next(&line);
+    EXPECT_TRUE(got.ok()) << got.status();
+    if (!got.ok() || !*got) break;
+    out.emplace_back(line);
+  }
+  return out;
+}
+
+TEST(LineReaderTest, SplitsLinesAndStripsCarriageReturns) {
+  EXPECT_EQ(Lines("a b\r\nc\n\nd"), (std::vector<std::string>{"a b", "c", "", "d"}));
+  EXPECT_EQ(Lines(""), std::vector<std::string>{});
+}
+
+TEST(LineReaderTest, LinesLongerThanOneBlockArriveWhole) {
+  const std::string long_line(200000, 'x');
+  EXPECT_EQ(Lines(long_line + "\nshort\n"), (std::vector<std::string>{long_line, "short"}));
+}
+
+TEST(LineReaderTest, NormalisesToNfc) {
+  // "e" + COMBINING ACUTE ACCENT composes to U+00E9.
+  EXPECT_EQ(Lines("caf\x65\xCC\x81 ok\n"), std::vector<std::string>{"caf\xC3\xA9 ok"});
+  // Already-NFC non-ASCII text passes unchanged.
+  EXPECT_EQ(Lines("na\xC3\xAFve\n"), std::vector<std::string>{"na\xC3\xAFve"});
+}
+
+TEST(LineReaderTest, CountsLines) {
+  std::istringstream in("a\nb\nc\n");
+  LineReader reader(in, "f", 100);
+  std::string_view line;
+  for (int i = 1; i <= 3; ++i) {
+    ASSERT_TRUE(*reader.Next(&line));
+    EXPECT_EQ(reader.line_number(), i);
+  }
+  EXPECT_FALSE(*reader.Next(&line));
+}
+
+TEST(LineReaderTest, RejectsLineOverLimitAndStaysFailed) {
+  std::istringstream in("ok\n" + std::string(50, 'y') + "\n");
+  LineReader reader(in, "f", 10);
+  std::string_view line;
+  ASSERT_TRUE(*reader.Next(&line));
+  absl::StatusOr<bool> got = reader.Next(&line);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("f:2: expected a line of at most 10 bytes"),
+            std::string::npos)
+      << got.status();
+  EXPECT_FALSE(reader.Next(&line).ok());
+}
+
+TEST(LineReaderTest, AcceptsLineExactlyAtLimit) {
+  EXPECT_EQ(Lines("abcde\r\n", 5), std::vector<std::string>{"abcde"});
+}
+
+TEST(FindInvalidUtf8Test, AcceptsWellFormedSequences) {
+  bool nul = false, ascii = false;
+  EXPECT_EQ(FindInvalidUtf8("plain", &nul, &ascii), -1);
+  EXPECT_TRUE(ascii);
+  // 2-, 3- and 4-byte sequences: é, €, U+10FFFF.
+  EXPECT_EQ(FindInvalidUtf8("\xC3\xA9\xE2\x82\xAC\xF4\x8F\xBF\xBF", &nul, &ascii), -1);
+  EXPECT_FALSE(ascii);
+}
+
+TEST(FindInvalidUtf8Test, FindsOffsetOfFirstBadByte) {
+  bool nul = false, ascii = false;
+  EXPECT_EQ(FindInvalidUtf8("ab\xFF", &nul, &ascii), 2);
+  EXPECT_EQ(FindInvalidUtf8("\xC0\xAF", &nul, &ascii), 0);          // overlong '/'
+  EXPECT_EQ(FindInvalidUtf8("x\xED\xA0\x80", &nul, &ascii), 1);     // surrogate
+  EXPECT_EQ(FindInvalidUtf8("xy\xF4\x90\x80\x80", &nul, &ascii), 2);  // > U+10FFFF
+  EXPECT_EQ(FindInvalidUtf8("\xE2\x82", &nul, &ascii), 0);           // truncated
+  EXPECT_FALSE(nul);
+  EXPECT_EQ(FindInvalidUtf8(std::string_view("ab\0c", 4), &nul, &ascii), 2);
+  EXPECT_TRUE(nul);
+}
+
+TEST(QuoteLineTest, EscapesNonPrintableBytesAndTruncates) {
+  EXPECT_EQ(QuoteLine("a\xFF\tb"), "\"a\\xFF\\x09b\"");
+  const std::string quoted = QuoteLine(std::string(200, 'z'));
+  EXPECT_EQ(quoted.size(), 80u + 2 + 3);
+}
+
+}  // namespace
+}  // namespace chaintag::corpus_internal
