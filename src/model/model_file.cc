@@ -1,0 +1,684 @@
+// The binary model file: writer, bounds-checked reader, validation and load-time self-tests.
+// Layout in docs/model-format.md.
+#include "model/model_file.h"
+
+#include <array>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "chaintag/model.h"
+
+namespace chaintag {
+namespace model_file {
+namespace {
+
+constexpr std::array<uint32_t, 256> MakeCrcTable() {
+  std::array<uint32_t, 256> table{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    table[i] = c;
+  }
+  return table;
+}
+constexpr std::array<uint32_t, 256> kCrcTable = MakeCrcTable();
+
+void PutU32At(std::string* out, size_t pos, uint32_t v) {
+  for (int i = 0; i < 4; ++i) (*out)[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+void PutU64At(std::string* out, size_t pos, uint64_t v) {
+  for (int i = 0; i < 8; ++i) (*out)[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+uint32_t GetU32At(std::string_view in, size_t pos) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= uint32_t{static_cast<unsigned char>(in[pos + i])} << (8 * i);
+  return v;
+}
+uint64_t GetU64At(std::string_view in, size_t pos) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(in[pos + i])} << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+const char* SectionName(uint32_t id) {
+  switch (id) {
+    case kLabels: return "labels";
+    case kTemplates: return "templates";
+    case kAttributes: return "attributes";
+    case kParameters: return "parameters";
+    case kTransitionMask: return "transition mask";
+    case kMetadata: return "metadata";
+    case kSelfTests: return "self-tests";
+    default: return "unknown";
+  }
+}
+
+uint32_t Crc32c(std::string_view data) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (const char ch : data) crc = kCrcTable[(crc ^ static_cast<unsigned char>(ch)) & 0xFF] ^ (crc >> 8);
+  return crc ^ 0xFFFFFFFFu;
+}
+
+absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view bytes,
+                                                           const std::string& name) {
+  const uint64_t size = bytes.size();
+  if (size < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic) {
+    if (size < kMagic.size() && kMagic.substr(0, size) == bytes) {
+      return absl::DataLossError(absl::StrCat(name, ": truncated model file: expected at least ",
+                                              kFixedHeaderBytes, " header bytes, found ", size));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(name, ": not a chaintag model (bad magic)"));
+  }
+  if (size < 12) {
+    return absl::DataLossError(absl::StrCat(name, ": truncated model file: expected at least ",
+                                            kFixedHeaderBytes, " header bytes, found ", size));
+  }
+  const uint32_t version = GetU32At(bytes, 8);
+  if (version != kFormatVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        name, ": model format version ", version, " is not supported (this chaintag reads version ",
+        kFormatVersion, version > kFormatVersion ? "; the model was written by a newer chaintag)"
+                                                 : ")"));
+  }
+  if (size < kFixedHeaderBytes) {
+    return absl::DataLossError(absl::StrCat(name, ": truncated model file: expected at least ",
+                                            kFixedHeaderBytes, " header bytes, found ", size));
+  }
+  const uint32_t count = GetU32At(bytes, 12);
+  const uint64_t declared_size = GetU64At(bytes, 16);
+  if (declared_size != size) {
+    return absl::DataLossError(absl::StrCat(name, ": expected ", declared_size,
+                                            " bytes (size recorded in the header), found ", size,
+                                            size < declared_size ? " (truncated file)" : ""));
+  }
+  if (count == 0 || count > kMaxSections) {
+    return absl::DataLossError(absl::StrCat(name, ": expected 1 to ", kMaxSections,
+                                            " sections, header says ", count));
+  }
+  const uint64_t table_end = kFixedHeaderBytes + uint64_t{count} * kSectionEntryBytes;
+  const uint64_t header_end = table_end + 4;
+  if (header_end > size) {
+    return absl::DataLossError(absl::StrCat(name, ": expected a ", header_end,
+                                            "-byte header and section table, file has ", size,
+                                            " bytes"));
+  }
+  const uint32_t stored_crc = GetU32At(bytes, table_end);
+  const uint32_t computed_crc = Crc32c(bytes.substr(0, table_end));
+  if (stored_crc != computed_crc) {
+    return absl::DataLossError(absl::StrCat(name, ": header checksum mismatch (stored ", stored_crc,
+                                            ", computed ", computed_crc, "): the file is corrupt"));
+  }
+  std::vector<SectionEntry> entries(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const size_t pos = kFixedHeaderBytes + size_t{i} * kSectionEntryBytes;
+    SectionEntry& e = entries[i];
+    e.id = GetU32At(bytes, pos);
+    e.checksum = GetU32At(bytes, pos + 4);
+    e.offset = GetU64At(bytes, pos + 8);
+    e.length = GetU64At(bytes, pos + 16);
+    // Written this way so a huge offset or length cannot overflow the comparison.
+    if (e.offset < header_end || e.offset > size || e.length > size - e.offset) {
+      return absl::DataLossError(absl::StrCat(
+          name, ": section ", i, " (", SectionName(e.id), ") spans bytes [", e.offset, ", +",
+          e.length, "), expected it inside [", header_end, ", ", size, ")"));
+    }
+  }
+  return entries;
+}
+
+absl::Status RecomputeChecksums(std::string* bytes) {
+  // The version or checksums may be what a test changed, so only the magic is required here.
+  if (bytes->size() < kFixedHeaderBytes || bytes->compare(0, kMagic.size(), kMagic) != 0) {
+    return absl::InvalidArgumentError("RecomputeChecksums: not a chaintag model image");
+  }
+  const uint32_t count = GetU32At(*bytes, 12);
+  const uint64_t table_end = kFixedHeaderBytes + uint64_t{count} * kSectionEntryBytes;
+  if (count == 0 || count > kMaxSections || table_end + 4 > bytes->size()) {
+    return absl::InvalidArgumentError("RecomputeChecksums: malformed section table");
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    const size_t pos = kFixedHeaderBytes + size_t{i} * kSectionEntryBytes;
+    const uint64_t offset = GetU64At(*bytes, pos + 8);
+    const uint64_t length = GetU64At(*bytes, pos + 16);
+    if (offset > bytes->size() || length > bytes->size() - offset) {
+      return absl::InvalidArgumentError("RecomputeChecksums: section outside the image");
+    }
+    PutU32At(bytes, pos + 4, Crc32c(std::string_view(*bytes).substr(offset, length)));
+  }
+  PutU32At(bytes, table_end, Crc32c(std::string_view(*bytes).substr(0, table_end)));
+  return absl::OkStatus();
+}
+
+}  // namespace model_file
+
+namespace {
+
+using model_file::SectionEntry;
+
+// Little-endian encoder for section payloads.
+class ByteWriter {
+ public:
+  void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void U32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+  }
+  void U64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+  }
+  void I32(int32_t v) { U32(static_cast<uint32_t>(v)); }
+  void F32(double v) { U32(std::bit_cast<uint32_t>(static_cast<float>(v))); }
+  void Bytes(std::string_view s) { out_.append(s); }
+  void String(std::string_view s) {
+    U32(static_cast<uint32_t>(s.size()));
+    Bytes(s);
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+// Bounds-checked little-endian decoder for one section; every read checks the remaining bytes
+// and every count is checked against them before anything is allocated.
+class ByteReader {
+ public:
+  ByteReader(std::string_view data, const std::string& name, uint32_t section)
+      : data_(data), name_(name), section_(section) {}
+
+  absl::Status Error(absl::string_view what) const {
+    return absl::DataLossError(absl::StrCat(name_, ": section '", model_file::SectionName(section_),
+                                            "' at byte ", pos_, ": ", what));
+  }
+  absl::Status Need(uint64_t n, absl::string_view what) const {
+    if (n <= remaining()) return absl::OkStatus();
+    return Error(absl::StrCat("expected ", n, " bytes for ", what, ", found ", remaining()));
+  }
+  uint64_t remaining() const { return data_.size() - pos_; }
+
+  absl::Status U8(uint8_t* v, absl::string_view what) {
+    if (absl::Status s = Need(1, what); !s.ok()) return s;
+    *v = static_cast<uint8_t>(data_[pos_++]);
+    return absl::OkStatus();
+  }
+  absl::Status U32(uint32_t* v, absl::string_view what) {
+    if (absl::Status s = Need(4, what); !s.ok()) return s;
+    *v = 0;
+    for (int i = 0; i < 4; ++i) *v |= uint32_t{static_cast<unsigned char>(data_[pos_ + i])} << (8 * i);
+    pos_ += 4;
+    return absl::OkStatus();
+  }
+  absl::Status U64(uint64_t* v, absl::string_view what) {
+    if (absl::Status s = Need(8, what); !s.ok()) return s;
+    *v = 0;
+    for (int i = 0; i < 8; ++i) *v |= uint64_t{static_cast<unsigned char>(data_[pos_ + i])} << (8 * i);
+    pos_ += 8;
+    return absl::OkStatus();
+  }
+  absl::Status I32(int32_t* v, absl::string_view what) {
+    uint32_t u = 0;
+    if (absl::Status s = U32(&u, what); !s.ok()) return s;
+    *v = static_cast<int32_t>(u);
+    return absl::OkStatus();
+  }
+  absl::Status F32(double* v, absl::string_view what) {
+    uint32_t u = 0;
+    if (absl::Status s = U32(&u, what); !s.ok()) return s;
+    *v = static_cast<double>(std::bit_cast<float>(u));
+    return absl::OkStatus();
+  }
+  absl::Status String(std::string* v, absl::string_view what) {
+    uint32_t n = 0;
+    if (absl::Status s = U32(&n, what); !s.ok()) return s;
+    if (absl::Status s = Need(n, what); !s.ok()) return s;
+    v->assign(data_.substr(pos_, n));
+    pos_ += n;
+    return absl::OkStatus();
+  }
+  // A count of items each at least `min_item_bytes` long: rejected before allocation when the
+  // section cannot possibly hold that many.
+  absl::Status Count(uint32_t* n, uint64_t min_item_bytes, absl::string_view what) {
+    if (absl::Status s = U32(n, what); !s.ok()) return s;
+    if (uint64_t{*n} * min_item_bytes > remaining()) {
+      return Error(absl::StrCat("count ", *n, " of ", what, " needs at least ",
+                                uint64_t{*n} * min_item_bytes, " bytes, section has ", remaining(),
+                                " left"));
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Finish() const {
+    if (remaining() == 0) return absl::OkStatus();
+    return Error(absl::StrCat("expected the end of the section, found ", remaining(),
+                              " more bytes"));
+  }
+
+ private:
+  std::string_view data_;
+  uint64_t pos_ = 0;
+  const std::string& name_;
+  uint32_t section_;
+};
+
+#define CHAINTAG_RETURN_IF_ERROR(expr)           \
+  do {                                           \
+    if (absl::Status _s = (expr); !_s.ok()) return _s; \
+  } while (0)
+
+absl::Status ReadStrings(ByteReader& r, absl::string_view what, std::vector<std::string>* out) {
+  uint32_t n = 0;
+  CHAINTAG_RETURN_IF_ERROR(r.Count(&n, 4, what));
+  out->resize(n);
+  for (uint32_t i = 0; i < n; ++i) CHAINTAG_RETURN_IF_ERROR(r.String(&(*out)[i], what));
+  return absl::OkStatus();
+}
+
+absl::Status ReadFlags(ByteReader& r, uint64_t expected, absl::string_view what,
+                       std::vector<char>* out) {
+  uint64_t n = 0;
+  CHAINTAG_RETURN_IF_ERROR(r.U64(&n, what));
+  if (n != 0 && n != expected) {
+    return r.Error(absl::StrCat("expected 0 or ", expected, " entries of ", what, ", found ", n));
+  }
+  CHAINTAG_RETURN_IF_ERROR(r.Need(n, what));
+  out->resize(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    uint8_t v = 0;
+    CHAINTAG_RETURN_IF_ERROR(r.U8(&v, what));
+    if (v > 1) return r.Error(absl::StrCat("expected 0 or 1 in ", what, ", found ", int{v}));
+    (*out)[i] = static_cast<char>(v);
+  }
+  return absl::OkStatus();
+}
+
+// Consistency of a model, in memory (before saving) or just parsed (on load).
+absl::Status Validate(const Model& model, const std::string& name) {
+  const int n = model.num_labels();
+  if (n == 0) return absl::DataLossError(absl::StrCat(name, ": expected at least one label"));
+  absl::flat_hash_set<std::string_view> seen;
+  for (const std::string& label : model.labels()) {
+    if (label.empty()) return absl::DataLossError(absl::StrCat(name, ": empty label name"));
+    if (!seen.insert(label).second) {
+      return absl::DataLossError(absl::StrCat(name, ": label '", label, "' appears twice"));
+    }
+  }
+  const ModelParameters& p = model.parameters();
+  if (p.num_labels != n) {
+    return absl::DataLossError(absl::StrCat(name, ": parameters are for ", p.num_labels,
+                                            " labels, expected ", n));
+  }
+  if (p.attribute_offsets.empty()) {
+    return absl::DataLossError(absl::StrCat(name, ": expected attribute offsets (A + 1 entries)"));
+  }
+  const int num_attr = p.num_attributes();
+  if (num_attr != model.attributes().size()) {
+    return absl::DataLossError(absl::StrCat(name, ": parameters have ", num_attr,
+                                            " attributes, the dictionary has ",
+                                            model.attributes().size()));
+  }
+  const int64_t num_features = p.num_state_features();
+  if (p.attribute_offsets[0] != 0 || p.attribute_offsets[num_attr] != num_features) {
+    return absl::DataLossError(absl::StrCat(name, ": attribute offsets must run from 0 to ",
+                                            num_features, ", found ", p.attribute_offsets[0],
+                                            " to ", p.attribute_offsets[num_attr]));
+  }
+  for (int a = 0; a < num_attr; ++a) {
+    if (p.attribute_offsets[a + 1] < p.attribute_offsets[a]) {
+      return absl::DataLossError(absl::StrCat(name, ": attribute offsets decrease at attribute ", a,
+                                              " (", p.attribute_offsets[a], " then ",
+                                              p.attribute_offsets[a + 1], ")"));
+    }
+  }
+  for (int64_t f = 0; f < num_features; ++f) {
+    if (p.feature_labels[f] < 0 || p.feature_labels[f] >= n) {
+      return absl::DataLossError(absl::StrCat(name, ": feature ", f, " has label id ",
+                                              p.feature_labels[f], ", expected 0 to ", n - 1));
+    }
+  }
+  if (static_cast<int64_t>(p.weights.size()) != p.size()) {
+    return absl::DataLossError(absl::StrCat(name, ": expected ", p.size(), " weights, found ",
+                                            p.weights.size()));
+  }
+  for (size_t i = 0; i < p.weights.size(); ++i) {
+    if (!std::isfinite(p.weights[i])) {
+      return absl::DataLossError(absl::StrCat(name, ": weight ", i, " is ", p.weights[i],
+                                              ", expected a finite number"));
+    }
+  }
+  const TransitionMask& mask = model.transition_mask();
+  if (mask.num_labels != 0) {
+    const size_t nn = static_cast<size_t>(n);
+    if (mask.num_labels != n || mask.allowed.size() != nn * nn || mask.allowed_start.size() != nn ||
+        mask.allowed_end.size() != nn) {
+      return absl::DataLossError(absl::StrCat(name, ": transition mask is for ", mask.num_labels,
+                                              " labels or has wrong sizes, expected ", n));
+    }
+  }
+  for (size_t k = 0; k < model.self_tests().size(); ++k) {
+    const Model::SelfTest& test = model.self_tests()[k];
+    if (test.expected.size() != static_cast<size_t>(test.sentence.size())) {
+      return absl::DataLossError(absl::StrCat(name, ": self-test ", k + 1, " has ",
+                                              test.sentence.size(), " tokens and ",
+                                              test.expected.size(), " expected labels"));
+    }
+    for (const std::string& label : test.expected) {
+      if (model.LabelId(label) < 0) {
+        return absl::DataLossError(absl::StrCat(name, ": self-test ", k + 1,
+                                                " expects unknown label '", label, "'"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunSelfTests(const Model& model, const std::string& name) {
+  Tagger tagger(model);
+  for (size_t k = 0; k < model.self_tests().size(); ++k) {
+    const Model::SelfTest& test = model.self_tests()[k];
+    absl::StatusOr<Labeling> best = tagger.Tag(test.sentence);
+    if (!best.ok()) {
+      return absl::DataLossError(absl::StrCat(name, ": self-test sentence ", k + 1,
+                                              " could not be tagged: ", best.status().message()));
+    }
+    std::vector<std::string> got;
+    got.reserve(best->labels.size());
+    for (const int y : best->labels) got.push_back(model.labels()[y]);
+    if (got != test.expected) {
+      return absl::DataLossError(absl::StrCat(
+          name, ": self-test sentence ", k + 1, " (", absl::StrJoin(test.sentence.columns[0], " "),
+          "): expected labels [", absl::StrJoin(test.expected, " "), "], the model now assigns [",
+          absl::StrJoin(got, " "),
+          "]; the featurizer or decoder has drifted since this model was trained"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string Model::ToBytes() const {
+  namespace mf = model_file;
+  // Only attributes that own state features are stored; their relative order is kept, so
+  // scores are summed in the same order after loading.
+  const ModelParameters& p = parameters_;
+  const int num_attr = p.num_attributes();
+  std::vector<int> kept;
+  kept.reserve(num_attr);
+  for (int a = 0; a < num_attr; ++a) {
+    if (p.attribute_offsets[a + 1] > p.attribute_offsets[a]) kept.push_back(a);
+  }
+  const int64_t num_features = p.num_state_features();
+
+  std::vector<std::pair<uint32_t, std::string>> sections;
+  {
+    ByteWriter w;
+    w.U32(static_cast<uint32_t>(labels_.size()));
+    for (const std::string& label : labels_) w.String(label);
+    sections.emplace_back(mf::kLabels, w.Take());
+  }
+  sections.emplace_back(mf::kTemplates, spec_.text());
+  {
+    ByteWriter w;
+    w.U32(static_cast<uint32_t>(kept.size()));
+    for (const int a : kept) w.String(a < attributes_.size() ? attributes_.name(a) : "");
+    sections.emplace_back(mf::kAttributes, w.Take());
+  }
+  {
+    ByteWriter w;
+    w.U32(static_cast<uint32_t>(p.num_labels));
+    w.U32(static_cast<uint32_t>(kept.size()));
+    w.U64(static_cast<uint64_t>(num_features));
+    w.I32(0);
+    for (const int a : kept) w.I32(p.attribute_offsets[a + 1]);
+    for (int64_t f = 0; f < num_features; ++f) w.I32(p.feature_labels[f]);
+    for (const double weight : p.weights) w.F32(weight);
+    sections.emplace_back(mf::kParameters, w.Take());
+  }
+  {
+    ByteWriter w;
+    w.U32(static_cast<uint32_t>(mask_.num_labels));
+    for (const std::vector<char>* flags : {&mask_.allowed, &mask_.allowed_start, &mask_.allowed_end}) {
+      w.U64(flags->size());
+      for (const char c : *flags) w.U8(c ? 1 : 0);
+    }
+    sections.emplace_back(mf::kTransitionMask, w.Take());
+  }
+  {
+    ByteWriter w;
+    w.U32(static_cast<uint32_t>(metadata_.size()));
+    for (const auto& [key, value] : metadata_) {
+      w.String(key);
+      w.String(value);
+    }
+    sections.emplace_back(mf::kMetadata, w.Take());
+  }
+  {
+    ByteWriter w;
+    w.U32(static_cast<uint32_t>(self_tests_.size()));
+    for (const SelfTest& test : self_tests_) {
+      w.U32(static_cast<uint32_t>(test.sentence.size()));
+      w.U32(static_cast<uint32_t>(test.sentence.num_columns()));
+      for (const std::vector<std::string>& column : test.sentence.columns) {
+        for (const std::string& cell : column) w.String(cell);
+      }
+      for (const std::string& label : test.expected) w.String(label);
+    }
+    sections.emplace_back(mf::kSelfTests, w.Take());
+  }
+
+  const uint64_t table_end = mf::kFixedHeaderBytes + sections.size() * mf::kSectionEntryBytes;
+  uint64_t total = table_end + 4;
+  for (const auto& section : sections) total += section.second.size();
+  std::string out(table_end + 4, '\0');
+  out.reserve(total);
+  out.replace(0, mf::kMagic.size(), mf::kMagic);
+  mf::PutU32At(&out, 8, mf::kFormatVersion);
+  mf::PutU32At(&out, 12, static_cast<uint32_t>(sections.size()));
+  mf::PutU64At(&out, 16, total);
+  for (size_t i = 0; i < sections.size(); ++i) {
+    const size_t pos = mf::kFixedHeaderBytes + i * mf::kSectionEntryBytes;
+    mf::PutU32At(&out, pos, sections[i].first);
+    mf::PutU32At(&out, pos + 4, mf::Crc32c(sections[i].second));
+    mf::PutU64At(&out, pos + 8, out.size());
+    mf::PutU64At(&out, pos + 16, sections[i].second.size());
+    out.append(sections[i].second);
+  }
+  mf::PutU32At(&out, table_end, mf::Crc32c(std::string_view(out).substr(0, table_end)));
+  return out;
+}
+
+absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string& name) {
+  namespace mf = model_file;
+  absl::StatusOr<std::vector<SectionEntry>> table = mf::ReadSectionTable(bytes, name);
+  if (!table.ok()) return table.status();
+  std::array<const SectionEntry*, mf::kSelfTests + 1> found{};
+  for (const SectionEntry& e : *table) {
+    const uint32_t crc = mf::Crc32c(bytes.substr(e.offset, e.length));
+    if (crc != e.checksum) {
+      return absl::DataLossError(absl::StrCat(name, ": section '", mf::SectionName(e.id),
+                                              "' checksum mismatch (stored ", e.checksum,
+                                              ", computed ", crc, "): the file is corrupt"));
+    }
+    // Unknown ids are skipped so a later minor addition does not break older readers.
+    if (e.id == 0 || e.id >= found.size()) continue;
+    if (found[e.id] != nullptr) {
+      return absl::DataLossError(
+          absl::StrCat(name, ": section '", mf::SectionName(e.id), "' appears twice"));
+    }
+    found[e.id] = &e;
+  }
+  for (uint32_t id = mf::kLabels; id <= mf::kSelfTests; ++id) {
+    if (found[id] == nullptr) {
+      return absl::DataLossError(
+          absl::StrCat(name, ": expected a '", mf::SectionName(id), "' section, found none"));
+    }
+  }
+  auto reader = [&](uint32_t id) {
+    return ByteReader(bytes.substr(found[id]->offset, found[id]->length), name, id);
+  };
+
+  std::vector<std::string> labels;
+  {
+    ByteReader r = reader(mf::kLabels);
+    CHAINTAG_RETURN_IF_ERROR(ReadStrings(r, "labels", &labels));
+    CHAINTAG_RETURN_IF_ERROR(r.Finish());
+  }
+  const std::string_view template_text =
+      bytes.substr(found[mf::kTemplates]->offset, found[mf::kTemplates]->length);
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(template_text);
+  if (!spec.ok()) {
+    return absl::DataLossError(absl::StrCat(name, ": stored templates do not parse: ",
+                                            spec.status().message()));
+  }
+  AttributeDictionary attributes;
+  {
+    ByteReader r = reader(mf::kAttributes);
+    std::vector<std::string> names;
+    CHAINTAG_RETURN_IF_ERROR(ReadStrings(r, "attributes", &names));
+    CHAINTAG_RETURN_IF_ERROR(r.Finish());
+    attributes.Reserve(static_cast<int>(names.size()));
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (attributes.Insert(names[i]) != static_cast<int>(i)) {
+        return absl::DataLossError(
+            absl::StrCat(name, ": attribute '", names[i], "' appears twice in the dictionary"));
+      }
+    }
+  }
+  ModelParameters parameters;
+  {
+    ByteReader r = reader(mf::kParameters);
+    uint32_t n = 0, num_attr = 0;
+    uint64_t num_features = 0;
+    CHAINTAG_RETURN_IF_ERROR(r.U32(&n, "label count"));
+    CHAINTAG_RETURN_IF_ERROR(r.U32(&num_attr, "attribute count"));
+    CHAINTAG_RETURN_IF_ERROR(r.U64(&num_features, "feature count"));
+    if (n != labels.size()) {
+      return r.Error(absl::StrCat("expected ", labels.size(), " labels, found ", n));
+    }
+    if (num_attr != static_cast<uint32_t>(attributes.size())) {
+      return r.Error(absl::StrCat("expected ", attributes.size(),
+                                  " attributes (the dictionary size), found ", num_attr));
+    }
+    if (num_features > static_cast<uint64_t>(INT32_MAX)) {
+      return r.Error(absl::StrCat("feature count ", num_features, " exceeds ", INT32_MAX));
+    }
+    // Exact size check first, so nothing is allocated from counts the section cannot hold.
+    const uint64_t expected = 4 * (uint64_t{num_attr} + 1) + 8 * num_features +
+                              4 * (uint64_t{n} * n + 2 * uint64_t{n});
+    if (r.remaining() != expected) {
+      return r.Error(absl::StrCat("expected ", expected, " bytes of offsets and weights, found ",
+                                  r.remaining()));
+    }
+    parameters.num_labels = static_cast<int>(n);
+    parameters.attribute_offsets.resize(uint64_t{num_attr} + 1);
+    for (int32_t& off : parameters.attribute_offsets) {
+      CHAINTAG_RETURN_IF_ERROR(r.I32(&off, "attribute offsets"));
+    }
+    parameters.feature_labels.resize(num_features);
+    for (int32_t& label : parameters.feature_labels) {
+      CHAINTAG_RETURN_IF_ERROR(r.I32(&label, "feature labels"));
+    }
+    parameters.weights.resize(num_features + uint64_t{n} * n + 2 * uint64_t{n});
+    for (double& w : parameters.weights) CHAINTAG_RETURN_IF_ERROR(r.F32(&w, "weights"));
+    CHAINTAG_RETURN_IF_ERROR(r.Finish());
+  }
+  TransitionMask mask;
+  {
+    ByteReader r = reader(mf::kTransitionMask);
+    uint32_t n = 0;
+    CHAINTAG_RETURN_IF_ERROR(r.U32(&n, "mask label count"));
+    if (n != 0 && n != labels.size()) {
+      return r.Error(absl::StrCat("expected a mask for 0 or ", labels.size(), " labels, found ", n));
+    }
+    mask.num_labels = static_cast<int>(n);
+    CHAINTAG_RETURN_IF_ERROR(ReadFlags(r, uint64_t{n} * n, "allowed transitions", &mask.allowed));
+    CHAINTAG_RETURN_IF_ERROR(ReadFlags(r, n, "allowed starts", &mask.allowed_start));
+    CHAINTAG_RETURN_IF_ERROR(ReadFlags(r, n, "allowed ends", &mask.allowed_end));
+    CHAINTAG_RETURN_IF_ERROR(r.Finish());
+  }
+  Model model(std::move(labels), *std::move(spec), std::move(attributes), std::move(parameters),
+              std::move(mask));
+  {
+    ByteReader r = reader(mf::kMetadata);
+    uint32_t count = 0;
+    CHAINTAG_RETURN_IF_ERROR(r.Count(&count, 8, "metadata entries"));
+    for (uint32_t i = 0; i < count; ++i) {
+      std::string key, value;
+      CHAINTAG_RETURN_IF_ERROR(r.String(&key, "metadata key"));
+      CHAINTAG_RETURN_IF_ERROR(r.String(&value, "metadata value"));
+      model.AddMetadata(std::move(key), std::move(value));
+    }
+    CHAINTAG_RETURN_IF_ERROR(r.Finish());
+  }
+  {
+    ByteReader r = reader(mf::kSelfTests);
+    uint32_t count = 0;
+    CHAINTAG_RETURN_IF_ERROR(r.Count(&count, 8, "self-test sentences"));
+    std::vector<SelfTest> tests(count);
+    for (SelfTest& test : tests) {
+      uint32_t m = 0, columns = 0;
+      CHAINTAG_RETURN_IF_ERROR(r.U32(&m, "self-test token count"));
+      CHAINTAG_RETURN_IF_ERROR(r.U32(&columns, "self-test column count"));
+      if (columns == 0) return r.Error("expected at least one self-test column, found 0");
+      // Every cell and label is at least a 4-byte length.
+      const uint64_t cells_fit = r.remaining() / 4;
+      if (m > cells_fit || columns > cells_fit || (uint64_t{columns} + 1) * m > cells_fit) {
+        return r.Error(absl::StrCat("self-test of ", m, " tokens x ", columns,
+                                    " columns does not fit in the ", r.remaining(),
+                                    " bytes left"));
+      }
+      test.sentence.columns.assign(columns, std::vector<std::string>(m));
+      for (std::vector<std::string>& column : test.sentence.columns) {
+        for (std::string& cell : column) CHAINTAG_RETURN_IF_ERROR(r.String(&cell, "self-test cell"));
+      }
+      test.expected.resize(m);
+      for (std::string& label : test.expected) {
+        CHAINTAG_RETURN_IF_ERROR(r.String(&label, "self-test label"));
+      }
+    }
+    CHAINTAG_RETURN_IF_ERROR(r.Finish());
+    model.self_tests_ = std::move(tests);
+  }
+  CHAINTAG_RETURN_IF_ERROR(Validate(model, name));
+  CHAINTAG_RETURN_IF_ERROR(RunSelfTests(model, name));
+  return model;
+}
+
+absl::StatusOr<Model> Model::Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open model file: ", std::strerror(errno)));
+  }
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) {
+    return absl::DataLossError(absl::StrCat(path, ": read error: ", std::strerror(errno)));
+  }
+  return FromBytes(bytes, path);
+}
+
+absl::Status Model::Save(const std::string& path) const {
+  CHAINTAG_RETURN_IF_ERROR(Validate(*this, path));
+  const std::string bytes = ToBytes();
+  // Temporary name then rename (AtomicOutputFile), so a failure never leaves half a model.
+  AtomicOutputFile file;
+  CHAINTAG_RETURN_IF_ERROR(file.Open(path));
+  file.stream().write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return file.Commit();
+}
+
+#undef CHAINTAG_RETURN_IF_ERROR
+
+}  // namespace chaintag

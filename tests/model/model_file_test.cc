@@ -1,0 +1,310 @@
+#include "model/model_file.h"
+
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "chaintag/model.h"
+#include "gtest/gtest.h"
+#include "model/tiny_model.h"
+
+namespace chaintag {
+namespace {
+
+namespace mf = model_file;
+using testing_model::BuildTinyModel;
+using testing_model::TinyCorpus;
+
+Model SmallModelWithSelfTests(uint32_t seed = 7) {
+  Model model = BuildTinyModel(seed);
+  std::vector<Sentence> corpus = TinyCorpus();
+  corpus.resize(2);  // keep the file tiny: every truncation is parsed
+  EXPECT_TRUE(model.SetSelfTests(corpus).ok());
+  return model;
+}
+
+const mf::SectionEntry& Section(const std::vector<mf::SectionEntry>& table, uint32_t id) {
+  for (const mf::SectionEntry& e : table) {
+    if (e.id == id) return e;
+  }
+  ADD_FAILURE() << "no section " << id;
+  return table[0];
+}
+
+void PutU32(std::string* bytes, size_t pos, uint32_t v) {
+  for (int i = 0; i < 4; ++i) (*bytes)[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+
+bool Contains(const absl::Status& status, const std::string& text) {
+  return std::string(status.message()).find(text) != std::string::npos;
+}
+
+TEST(Crc32cTest, KnownVector) {
+  // The check value of CRC-32C (RFC 3720 B.4 / the CRC catalogue).
+  EXPECT_EQ(mf::Crc32c("123456789"), 0xE3069283u);
+  EXPECT_EQ(mf::Crc32c(""), 0u);
+}
+
+TEST(ModelFileTest, RoundTripIsIdentical) {
+  const Model model = SmallModelWithSelfTests();
+  const std::string bytes = model.ToBytes();
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "mem");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->labels(), model.labels());
+  EXPECT_EQ(loaded->spec().text(), model.spec().text());
+  EXPECT_EQ(loaded->metadata(), model.metadata());
+  EXPECT_EQ(loaded->transition_mask().allowed, model.transition_mask().allowed);
+  EXPECT_EQ(loaded->transition_mask().allowed_start, model.transition_mask().allowed_start);
+  EXPECT_EQ(loaded->transition_mask().allowed_end, model.transition_mask().allowed_end);
+  ASSERT_EQ(loaded->self_tests().size(), model.self_tests().size());
+  for (size_t k = 0; k < model.self_tests().size(); ++k) {
+    EXPECT_EQ(loaded->self_tests()[k].sentence.columns, model.self_tests()[k].sentence.columns);
+    EXPECT_EQ(loaded->self_tests()[k].expected, model.self_tests()[k].expected);
+  }
+  // Weights are identical (the model rounded them to float32 already); attributes without
+  // features were dropped, so compare per attribute name.
+  const ModelParameters& a = model.parameters();
+  const ModelParameters& b = loaded->parameters();
+  EXPECT_EQ(b.num_state_features(), a.num_state_features());
+  EXPECT_LT(b.num_attributes(), a.num_attributes());
+  EXPECT_TRUE(std::equal(a.weights.begin() + a.transition_offset(), a.weights.end(),
+                         b.weights.begin() + b.transition_offset(), b.weights.end()));
+  for (int attr = 0; attr < a.num_attributes(); ++attr) {
+    const int other = loaded->attributes().Find(model.attributes().name(attr));
+    if (a.attribute_offsets[attr] == a.attribute_offsets[attr + 1]) {
+      EXPECT_EQ(other, -1);
+      continue;
+    }
+    ASSERT_GE(other, 0);
+    ASSERT_EQ(b.attribute_offsets[other + 1] - b.attribute_offsets[other],
+              a.attribute_offsets[attr + 1] - a.attribute_offsets[attr]);
+    for (int i = 0; i < a.attribute_offsets[attr + 1] - a.attribute_offsets[attr]; ++i) {
+      EXPECT_EQ(b.feature_labels[b.attribute_offsets[other] + i],
+                a.feature_labels[a.attribute_offsets[attr] + i]);
+      EXPECT_EQ(b.weights[b.attribute_offsets[other] + i], a.weights[a.attribute_offsets[attr] + i]);
+    }
+  }
+  // Identical labels and scores on sentences.
+  Tagger t1(model), t2(*loaded);
+  for (const Sentence& s : TinyCorpus()) {
+    absl::StatusOr<Labeling> x = t1.Tag(s), y = t2.Tag(s);
+    ASSERT_TRUE(x.ok() && y.ok());
+    EXPECT_EQ(x->labels, y->labels);
+    EXPECT_EQ(x->score, y->score);
+  }
+  // Saving the loaded model gives the same bytes.
+  EXPECT_EQ(loaded->ToBytes(), bytes);
+}
+
+TEST(ModelFileTest, SaveAndLoadThroughFile) {
+  const Model model = SmallModelWithSelfTests();
+  const std::string path = ::testing::TempDir() + "/chaintag_model_file_test.model";
+  ASSERT_TRUE(model.Save(path).ok());
+  absl::StatusOr<Model> loaded = Model::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->ToBytes(), model.ToBytes());
+  // No temporary files left beside it.
+  for (const auto& entry : std::filesystem::directory_iterator(::testing::TempDir())) {
+    EXPECT_EQ(entry.path().filename().string().find("chaintag_model_file_test.model.tmp"),
+              std::string::npos);
+  }
+  std::remove(path.c_str());
+}
+
+TEST(ModelFileTest, LoadMissingFileNamesIt) {
+  absl::StatusOr<Model> loaded = Model::Load("/nonexistent/dir/x.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "/nonexistent/dir/x.model")) << loaded.status();
+}
+
+TEST(ModelFileTest, SaveIntoMissingDirectoryFails) {
+  const Model model = SmallModelWithSelfTests();
+  EXPECT_FALSE(model.Save("/nonexistent/dir/x.model").ok());
+}
+
+TEST(ModelFileTest, EveryTruncationIsRejected) {
+  const std::string bytes = SmallModelWithSelfTests().ToBytes();
+  ASSERT_LT(bytes.size(), 20000u) << "keep the test model tiny";
+  for (size_t len = 0; len < bytes.size(); ++len) {
+    // A fresh copy so ASan sees reads past the prefix.
+    const std::string prefix = bytes.substr(0, len);
+    absl::StatusOr<Model> loaded = Model::FromBytes(prefix, "cut.model");
+    ASSERT_FALSE(loaded.ok()) << "prefix of " << len << " bytes accepted";
+    EXPECT_TRUE(Contains(loaded.status(), "cut.model")) << loaded.status();
+  }
+}
+
+TEST(ModelFileTest, EveryFlippedByteIsRejected) {
+  const std::string bytes = SmallModelWithSelfTests().ToBytes();
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  ASSERT_TRUE(table.ok()) << table.status();
+  for (size_t pos = 0; pos < bytes.size(); ++pos) {
+    std::string corrupt = bytes;
+    corrupt[pos] = static_cast<char>(corrupt[pos] ^ 0x10);
+    absl::StatusOr<Model> loaded = Model::FromBytes(corrupt, "flip.model");
+    ASSERT_FALSE(loaded.ok()) << "flip at byte " << pos << " accepted";
+    for (const mf::SectionEntry& e : *table) {
+      if (pos >= e.offset && pos < e.offset + e.length) {
+        // A flip inside a section is caught by that section's checksum.
+        EXPECT_TRUE(Contains(loaded.status(), "checksum")) << pos << ": " << loaded.status();
+        EXPECT_TRUE(Contains(loaded.status(), mf::SectionName(e.id))) << loaded.status();
+      }
+    }
+  }
+}
+
+TEST(ModelFileTest, ForeignFilesHaveBadMagic) {
+  for (const std::string& text :
+       {std::string("The DT B-NP\ncat NN I-NP\n"), std::string("lCRF\x10\x00\x00\x00FOMC", 12),
+        std::string("CHAINTAX and more bytes here")}) {
+    absl::StatusOr<Model> loaded = Model::FromBytes(text, "foreign.txt");
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_TRUE(Contains(loaded.status(), "not a chaintag model (bad magic)")) << loaded.status();
+    EXPECT_TRUE(Contains(loaded.status(), "foreign.txt")) << loaded.status();
+  }
+}
+
+TEST(ModelFileTest, FutureVersionIsAClearError) {
+  std::string bytes = SmallModelWithSelfTests().ToBytes();
+  PutU32(&bytes, 8, mf::kFormatVersion + 1);
+  ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "future.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "version")) << loaded.status();
+  EXPECT_TRUE(Contains(loaded.status(), "newer")) << loaded.status();
+}
+
+// Offset of the start weights inside the parameters section.
+size_t StartWeightsOffset(const Model& model, const std::string& bytes) {
+  // The file drops attributes without features, so count from the loaded (compacted) model.
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "x");
+  EXPECT_TRUE(loaded.ok());
+  const ModelParameters& p = loaded->parameters();
+  const int n = model.num_labels();
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  const mf::SectionEntry& e = Section(*table, mf::kParameters);
+  return e.offset + 16 + 4 * (p.num_attributes() + 1) + 8 * p.num_state_features() + 4 * n * n;
+}
+
+TEST(ModelFileTest, SelfTestDetectsDrift) {
+  const Model model = SmallModelWithSelfTests();
+  std::string bytes = model.ToBytes();
+  // Make every sentence start with a label different from the expected one.
+  const int expected0 = model.LabelId(model.self_tests()[0].expected[0]);
+  const int other = expected0 == 0 ? 2 : 0;
+  PutU32(&bytes, StartWeightsOffset(model, bytes) + 4 * other, std::bit_cast<uint32_t>(1e6f));
+  ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "drift.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "drifted")) << loaded.status();
+  EXPECT_TRUE(Contains(loaded.status(), "self-test")) << loaded.status();
+}
+
+TEST(ModelFileTest, NonFiniteWeightRejected) {
+  const Model model = SmallModelWithSelfTests();
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    std::string bytes = model.ToBytes();
+    PutU32(&bytes, StartWeightsOffset(model, bytes), std::bit_cast<uint32_t>(bad));
+    ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
+    absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "nan.model");
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_TRUE(Contains(loaded.status(), "finite")) << loaded.status();
+  }
+}
+
+TEST(ModelFileTest, StructuralErrorsWithValidChecksumsRejected) {
+  const Model model = SmallModelWithSelfTests();
+  const std::string bytes = model.ToBytes();
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  ASSERT_TRUE(table.ok());
+  absl::StatusOr<Model> compact = Model::FromBytes(bytes, "x");
+  ASSERT_TRUE(compact.ok());
+  const mf::SectionEntry& params = Section(*table, mf::kParameters);
+  const int num_attr = compact->parameters().num_attributes();
+  const size_t offsets_at = params.offset + 16;
+  const size_t labels_at = offsets_at + 4 * (num_attr + 1);
+  struct Case {
+    const char* what;
+    size_t pos;
+    uint32_t value;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"feature label out of range", labels_at, 3, "label id"},
+      {"negative feature label", labels_at, 0xFFFFFFFFu, "label id"},
+      {"offsets decrease", offsets_at + 4, 1u << 20, "offsets"},
+      {"first offset not zero", offsets_at, 1, "offsets"},
+      {"label count mismatch", params.offset, 4, "labels"},
+      {"attribute count mismatch", params.offset + 4, static_cast<uint32_t>(num_attr + 1),
+       "attributes"},
+      {"huge label count", Section(*table, mf::kLabels).offset, 0x7FFFFFFF, "count"},
+      {"huge self-test count", Section(*table, mf::kSelfTests).offset, 0x7FFFFFFF, "count"},
+      {"huge self-test length", Section(*table, mf::kSelfTests).offset + 4, 0xFFFFFFFFu,
+       "does not fit"},
+      {"huge self-test width", Section(*table, mf::kSelfTests).offset + 8, 0xFFFFFFFFu,
+       "does not fit"},
+      {"huge metadata count", Section(*table, mf::kMetadata).offset, 0xFFFFFFFFu, "count"},
+      {"huge attribute count", Section(*table, mf::kAttributes).offset, 0xFFFFFFFFu, "count"},
+  };
+  for (const Case& c : cases) {
+    std::string corrupt = bytes;
+    PutU32(&corrupt, c.pos, c.value);
+    ASSERT_TRUE(mf::RecomputeChecksums(&corrupt).ok());
+    absl::StatusOr<Model> loaded = Model::FromBytes(corrupt, "bad.model");
+    ASSERT_FALSE(loaded.ok()) << c.what;
+    EXPECT_TRUE(Contains(loaded.status(), c.message)) << c.what << ": " << loaded.status();
+  }
+}
+
+TEST(ModelFileTest, DuplicateLabelRejected) {
+  const Model model = SmallModelWithSelfTests();
+  std::string bytes = model.ToBytes();
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  // Labels are "B-NP", "I-NP", "O": turn the 'I' of I-NP into 'B'.
+  const mf::SectionEntry& labels = Section(*table, mf::kLabels);
+  const size_t pos = bytes.find("I-NP", labels.offset);
+  ASSERT_LT(pos, labels.offset + labels.length);
+  bytes[pos] = 'B';
+  ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "dup.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "appears twice")) << loaded.status();
+}
+
+TEST(ModelFileTest, BrokenTemplateRejected) {
+  const Model model = SmallModelWithSelfTests();
+  std::string bytes = model.ToBytes();
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  const mf::SectionEntry& templates = Section(*table, mf::kTemplates);
+  // Template names must be unique: rename U01 to U00.
+  const size_t pos = bytes.find("U01:", templates.offset);
+  ASSERT_LT(pos, templates.offset + templates.length);
+  bytes[pos + 2] = '0';
+  ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "tmpl.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "templates")) << loaded.status();
+}
+
+TEST(ModelFileTest, SaveRejectsInconsistentModel) {
+  ModelParameters p;
+  p.num_labels = 2;
+  p.attribute_offsets = {0, 1};
+  p.feature_labels = {5};  // out of range
+  p.weights.assign(1 + 4 + 4, 0.5);
+  AttributeDictionary dict;
+  dict.Insert("U00:x");
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U00:%x[0,0]\n");
+  ASSERT_TRUE(spec.ok());
+  Model model({"A", "B"}, *spec, dict, p, TransitionMask());
+  const std::string path = ::testing::TempDir() + "/chaintag_bad.model";
+  EXPECT_FALSE(model.Save(path).ok());
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+}  // namespace
+}  // namespace chaintag
