@@ -1,22 +1,27 @@
 // Feature templates, presets, the attribute dictionary and featurization.
 //
-// A template set is a small text (one template per line, CRF++-like), stored verbatim in models:
+// A template set is a small text (one template per line, CRF++-like), stored verbatim in models.
+// Full reference: docs/templates.md.
 //   U02:%x[0,0]          the word at offset 0 (column 0)
-//   U11:%x[-1,1]/%x[0,1] conjunction of the POS at -1 and at 0
+//   U11:%x[-1,1]/%x[0,1] conjunction of the POS at -1 and at 0 ('/' is literal text)
 //   U20:lower(%x[0,0])   functions over a cell: lower, suf1..4, pre1..4, shape, shortshape,
-//                        hasdigit, hashyphen, hasupper, allcaps (see features/template.cc)
-//   B                    label bigram (transition) feature
-// Out-of-sentence cells read as _B-1, _B-2 (before) and _B+1, _B+2 (after), as in CRF++.
+//                        hasdigit, hashyphen, hasupper, allcaps; they nest: suf3(lower(%x[0,0]))
+//   B                    label bigram (transition) feature (any line starting with 'B')
+// An attribute string is the template line with every cell expression replaced by its value, so
+// the name prefix ("U20:") keeps templates apart. Blank lines and lines starting with '#' are
+// ignored; names before ':' must be unique. Out-of-sentence cells read as _B-1, _B-2 (before)
+// and _B+1, _B+2 (after), as in CRF++; functions are not applied to these markers.
 #ifndef CHAINTAG_FEATURES_H_
 #define CHAINTAG_FEATURES_H_
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_map.h"  // kept for includers that relied on it
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -39,6 +44,8 @@ class FeatureSpec {
   int num_input_columns() const;
   // Whether a label-bigram ("B") template is present.
   bool has_label_bigram() const;
+  // Number of unigram templates = attributes generated per position (before dictionary lookup).
+  int num_templates() const;
 
   FeatureSpec();
   ~FeatureSpec();
@@ -54,19 +61,66 @@ class FeatureSpec {
   std::shared_ptr<const Impl> impl_;
 };
 
-// Attribute strings -> dense ids 0..size()-1.
+// Attribute strings -> dense ids 0..size()-1 (in insertion order).
+//
+// Lookups dominate featurization, so the index is an open-addressing table of 8-byte slots
+// (hash tag + offset of an entry in one byte arena) rather than a map of std::string: a miss
+// usually touches one cache line, and the batched API below lets the Featurizer overlap misses.
 class AttributeDictionary {
  public:
   // Returns the id or -1.
-  int Find(std::string_view attribute) const;
+  int Find(std::string_view attribute) const { return FindHashed(attribute, Hash(attribute)); }
   // Adds if absent; returns the id.
   int Insert(std::string_view attribute);
   int size() const { return static_cast<int>(names_.size()); }
   const std::string& name(int id) const { return names_[id]; }
   void Reserve(int n);
 
+  // Batched lookups: Hash once, PrefetchSlot some keys ahead, PrefetchEntry fewer ahead, then
+  // FindHashed (equal to Find).
+  static uint64_t Hash(std::string_view attribute);
+  int FindHashed(std::string_view attribute, uint64_t hash) const {
+    if (slots_.empty()) return -1;
+    const uint64_t tag = hash >> kOffsetBits;
+    for (uint64_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) return -1;
+      if ((slot >> kOffsetBits) == tag) {
+        const char* entry = arena_.data() + (slot & kOffsetMask);
+        EntryHeader h;
+        std::memcpy(&h, entry, sizeof(h));
+        if (h.hash == hash && h.length == attribute.size() &&
+            std::memcmp(entry + sizeof(h), attribute.data(), attribute.size()) == 0) {
+          return h.id;
+        }
+      }
+    }
+  }
+  // Loads the home slot of `hash` into cache (stage 1 of a batched lookup).
+  void PrefetchSlot(uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
+  }
+  // Loads the entry the home slot points to (stage 2; call after PrefetchSlot had time to land).
+  void PrefetchEntry(uint64_t hash) const {
+    if (slots_.empty()) return;
+    const uint64_t slot = slots_[hash & mask_];
+    if (slot != 0) __builtin_prefetch(arena_.data() + (slot & kOffsetMask));
+  }
+
  private:
-  absl::flat_hash_map<std::string, int> ids_;
+  // Arena entries: header, then the attribute bytes.
+  struct EntryHeader {
+    uint64_t hash;
+    int32_t id;
+    uint32_t length;
+  };
+  static constexpr int kOffsetBits = 40;  // arena up to 1 TB; 24-bit tag
+  static constexpr uint64_t kOffsetMask = (uint64_t{1} << kOffsetBits) - 1;
+  void Rehash(size_t capacity);
+
+  std::vector<uint64_t> slots_;  // 0 = empty, else tag << kOffsetBits | arena offset (offset > 0)
+  uint64_t mask_ = 0;
+  std::string arena_;
   std::vector<std::string> names_;
 };
 
@@ -90,13 +144,15 @@ class Featurizer {
   Featurizer(Featurizer&&) noexcept;
   Featurizer& operator=(Featurizer&&) noexcept;
 
-  // Fails when the sentence has fewer input columns than the templates read.
+  // Fails when the sentence has fewer input columns than the templates read. The other methods
+  // assume it passed: a missing column reads as empty strings.
   absl::Status CheckColumns(const Sentence& sentence) const;
   // Calls `sink(t, attribute)` for every attribute string of every position (training uses this
   // to count attributes and build the dictionary). The string_view is valid during the call only.
   template <typename Sink>
   void ForEachAttribute(const Sentence& sentence, Sink&& sink);
-  // Maps attributes to ids; attributes absent from `dict` are dropped.
+  // Maps attributes to ids; attributes absent from `dict` are dropped. Ids of a position come in
+  // template order; `out` is overwritten (its capacity reused).
   void Featurize(const Sentence& sentence, const AttributeDictionary& dict, FeaturizedSentence* out);
   // Attribute strings of one position (for tests and `info`).
   std::vector<std::string> Attributes(const Sentence& sentence, int t);
@@ -104,8 +160,11 @@ class Featurizer {
   const FeatureSpec& spec() const { return spec_; }
 
  private:
-  // Generates all attribute strings of position t into `out` (cleared first).
-  void GeneratePosition(const Sentence& sentence, int t, std::vector<std::string>* out);
+  // Computes every cell source (column + functions) of every token of `sentence` once.
+  void Prepare(const Sentence& sentence);
+  // Writes the attribute strings of position t of the prepared sentence into `out`, one per
+  // template (resized to num_templates(); strings reuse their capacity).
+  void GeneratePosition(int t, std::vector<std::string>* out);
   FeatureSpec spec_;
   struct Scratch;
   std::unique_ptr<Scratch> scratch_;
@@ -114,13 +173,15 @@ class Featurizer {
 
 template <typename Sink>
 void Featurizer::ForEachAttribute(const Sentence& sentence, Sink&& sink) {
+  Prepare(sentence);
   for (int t = 0; t < sentence.size(); ++t) {
-    GeneratePosition(sentence, t, &buffer_);
+    GeneratePosition(t, &buffer_);
     for (const std::string& a : buffer_) sink(t, std::string_view(a));
   }
 }
 
-// Builds a dictionary from a corpus keeping attributes seen at least `min_count` times.
+// Builds a dictionary from a corpus keeping attributes seen at least `min_count` times (every
+// occurrence counts); ids follow first occurrence (sentence, position, template order).
 AttributeDictionary BuildAttributeDictionary(Featurizer& featurizer,
                                              const std::vector<Sentence>& corpus, int min_count);
 

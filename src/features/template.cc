@@ -1,0 +1,266 @@
+#include "features/template.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace chaintag {
+namespace features {
+namespace {
+
+bool IsIdentStart(char c) { return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentChar(char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Quotes what the parser found at `pos` for error messages.
+std::string Found(std::string_view line, size_t pos) {
+  if (pos >= line.size()) return "end of line";
+  constexpr size_t kShown = 16;
+  return absl::StrCat("'", ToAbsl(line.substr(pos, kShown)), pos + kShown < line.size() ? "...'" : "'");
+}
+
+// Longest |row| accepted; keeps marker tables small and catches typos.
+constexpr int kMaxOffset = 64;
+
+// Parses one unigram template line into pieces, registering the sources it reads.
+class LineParser {
+ public:
+  LineParser(std::string_view line, int line_number, std::vector<CellSource>* sources)
+      : line_(line), line_number_(line_number), sources_(sources) {}
+
+  absl::StatusOr<std::vector<TemplatePiece>> Parse() {
+    std::vector<TemplatePiece> pieces;
+    std::string literal;
+    auto flush = [&] {
+      if (!literal.empty()) {
+        pieces.push_back(TemplatePiece{std::move(literal), -1, 0});
+        literal.clear();
+      }
+    };
+    size_t pos = 0;
+    while (pos < line_.size()) {
+      if (line_.substr(pos).starts_with("%x[")) {
+        flush();
+        CellSource source;
+        int row = 0;
+        absl::Status s = ParseExpression(&pos, &source, &row);
+        if (!s.ok()) return s;
+        pieces.push_back(TemplatePiece{"", Register(std::move(source)), row});
+        continue;
+      }
+      if (IsIdentStart(line_[pos]) && (pos == 0 || !IsIdentChar(line_[pos - 1]))) {
+        size_t end = pos;
+        while (end < line_.size() && IsIdentChar(line_[end])) ++end;
+        const std::string_view ident = line_.substr(pos, end - pos);
+        if (end < line_.size() && line_[end] == '(' && LooksLikeCall(end + 1, ident)) {
+          flush();
+          CellSource source;
+          int row = 0;
+          absl::Status s = ParseExpression(&pos, &source, &row);
+          if (!s.ok()) return s;
+          pieces.push_back(TemplatePiece{"", Register(std::move(source)), row});
+          continue;
+        }
+        literal.append(ident);
+        pos = end;
+        continue;
+      }
+      if (line_[pos] == '%') {
+        return Error("'%x[' (a cell reference; write other text without '%')", pos);
+      }
+      literal.push_back(line_[pos++]);
+    }
+    flush();
+    return pieces;
+  }
+
+ private:
+  absl::Status Error(std::string_view expected, size_t pos) const {
+    return absl::InvalidArgumentError(absl::StrCat("template line ", line_number_, ": expected ",
+                                                   ToAbsl(expected), ", found ", Found(line_, pos)));
+  }
+
+  // A known function name followed by '(' is a call; an unknown name is one when its argument
+  // is a cell reference or another call (so typos are reported, not kept as text).
+  bool LooksLikeCall(size_t arg, std::string_view ident) const {
+    if (CellFunctionFromName(ident).has_value()) return true;
+    if (line_.substr(arg).starts_with("%x[")) return true;
+    size_t end = arg;
+    while (end < line_.size() && IsIdentChar(line_[end])) ++end;
+    return end > arg && end < line_.size() && line_[end] == '(' &&
+           CellFunctionFromName(line_.substr(arg, end - arg)).has_value();
+  }
+
+  // expression := '%x[' row ',' col ']' | function '(' expression ')'
+  absl::Status ParseExpression(size_t* pos, CellSource* source, int* row) {
+    if (line_.substr(*pos).starts_with("%x[")) return ParseCell(pos, source, row);
+    size_t end = *pos;
+    while (end < line_.size() && IsIdentChar(line_[end])) ++end;
+    const std::string_view ident = line_.substr(*pos, end - *pos);
+    if (ident.empty() || end >= line_.size() || line_[end] != '(') {
+      return Error("'%x[' or a function call", *pos);
+    }
+    std::optional<CellFunction> f = CellFunctionFromName(ident);
+    if (!f.has_value()) {
+      return Error(absl::StrCat("a function name (", ToAbsl(CellFunctionNameList()), ")"), *pos);
+    }
+    *pos = end + 1;
+    absl::Status s = ParseExpression(pos, source, row);
+    if (!s.ok()) return s;
+    if (*pos >= line_.size() || line_[*pos] != ')') {
+      return Error(absl::StrCat("')' closing ", ToAbsl(ident), "("), *pos);
+    }
+    ++*pos;
+    source->functions.push_back(*f);
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseCell(size_t* pos, CellSource* source, int* row) {
+    size_t p = *pos + 3;  // after "%x["
+    size_t begin = p;
+    if (p < line_.size() && (line_[p] == '-' || line_[p] == '+')) ++p;
+    while (p < line_.size() && IsDigit(line_[p])) ++p;
+    int value = 0;
+    std::string_view digits = line_.substr(begin, p - begin);
+    if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
+    if (!absl::SimpleAtoi(ToAbsl(digits), &value)) return Error("a row offset (an integer) in %x[row,col]", begin);
+    if (value < -kMaxOffset || value > kMaxOffset) {
+      return Error(absl::StrCat("a row offset between -", kMaxOffset, " and ", kMaxOffset), begin);
+    }
+    *row = value;
+    if (p >= line_.size() || line_[p] != ',') return Error("',' after the row offset in %x[row,col]", p);
+    begin = ++p;
+    while (p < line_.size() && IsDigit(line_[p])) ++p;
+    int column = 0;
+    if (p == begin || !absl::SimpleAtoi(ToAbsl(line_.substr(begin, p - begin)), &column) || column > 4096) {
+      return Error("a column index (0-based, non-negative) in %x[row,col]", begin);
+    }
+    source->column = column;
+    if (p >= line_.size() || line_[p] != ']') return Error("']' closing %x[row,col]", p);
+    *pos = p + 1;
+    return absl::OkStatus();
+  }
+
+  int Register(CellSource source) {
+    auto it = std::find(sources_->begin(), sources_->end(), source);
+    if (it != sources_->end()) return static_cast<int>(it - sources_->begin());
+    sources_->push_back(std::move(source));
+    return static_cast<int>(sources_->size()) - 1;
+  }
+
+  std::string_view line_;
+  int line_number_;
+  std::vector<CellSource>* sources_;
+};
+
+}  // namespace
+
+absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
+  FeatureSpec::Impl impl;
+  impl.text = std::string(text);
+  absl::flat_hash_map<std::string, int> name_lines;
+  int line_number = 0;
+  int max_before = 0, max_after = 0;
+  for (absl::string_view raw : absl::StrSplit(ToAbsl(text), '\n')) {
+    ++line_number;
+    std::string_view line = FromAbsl(absl::StripAsciiWhitespace(raw));
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] == 'B') {
+      // CRF++ writes the label bigram as "B" or "B<name>:"; cell-conditioned bigrams are not supported.
+      if (line.find("%x[") != std::string_view::npos) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "template line ", line_number,
+            ": expected a label-bigram template without cell references ('B'), found '", ToAbsl(line),
+            "'"));
+      }
+      impl.has_label_bigram = true;
+      continue;
+    }
+    features::UnigramTemplate tmpl;
+    tmpl.line = line_number;
+    LineParser parser(line, line_number, &impl.sources);
+    absl::StatusOr<std::vector<TemplatePiece>> pieces = parser.Parse();
+    if (!pieces.ok()) return pieces.status();
+    tmpl.pieces = *std::move(pieces);
+    // The name is the literal text before ':' when it precedes any cell reference.
+    if (!tmpl.pieces.empty() && tmpl.pieces[0].source < 0) {
+      const size_t colon = tmpl.pieces[0].literal.find(':');
+      if (colon != std::string::npos) tmpl.name = tmpl.pieces[0].literal.substr(0, colon);
+    }
+    if (!tmpl.name.empty()) {
+      auto [it, inserted] = name_lines.try_emplace(tmpl.name, line_number);
+      if (!inserted) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "template line ", line_number, ": expected a template name not used before, found '",
+            tmpl.name, "' (already used on line ", it->second, ")"));
+      }
+    }
+    for (const TemplatePiece& p : tmpl.pieces) {
+      if (p.source < 0) continue;
+      max_before = std::max(max_before, -p.row);
+      max_after = std::max(max_after, p.row);
+    }
+    impl.templates.push_back(std::move(tmpl));
+  }
+  if (impl.templates.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "template line ", line_number, ": expected at least one unigram template, found none"));
+  }
+  for (const CellSource& s : impl.sources) {
+    impl.num_input_columns = std::max(impl.num_input_columns, s.column + 1);
+  }
+  for (int k = 1; k <= max_before; ++k) impl.before_markers.push_back(absl::StrCat("_B-", k));
+  for (int k = 1; k <= max_after; ++k) impl.after_markers.push_back(absl::StrCat("_B+", k));
+  for (const auto& markers : {impl.before_markers, impl.after_markers}) {
+    for (const std::string& m : markers) impl.longest_marker = std::max(impl.longest_marker, m.size());
+  }
+  for (const features::UnigramTemplate& t : impl.templates) {
+    for (const TemplatePiece& p : t.pieces) {
+      if (p.source < 0) impl.literal_bytes += p.literal.size();
+    }
+  }
+  return impl;
+}
+
+}  // namespace features
+
+namespace {
+const std::shared_ptr<const FeatureSpec::Impl>& EmptyImpl() {
+  static const auto* empty = new std::shared_ptr<const FeatureSpec::Impl>(
+      std::make_shared<const FeatureSpec::Impl>());
+  return *empty;
+}
+}  // namespace
+
+absl::StatusOr<FeatureSpec> FeatureSpec::Parse(std::string_view text) {
+  absl::StatusOr<Impl> impl = features::ParseTemplates(text);
+  if (!impl.ok()) return impl.status();
+  FeatureSpec spec;
+  spec.impl_ = std::make_shared<const Impl>(*std::move(impl));
+  return spec;
+}
+
+const std::string& FeatureSpec::text() const { return impl_->text; }
+int FeatureSpec::num_input_columns() const { return impl_->num_input_columns; }
+bool FeatureSpec::has_label_bigram() const { return impl_->has_label_bigram; }
+int FeatureSpec::num_templates() const { return static_cast<int>(impl_->templates.size()); }
+
+FeatureSpec::FeatureSpec() : impl_(EmptyImpl()) {}
+FeatureSpec::~FeatureSpec() = default;
+FeatureSpec::FeatureSpec(const FeatureSpec&) = default;
+FeatureSpec& FeatureSpec::operator=(const FeatureSpec&) = default;
+// Moves share the immutable Impl so a moved-from spec stays valid (empty impl never dangles).
+FeatureSpec::FeatureSpec(FeatureSpec&& other) noexcept : impl_(other.impl_) {}
+FeatureSpec& FeatureSpec::operator=(FeatureSpec&& other) noexcept {
+  impl_ = other.impl_;
+  return *this;
+}
+
+}  // namespace chaintag

@@ -1,0 +1,61 @@
+// The parsed form of a template set (FeatureSpec::Impl), shared by the parser and the Featurizer.
+#ifndef CHAINTAG_FEATURES_TEMPLATE_H_
+#define CHAINTAG_FEATURES_TEMPLATE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "chaintag/features.h"
+#include "features/functions.h"
+
+namespace chaintag::features {
+
+// One input column with a chain of functions (applied first to last); the Featurizer computes
+// each distinct source once per token per sentence.
+struct CellSource {
+  int column = 0;
+  std::vector<CellFunction> functions;
+  bool operator==(const CellSource&) const = default;
+};
+
+// A template is a sequence of literal text and cell references, concatenated.
+struct TemplatePiece {
+  std::string literal;  // used when source < 0
+  int source = -1;      // index into FeatureSpec::Impl::sources
+  int row = 0;          // position offset
+};
+
+struct UnigramTemplate {
+  int line = 0;          // 1-based line in the template text
+  std::string name;      // text before the first ':' ("U05"), or empty
+  std::vector<TemplatePiece> pieces;
+};
+
+}  // namespace chaintag::features
+
+namespace chaintag {
+
+struct FeatureSpec::Impl {
+  std::string text;
+  std::vector<features::UnigramTemplate> templates;
+  std::vector<features::CellSource> sources;
+  int num_input_columns = 0;
+  bool has_label_bigram = false;
+  // Out-of-sentence markers: before[k-1] = "_B-k", after[k-1] = "_B+k" (CRF++ convention).
+  std::vector<std::string> before_markers;
+  std::vector<std::string> after_markers;
+  // For sizing attribute buffers: literal bytes over all templates and the longest marker.
+  size_t literal_bytes = 0;
+  size_t longest_marker = 0;
+};
+
+namespace features {
+// Parses template text into an Impl (FeatureSpec::Parse wraps this).
+absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text);
+}  // namespace features
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_FEATURES_TEMPLATE_H_

@@ -1,0 +1,53 @@
+#include <string>
+
+#include "chaintag/features.h"
+#include "features/template.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+TEST(PresetTest, AllPresetsParseAndRoundTripThroughText) {
+  ASSERT_EQ(FeatureSpec::PresetNames().size(), 4u);
+  for (const std::string& name : FeatureSpec::PresetNames()) {
+    absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(name);
+    ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
+    EXPECT_TRUE(spec->has_label_bigram()) << name;
+    // Models store the text and re-parse it at load.
+    absl::StatusOr<FeatureSpec> again = FeatureSpec::Parse(spec->text());
+    ASSERT_TRUE(again.ok()) << name;
+    EXPECT_EQ(again->num_templates(), spec->num_templates()) << name;
+  }
+}
+
+TEST(PresetTest, ChunkConllIsTheCrfppTemplate) {
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("chunk-conll");
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec->num_templates(), 19);
+  EXPECT_EQ(spec->num_input_columns(), 2);
+  std::vector<std::string> names;
+  for (const auto& t : spec->impl().templates) names.push_back(t.name);
+  EXPECT_THAT(names, ::testing::ElementsAre("U00", "U01", "U02", "U03", "U04", "U05", "U06", "U10",
+                                            "U11", "U12", "U13", "U14", "U15", "U16", "U17", "U18",
+                                            "U20", "U21", "U22"));
+}
+
+TEST(PresetTest, InputColumns) {
+  EXPECT_EQ(FeatureSpec::Preset("chunk")->num_input_columns(), 2);
+  EXPECT_EQ(FeatureSpec::Preset("np")->num_input_columns(), 2);
+  EXPECT_EQ(FeatureSpec::Preset("pos")->num_input_columns(), 1);  // words only
+  // `chunk` extends the CRF++ set.
+  EXPECT_GT(FeatureSpec::Preset("chunk")->num_templates(), 19);
+  EXPECT_GT(FeatureSpec::Preset("pos")->num_templates(), 19);
+}
+
+TEST(PresetTest, UnknownPresetNamesTheChoices) {
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("ner");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(),
+            "feature preset: expected one of chunk-conll, chunk, np, pos; found 'ner'");
+}
+
+}  // namespace
+}  // namespace chaintag

@@ -1,0 +1,114 @@
+#include "features/template.h"
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "chaintag/features.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ParseError(std::string_view text) {
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(text);
+  EXPECT_FALSE(spec.ok()) << text;
+  return spec.ok() ? "" : std::string(spec.status().message());
+}
+
+TEST(FeatureSpecTest, ParsesCellsLiteralsAndFunctions) {
+  const std::string text =
+      "# a comment\n"
+      "\n"
+      "U00:%x[0,0]\n"
+      "  U01:%x[-1,0]/%x[0,1]  \r\n"
+      "U02:suf3(lower(%x[+2,3]))\n"
+      "B\n";
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(text);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->text(), text);
+  EXPECT_EQ(spec->num_templates(), 3);
+  EXPECT_EQ(spec->num_input_columns(), 4);
+  EXPECT_TRUE(spec->has_label_bigram());
+
+  const FeatureSpec::Impl& impl = spec->impl();
+  ASSERT_EQ(impl.templates.size(), 3u);
+  EXPECT_EQ(impl.templates[0].line, 3);
+  EXPECT_EQ(impl.templates[0].name, "U00");
+  EXPECT_EQ(impl.templates[1].line, 4);
+  // U01: literal "U01:", cell, literal "/", cell.
+  const auto& pieces = impl.templates[1].pieces;
+  ASSERT_EQ(pieces.size(), 4u);
+  EXPECT_EQ(pieces[0].literal, "U01:");
+  EXPECT_EQ(pieces[1].row, -1);
+  EXPECT_EQ(pieces[2].literal, "/");
+  EXPECT_EQ(impl.sources[pieces[3].source].column, 1);
+  const auto& nested = impl.sources[impl.templates[2].pieces[1].source];
+  EXPECT_EQ(nested.column, 3);
+  EXPECT_EQ(impl.templates[2].pieces[1].row, 2);
+  ASSERT_EQ(nested.functions.size(), 2u);
+  EXPECT_EQ(nested.functions[0], features::CellFunction::kLower);  // innermost applied first
+  EXPECT_EQ(nested.functions[1], features::CellFunction::kSuf3);
+  // Identical (column, functions) pairs are shared sources.
+  EXPECT_EQ(impl.templates[0].pieces[1].source, impl.templates[1].pieces[1].source);
+}
+
+TEST(FeatureSpecTest, BigramIsOptionalAndMayCarryAName) {
+  absl::StatusOr<FeatureSpec> without = FeatureSpec::Parse("U00:%x[0,0]\n");
+  ASSERT_TRUE(without.ok());
+  EXPECT_FALSE(without->has_label_bigram());
+  absl::StatusOr<FeatureSpec> named = FeatureSpec::Parse("U00:%x[0,0]\nB01:\n");
+  ASSERT_TRUE(named.ok());
+  EXPECT_TRUE(named->has_label_bigram());
+}
+
+TEST(FeatureSpecTest, TextWithoutCellsIsLiteral) {
+  // A constant template acts as a per-label bias; parentheses after unknown words stay text.
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U99:bias\nU98:f(x)\n");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->num_input_columns(), 0);
+  EXPECT_EQ(spec->impl().templates[1].pieces.size(), 1u);
+  EXPECT_EQ(spec->impl().templates[1].pieces[0].literal, "U98:f(x)");
+}
+
+TEST(FeatureSpecTest, ErrorsNameTheLineAndWhatWasExpected) {
+  EXPECT_EQ(ParseError("U00:%x[0,0]\nU01:%x[0 0]\n"),
+            "template line 2: expected ',' after the row offset in %x[row,col], found ' 0]'");
+  EXPECT_THAT(ParseError("U00:%x[a,0]"), HasSubstr("template line 1: expected a row offset"));
+  EXPECT_THAT(ParseError("U00:%x[0,-1]"),
+              HasSubstr("template line 1: expected a column index (0-based, non-negative)"));
+  EXPECT_THAT(ParseError("U00:%x[0,1"), HasSubstr("expected ']' closing %x[row,col], found end of line"));
+  EXPECT_THAT(ParseError("\n\nU00:upper(%x[0,0])"),
+              HasSubstr("template line 3: expected a function name (lower, pre1"));
+  EXPECT_THAT(ParseError("U00:upper(%x[0,0])"), HasSubstr("found 'upper(%x[0,0])'"));
+  EXPECT_THAT(ParseError("U00:lower(%x[0,0]"), HasSubstr("expected ')' closing lower(, found end of line"));
+  EXPECT_THAT(ParseError("U00:lower(bad)"), HasSubstr("expected '%x[' or a function call, found 'bad)'"));
+  EXPECT_THAT(ParseError("U00:%y[0,0]"), HasSubstr("expected '%x['"));
+  EXPECT_THAT(ParseError("U00:%x[0,0]\nU00:%x[1,0]"),
+              HasSubstr("template line 2: expected a template name not used before, found 'U00' "
+                        "(already used on line 1)"));
+  EXPECT_THAT(ParseError("B:%x[0,0]"),
+              HasSubstr("template line 1: expected a label-bigram template without cell references"));
+  EXPECT_THAT(ParseError("# only comments\nB\n"),
+              HasSubstr("expected at least one unigram template, found none"));
+  EXPECT_THAT(ParseError("U00:%x[100,0]"), HasSubstr("expected a row offset between -64 and 64"));
+}
+
+TEST(FeatureSpecTest, CopiesAndMovesShareTheParsedSpec) {
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U00:%x[0,2]\nB\n");
+  ASSERT_TRUE(spec.ok());
+  FeatureSpec copy = *spec;
+  FeatureSpec moved = std::move(copy);
+  EXPECT_EQ(moved.text(), spec->text());
+  EXPECT_EQ(moved.num_input_columns(), 3);
+  // A moved-from spec stays usable.
+  EXPECT_EQ(copy.num_input_columns(), 3);  // NOLINT(bugprone-use-after-move)
+  FeatureSpec empty;
+  EXPECT_EQ(empty.num_templates(), 0);
+  EXPECT_EQ(empty.text(), "");
+}
+
+}  // namespace
+}  // namespace chaintag
