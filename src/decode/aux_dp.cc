@@ -1,0 +1,360 @@
+// The auxiliary-variable Viterbi engine: Bauer, Nakajima, Mueller, Mathematics 11(12):2628, 2023,
+// Algorithm 1 / Section 4.3, on a chain: cells (position, label, product state).
+#include "chaintag/aux_dp.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+
+namespace chaintag {
+namespace {
+
+// Successor entries are pre-multiplied by the component stride; a dead entry makes any sum
+// negative as long as R < 2^25 and there are fewer than 64 components.
+constexpr int kDead = -(1 << 25);
+constexpr int64_t kMaxStates = int64_t{1} << 25;
+
+absl::Status InfeasibleError(const std::string& what) {
+  return absl::NotFoundError(absl::StrCat("infeasible: ", what));
+}
+
+}  // namespace
+
+bool IsInfeasible(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kNotFound &&
+         absl::StartsWith(status.message(), "infeasible");
+}
+
+void Statistic::FillSuccessors(int position, int num_labels, absl::Span<int> table) const {
+  const int r = NumStates();
+  for (int s = 0; s < r; ++s) {
+    for (int prev = -1; prev < num_labels; ++prev) {
+      int* row = table.data() + (static_cast<size_t>(s) * (num_labels + 1) + prev + 1) * num_labels;
+      for (int y = 0; y < num_labels; ++y) row[y] = Next(s, position, prev, y);
+    }
+  }
+}
+
+absl::Status AuxDpDecoder::Run(const Lattice& lattice,
+                               absl::Span<const Statistic* const> statistics) {
+  lattice_ = &lattice;
+  m_ = lattice.size();
+  n_ = lattice.num_labels();
+  statistics_.assign(statistics.begin(), statistics.end());
+  const int k = static_cast<int>(statistics_.size());
+  if (k >= 64) return absl::InvalidArgumentError("AuxDpDecoder: at most 63 statistics");
+  sizes_.assign(k, 1);
+  strides_.assign(k, 1);
+  position_independent_.assign(k, 0);
+  int64_t r = 1;
+  for (int c = 0; c < k; ++c) {
+    const Statistic* s = statistics_[c];
+    if (s == nullptr) return absl::InvalidArgumentError("AuxDpDecoder: null statistic");
+    const int size = s->NumStates();
+    if (size <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("AuxDpDecoder: statistic ", c, " has ", size, " states; expected >= 1"));
+    }
+    if (absl::Status st = s->Validate(lattice); !st.ok()) return st;
+    sizes_[c] = size;
+    strides_[c] = static_cast<int>(r);
+    r *= size;
+    if (r > kMaxStates) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("AuxDpDecoder: product of statistic state counts exceeds ", kMaxStates));
+    }
+    position_independent_[c] = s->PositionIndependent();
+  }
+  num_states_ = static_cast<int>(r);
+  if (int64_t{m_} * n_ * r > kMaxCells) {
+    return absl::ResourceExhaustedError(absl::StrCat("AuxDpDecoder: M*N*R = ", m_, "*", n_, "*", r,
+                                                     " cells exceeds the limit ", kMaxCells));
+  }
+  zero_row_.assign(n_, 0);
+  row_.assign(n_, 0);
+  // Component states of every product state, so no division happens in the loops.
+  if (int64_t{num_states_} * k > kMaxCells) {
+    return absl::ResourceExhaustedError("AuxDpDecoder: too many product states x statistics");
+  }
+  components_.resize(static_cast<size_t>(num_states_) * k);
+  for (int s = 0; s < num_states_; ++s) {
+    for (int c = 0; c < k; ++c) {
+      components_[static_cast<size_t>(s) * k + c] = (s / strides_[c]) % sizes_[c];
+    }
+  }
+  if (m_ == 0 || n_ == 0) {
+    forward_.clear();
+    return absl::OkStatus();
+  }
+
+  // Successor tables, stride-scaled, built once per sentence (or per position) outside the DP.
+  tables_.resize(k);
+  int64_t table_total = 0;
+  for (int c = 0; c < k; ++c) {
+    const size_t per = static_cast<size_t>(sizes_[c]) * (n_ + 1) * n_;
+    const int copies = position_independent_[c] ? 1 : m_;
+    table_total += static_cast<int64_t>(per) * copies;
+    if (table_total > kMaxCells) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("AuxDpDecoder: successor tables need ", table_total, " entries; limit ",
+                       kMaxCells));
+    }
+    tables_[c].resize(per * copies);
+    for (int t = 0; t < copies; ++t) {
+      absl::Span<int> table(tables_[c].data() + per * t, per);
+      statistics_[c]->FillSuccessors(t, n_, table);
+      for (int& v : table) {
+        if (v == Statistic::kInfeasible) {
+          v = kDead;
+        } else if (v < 0 || v >= sizes_[c]) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("AuxDpDecoder: statistic ", c, " produced state ", v, " at position ", t,
+                           "; expected 0..", sizes_[c] - 1, " or kInfeasible"));
+        } else {
+          v *= strides_[c];
+        }
+      }
+    }
+  }
+
+  const int rr = num_states_;
+  const size_t layer = static_cast<size_t>(n_) * rr;
+  forward_.assign(layer * m_, kNegInf);
+  int initial = 0;
+  for (int c = 0; c < k; ++c) initial += statistics_[c]->Initial() * strides_[c];
+  {
+    int* row = row_.data();
+    ComputeSuccessorRow(0, -1, initial, row);
+    for (int y = 0; y < n_; ++y) {
+      if (row[y] >= 0) forward_[static_cast<size_t>(y) * rr + row[y]] = lattice.start(y) + lattice.unary(0, y);
+    }
+  }
+  const double* trans = lattice.transition_data().data();
+  bool label_only = true;
+  for (const Statistic* st : statistics_) label_only = label_only && !st->DependsOnPreviousLabel();
+  acc_.assign(n_, kNegInf);
+  for (int t = 1; t < m_; ++t) {
+    const double* prev_layer = forward_.data() + layer * (t - 1);
+    double* cur = forward_.data() + layer * t;
+    if (label_only) {
+      // Successors ignore the previous label: per state s the max over prev is a plain Viterbi
+      // step (contiguous, vectorisable), then each (s, y) moves to one successor state.
+      double* acc = acc_.data();
+      for (int st = 0; st < rr; ++st) {
+        bool any = false;
+        for (int y = 0; y < n_; ++y) acc[y] = kNegInf;
+        for (int prev = 0; prev < n_; ++prev) {
+          const double v = prev_layer[static_cast<size_t>(prev) * rr + st];
+          if (v == kNegInf) continue;
+          any = true;
+          const double* trow = trans + static_cast<size_t>(prev) * n_;
+          for (int y = 0; y < n_; ++y) acc[y] = std::max(acc[y], v + trow[y]);
+        }
+        if (!any) continue;
+        const int* next;
+        if (k == 0) {
+          next = zero_row_.data();
+        } else {
+          ComputeSuccessorRow(t, 0, st, row_.data());
+          next = row_.data();
+        }
+        for (int y = 0; y < n_; ++y) {
+          const int ns = next[y];
+          if (ns < 0) continue;
+          double& d = cur[static_cast<size_t>(y) * rr + ns];
+          if (acc[y] > d) d = acc[y];
+        }
+      }
+    } else {
+      for (int prev = 0; prev < n_; ++prev) {
+        const double* prow = prev_layer + static_cast<size_t>(prev) * rr;
+        const double* trow = trans + static_cast<size_t>(prev) * n_;
+        for (int st = 0; st < rr; ++st) {
+          const double v = prow[st];
+          if (v == kNegInf) continue;
+          const int* next;
+          if (k == 1) {
+            next = Table(0, t) + (static_cast<size_t>(st) * (n_ + 1) + prev + 1) * n_;
+          } else {
+            ComputeSuccessorRow(t, prev, st, row_.data());
+            next = row_.data();
+          }
+          for (int y = 0; y < n_; ++y) {
+            const int ns = next[y];
+            if (ns < 0) continue;
+            const double c = v + trow[y];
+            double& d = cur[static_cast<size_t>(y) * rr + ns];
+            if (c > d) d = c;
+          }
+        }
+      }
+    }
+    const double* unary = lattice.unary_row(t).data();
+    for (int y = 0; y < n_; ++y) {
+      double* cell = cur + static_cast<size_t>(y) * rr;
+      const double u = unary[y];
+      for (int s = 0; s < rr; ++s) cell[s] += u;
+    }
+  }
+  return absl::OkStatus();
+}
+
+const int* AuxDpDecoder::Table(int component, int position) const {
+  const size_t per = static_cast<size_t>(sizes_[component]) * (n_ + 1) * n_;
+  return tables_[component].data() + (position_independent_[component] ? 0 : per * position);
+}
+
+void AuxDpDecoder::ComputeSuccessorRow(int position, int prev_label, int state, int* row) const {
+  const int k = static_cast<int>(statistics_.size());
+  if (k == 0) {
+    for (int y = 0; y < n_; ++y) row[y] = 0;
+    return;
+  }
+  const int* comp = components_.data() + static_cast<size_t>(state) * k;
+  for (int c = 0; c < k; ++c) {
+    const int* t =
+        Table(c, position) + (static_cast<size_t>(comp[c]) * (n_ + 1) + prev_label + 1) * n_;
+    if (c == 0) {
+      for (int y = 0; y < n_; ++y) row[y] = t[y];
+    } else {
+      for (int y = 0; y < n_; ++y) row[y] += t[y];
+    }
+  }
+}
+
+int AuxDpDecoder::Successor(int position, int prev_label, int state, int label) const {
+  const size_t k = statistics_.size();
+  const int* comp = components_.data() + state * k;
+  int sum = 0;
+  for (size_t c = 0; c < k; ++c) {
+    sum += Table(c, position)[(static_cast<size_t>(comp[c]) * (n_ + 1) + prev_label + 1) * n_ + label];
+  }
+  return sum;
+}
+
+bool AuxDpDecoder::AllAccept(int state) const {
+  for (size_t c = 0; c < statistics_.size(); ++c) {
+    if (!statistics_[c]->Accepts(ComponentState(state, c))) return false;
+  }
+  return true;
+}
+
+double AuxDpDecoder::CellScore(int last_label, int state) const {
+  if (m_ == 0) return kNegInf;
+  const double v =
+      forward_[(static_cast<size_t>(m_ - 1) * n_ + last_label) * num_states_ + state];
+  return v == kNegInf ? kNegInf : v + lattice_->end(last_label);
+}
+
+absl::Status AuxDpDecoder::Backtrace(int last_label, std::vector<char> states, Labeling* out) {
+  const int rr = num_states_;
+  out->labels.assign(m_, 0);
+  out->labels[m_ - 1] = last_label;
+  std::vector<char> next_states(rr, 0);
+  for (int t = m_ - 1; t >= 1; --t) {
+    const int y = out->labels[t];
+    const double u = lattice_->unary(t, y);
+    const double* target = forward_.data() + (static_cast<size_t>(t) * n_ + y) * rr;
+    std::fill(next_states.begin(), next_states.end(), 0);
+    bool found = false;
+    // Smallest previous label first: any state on an optimal path qualifies, so keep them all.
+    for (int prev = 0; prev < n_ && !found; ++prev) {
+      const double* prow = forward_.data() + (static_cast<size_t>(t - 1) * n_ + prev) * rr;
+      const double tr = lattice_->transition(prev, y);
+      for (int s = 0; s < rr; ++s) {
+        const double v = prow[s];
+        if (v == kNegInf) continue;
+        const int ns = Successor(t, prev, s, y);
+        if (ns < 0 || !states[ns]) continue;
+        if ((v + tr) + u == target[ns]) {
+          next_states[s] = 1;
+          found = true;
+        }
+      }
+      if (found) out->labels[t - 1] = prev;
+    }
+    if (!found) return absl::InternalError("AuxDpDecoder: back-trace lost the optimal path");
+    states.swap(next_states);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Labeling> AuxDpDecoder::Best(const FinalObjective& h, int* final_state) {
+  if (lattice_ == nullptr) return absl::FailedPreconditionError("AuxDpDecoder: Run first");
+  int initial = 0;
+  for (size_t c = 0; c < statistics_.size(); ++c) initial += statistics_[c]->Initial() * strides_[c];
+  if (m_ == 0) {
+    const double hv = h(0.0, initial);
+    if (!(hv > kNegInf)) return InfeasibleError("the empty labeling is rejected");
+    if (final_state != nullptr) *final_state = initial;
+    return Labeling{};
+  }
+  if (n_ == 0) return absl::InvalidArgumentError("AuxDpDecoder: lattice has no labels");
+  const int rr = num_states_;
+  double best_h = kNegInf;
+  double best_f = kNegInf;
+  int best_y = -1;
+  for (int y = 0; y < n_; ++y) {
+    for (int s = 0; s < rr; ++s) {
+      const double f = CellScore(y, s);
+      if (f == kNegInf) continue;
+      const double hv = h(f, s);
+      if (!(hv > kNegInf)) continue;
+      if (best_y < 0 || hv > best_h || (hv == best_h && f > best_f)) {
+        best_h = hv;
+        best_f = f;
+        best_y = y;
+      }
+    }
+  }
+  if (best_y < 0) return InfeasibleError("no labeling satisfies the constraints");
+  std::vector<char> states(rr, 0);
+  for (int s = 0; s < rr; ++s) {
+    const double f = CellScore(best_y, s);
+    if (f == best_f && h(f, s) == best_h) states[s] = 1;
+  }
+  Labeling out;
+  if (absl::Status st = Backtrace(best_y, std::move(states), &out); !st.ok()) return st;
+  out.score = best_f;
+  if (final_state != nullptr) {
+    int s = initial;
+    for (int t = 0; t < m_; ++t) s = Successor(t, t == 0 ? -1 : out.labels[t - 1], s, out.labels[t]);
+    *final_state = s;
+  }
+  return out;
+}
+
+absl::StatusOr<Labeling> AuxDpDecoder::BestAccepted(int* final_state) {
+  return Best([this](double f, int s) { return AllAccept(s) ? f : kNegInf; }, final_state);
+}
+
+absl::StatusOr<Labeling> AuxDpDecoder::BestInCell(int last_label, int state) {
+  if (lattice_ == nullptr) return absl::FailedPreconditionError("AuxDpDecoder: Run first");
+  if (m_ == 0 || last_label < 0 || last_label >= n_ || state < 0 || state >= num_states_) {
+    return absl::InvalidArgumentError("AuxDpDecoder::BestInCell: no such cell");
+  }
+  const double f = CellScore(last_label, state);
+  if (f == kNegInf) return InfeasibleError("the cell is unreachable");
+  std::vector<char> states(num_states_, 0);
+  states[state] = 1;
+  Labeling out;
+  if (absl::Status st = Backtrace(last_label, std::move(states), &out); !st.ok()) return st;
+  out.score = f;
+  return out;
+}
+
+absl::StatusOr<Labeling> ConstrainedDecode(const Lattice& lattice,
+                                           absl::Span<const Statistic* const> constraints,
+                                           AuxDpDecoder* decoder) {
+  AuxDpDecoder local;
+  AuxDpDecoder& d = decoder != nullptr ? *decoder : local;
+  if (absl::Status st = d.Run(lattice, constraints); !st.ok()) return st;
+  return d.BestAccepted();
+}
+
+}  // namespace chaintag

@@ -1,0 +1,190 @@
+// Exact k-best, exclusion and diverse k-best on the product lattice of the AuxDp engine.
+// K-best enumerates deviations from best paths lazily (Eppstein, SIAM J. Comput. 28(2), 1998;
+// Huang & Chiang, IWPT 2005, Alg. 3), with the exact forward Viterbi scores as completion values.
+#include <algorithm>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "chaintag/aux_dp.h"
+
+namespace chaintag {
+
+AuxDpDecoder::Node* AuxDpDecoder::GetNode(int position, int label, int state) {
+  const int64_t key =
+      (static_cast<int64_t>(position) * n_ + label) * num_states_ + state;
+  // Few distinct nodes are touched (the k paths share most of them), so memoise them.
+  auto [it, inserted] = nodes_.try_emplace(key, nullptr);
+  if (!inserted) return it->second;
+  auto node = std::make_unique<Node>();
+  const int rr = num_states_;
+  if (position == m_) {
+    for (int y = 0; y < n_; ++y) {
+      for (int s = 0; s < rr; ++s) {
+        const double f = CellScore(y, s);
+        if (f != kNegInf && AllAccept(s)) node->candidates.push_back({f, y, s});
+      }
+    }
+  } else if (position > 0) {
+    for (int prev = 0; prev < n_; ++prev) {
+      const double* prow = forward_.data() + (static_cast<size_t>(position - 1) * n_ + prev) * rr;
+      const double tr = lattice_->transition(prev, label);
+      for (int s = 0; s < rr; ++s) {
+        if (prow[s] == kNegInf) continue;
+        const double v = prow[s] + tr;
+        if (v == kNegInf || Successor(position, prev, s, label) != state) continue;
+        node->candidates.push_back({v, prev, s});
+      }
+    }
+  }
+  std::stable_sort(node->candidates.begin(), node->candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.value > b.value; });
+  Node* raw = node.get();
+  node_pool_.push_back(std::move(node));
+  it->second = raw;
+  return raw;
+}
+
+void AuxDpDecoder::CompletePath(Path* path, int position, int label, int state) {
+  // Follows the best candidate of every node from (position, label, state) down to position 0.
+  path->labels[position] = label;
+  path->states[position] = state;
+  for (int t = position; t >= 1; --t) {
+    const Candidate& c = GetNode(t, path->labels[t], path->states[t])->candidates.front();
+    path->labels[t - 1] = c.label;
+    path->states[t - 1] = c.state;
+  }
+}
+
+absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::KBest(int k) {
+  if (lattice_ == nullptr) return absl::FailedPreconditionError("AuxDpDecoder: Run first");
+  std::vector<Labeling> out;
+  if (k <= 0) return out;
+  if (m_ == 0) {
+    int initial = 0;
+    for (size_t c = 0; c < statistics_.size(); ++c) initial += statistics_[c]->Initial() * strides_[c];
+    if (!AllAccept(initial)) return absl::NotFoundError("infeasible: the empty labeling is rejected");
+    out.push_back(Labeling{});
+    return out;
+  }
+  node_pool_.clear();
+  nodes_.clear();
+  Node* sink = GetNode(m_, 0, 0);
+  if (sink->candidates.empty()) {
+    return absl::NotFoundError("infeasible: no labeling satisfies the constraints");
+  }
+  // A heap item makes a new path from `parent` by taking candidate `rank` at `level` (the node at
+  // position `level`, or the sink when level == M) and the best candidates below it.
+  struct Item {
+    double score;
+    int64_t seq;  // insertion order breaks score ties deterministically
+    int parent;
+    int level;
+    int rank;
+  };
+  auto worse = [](const Item& a, const Item& b) {
+    return a.score < b.score || (a.score == b.score && a.seq > b.seq);
+  };
+  std::priority_queue<Item, std::vector<Item>, decltype(worse)> heap(worse);
+  int64_t seq = 0;
+  std::vector<Path> paths;
+  paths.reserve(k);
+  heap.push({sink->candidates[0].value, seq++, -1, m_, 0});
+  while (!heap.empty() && static_cast<int>(out.size()) < k) {
+    const Item item = heap.top();
+    heap.pop();
+    Path path;
+    path.score = item.score;
+    path.deviation_level = item.level;
+    path.labels.assign(m_, 0);
+    path.states.assign(m_, 0);
+    Node* node;
+    if (item.level == m_) {
+      node = sink;
+    } else {
+      const Path& parent = paths[item.parent];
+      std::copy(parent.labels.begin() + item.level, parent.labels.end(),
+                path.labels.begin() + item.level);
+      std::copy(parent.states.begin() + item.level, parent.states.end(),
+                path.states.begin() + item.level);
+      node = GetNode(item.level, parent.labels[item.level], parent.states[item.level]);
+    }
+    const Candidate chosen = node->candidates[item.rank];
+    if (item.rank + 1 < static_cast<int>(node->candidates.size())) {
+      heap.push({item.score - chosen.value + node->candidates[item.rank + 1].value, seq++,
+                 item.parent, item.level, item.rank + 1});
+    }
+    CompletePath(&path, item.level - 1, chosen.label, chosen.state);
+    paths.push_back(std::move(path));
+    const int id = static_cast<int>(paths.size()) - 1;
+    const Path& p = paths[id];
+    for (int level = p.deviation_level - 1; level >= 1; --level) {
+      const Node* below = GetNode(level, p.labels[level], p.states[level]);
+      if (below->candidates.size() < 2) continue;
+      heap.push({p.score - below->candidates[0].value + below->candidates[1].value, seq++, id,
+                 level, 1});
+    }
+    Labeling labeling;
+    labeling.labels = p.labels;
+    labeling.score = lattice_->Score(labeling.labels);
+    out.push_back(std::move(labeling));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<Labeling>> KBestDecode(const Lattice& lattice, int k,
+                                                  absl::Span<const Statistic* const> constraints,
+                                                  AuxDpDecoder* decoder) {
+  AuxDpDecoder local;
+  AuxDpDecoder& d = decoder != nullptr ? *decoder : local;
+  if (absl::Status st = d.Run(lattice, constraints); !st.ok()) return st;
+  return d.KBest(k);
+}
+
+absl::StatusOr<Labeling> ExclusionDecode(const Lattice& lattice,
+                                         const std::vector<std::vector<int>>& excluded,
+                                         absl::Span<const Statistic* const> constraints,
+                                         AuxDpDecoder* decoder) {
+  // Among the |excluded| + 1 best labelings at least one is not excluded: exact and cheap.
+  absl::StatusOr<std::vector<Labeling>> best =
+      KBestDecode(lattice, static_cast<int>(excluded.size()) + 1, constraints, decoder);
+  if (!best.ok()) return best.status();
+  for (Labeling& l : *best) {
+    if (std::find(excluded.begin(), excluded.end(), l.labels) == excluded.end()) return std::move(l);
+  }
+  return absl::NotFoundError("infeasible: every labeling satisfying the constraints is excluded");
+}
+
+absl::StatusOr<std::vector<Labeling>> DiverseKBest(const Lattice& lattice, int k, int min_distance,
+                                                   absl::Span<const Statistic* const> constraints,
+                                                   const ChunkTable* chunks,
+                                                   AuxDpDecoder* decoder) {
+  AuxDpDecoder local;
+  AuxDpDecoder& d = decoder != nullptr ? *decoder : local;
+  std::vector<Labeling> out;
+  std::vector<std::unique_ptr<Statistic>> distances;
+  std::vector<const Statistic*> stats(constraints.begin(), constraints.end());
+  for (int j = 0; j < k; ++j) {
+    if (absl::Status st = d.Run(lattice, stats); !st.ok()) return st;
+    absl::StatusOr<Labeling> next = d.BestAccepted();
+    if (!next.ok()) {
+      if (IsInfeasible(next.status()) && j > 0) break;  // no further labeling is far enough away
+      return next.status();
+    }
+    if (chunks != nullptr) {
+      distances.push_back(
+          std::make_unique<ChunkDistanceStatistic>(*chunks, next->labels, min_distance));
+    } else {
+      distances.push_back(std::make_unique<HammingDistanceStatistic>(next->labels, min_distance));
+    }
+    stats.push_back(distances.back().get());
+    out.push_back(*std::move(next));
+    if (lattice.size() == 0) break;  // only one labeling exists
+  }
+  return out;
+}
+
+}  // namespace chaintag

@@ -1,0 +1,343 @@
+// Score-range decoding: the chain score quantised as an auxiliary statistic (Bauer, Nakajima,
+// Mueller 2023, Sec. 4.3), with states pruned by backward max/min completion bounds and merged
+// into one "free" state once every completion is guaranteed to land in range.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "chaintag/aux_dp.h"
+
+namespace chaintag {
+namespace {
+
+constexpr int64_t kNoIncrement = std::numeric_limits<int64_t>::min();
+constexpr double kPosInf = std::numeric_limits<double>::infinity();
+
+// Clamps a real quantisation index into a range where int64 arithmetic cannot overflow.
+int64_t ClampIndex(double v) {
+  constexpr double kLimit = 4.0e18;
+  if (std::isnan(v)) return 0;
+  return static_cast<int64_t>(std::clamp(v, -kLimit, kLimit));
+}
+
+struct Interval {
+  int64_t lo;
+  int64_t hi;
+};
+
+}  // namespace
+
+// Per-position live intervals of quantised partials and the id of each interval's first value.
+struct ScoreRangeLayout {
+  std::vector<std::vector<Interval>> intervals;  // M, sorted, disjoint
+  std::vector<std::vector<int>> first_id;        // M, parallel to intervals
+  std::vector<int64_t> klo, khi, flo, fhi;       // M x N live and free bounds per cell
+  std::vector<char> dead;                        // M x N: no finite completion
+};
+
+absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create(
+    const Lattice& lattice, double lower, double upper, double resolution, int max_states) {
+  if (!(lower <= upper)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("score range ", lower, "..", upper, ": expected lower <= upper"));
+  }
+  if (!(resolution > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("score resolution ", resolution, ": expected a positive number"));
+  }
+  std::unique_ptr<ScoreRangeStatistic> s(new ScoreRangeStatistic());
+  const int m = lattice.size();
+  const int n = lattice.num_labels();
+  s->m_ = m;
+  s->n_ = n;
+  s->lower_ = lower;
+  s->upper_ = upper;
+  auto layout_ptr = std::make_shared<ScoreRangeLayout>();
+  s->layout_ = layout_ptr;
+  double r = resolution;
+  // The guarantee needs upper - lower >= M * r (see aux_dp.h), so narrow ranges refine r.
+  if (m > 0 && upper - lower < m * r * (1 + 1e-9)) {
+    r = (upper - lower) / (m * (1 + 1e-6));
+    if (!(r > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "score range ", lower, "..", upper, ": expected upper > lower (zero width)"));
+    }
+  }
+  s->resolution_ = r;
+  if (m == 0 || n == 0) {
+    s->num_states_ = 2;
+    return s;
+  }
+
+  // Exact increments per (t, prev, y); the end score is folded into position M-1.
+  auto increment = [&](int t, int prev, int y) {
+    double v = t == 0 ? lattice.start(y) : lattice.transition(prev, y);
+    v += lattice.unary(t, y);
+    if (t == m - 1) v += lattice.end(y);
+    return v;
+  };
+  const size_t per_t = static_cast<size_t>(n + 1) * n;
+  s->increment_.assign(per_t * m, kNoIncrement);
+  for (int t = 0; t < m; ++t) {
+    for (int prev = (t == 0 ? -1 : 0); prev < (t == 0 ? 0 : n); ++prev) {
+      for (int y = 0; y < n; ++y) {
+        const double v = increment(t, prev, y);
+        if (std::isfinite(v)) {
+          s->increment_[per_t * t + static_cast<size_t>(prev + 1) * n + y] =
+              ClampIndex(std::nearbyint(v / r));
+        }
+      }
+    }
+  }
+  // Exact max / min score of the rest of the chain after (t, y) (backward Viterbi both ways).
+  s->best_rest_.assign(static_cast<size_t>(m) * n, kNegInf);
+  s->worst_rest_.assign(static_cast<size_t>(m) * n, kPosInf);
+  for (int y = 0; y < n; ++y) {
+    s->best_rest_[static_cast<size_t>(m - 1) * n + y] = 0.0;
+    s->worst_rest_[static_cast<size_t>(m - 1) * n + y] = 0.0;
+  }
+  for (int t = m - 2; t >= 0; --t) {
+    for (int y = 0; y < n; ++y) {
+      double best = kNegInf, worst = kPosInf;
+      for (int z = 0; z < n; ++z) {
+        const double inc = increment(t + 1, y, z);
+        const double b = s->best_rest_[static_cast<size_t>(t + 1) * n + z];
+        if (!std::isfinite(inc) || b == kNegInf) continue;
+        best = std::max(best, inc + b);
+        worst = std::min(worst, inc + s->worst_rest_[static_cast<size_t>(t + 1) * n + z]);
+      }
+      s->best_rest_[static_cast<size_t>(t) * n + y] = best;
+      s->worst_rest_[static_cast<size_t>(t) * n + y] = worst;
+    }
+  }
+  // Exact max / min prefix score up to (t, y) (forward Viterbi both ways) bounds reachable partials.
+  std::vector<double> best_prefix(static_cast<size_t>(m) * n, kNegInf);
+  std::vector<double> worst_prefix(static_cast<size_t>(m) * n, kPosInf);
+  for (int y = 0; y < n; ++y) {
+    const double inc = increment(0, -1, y);
+    if (std::isfinite(inc)) best_prefix[y] = worst_prefix[y] = inc;
+  }
+  for (int t = 1; t < m; ++t) {
+    for (int y = 0; y < n; ++y) {
+      double best = kNegInf, worst = kPosInf;
+      for (int p = 0; p < n; ++p) {
+        const double inc = increment(t, p, y);
+        const double b = best_prefix[static_cast<size_t>(t - 1) * n + p];
+        if (!std::isfinite(inc) || b == kNegInf) continue;
+        best = std::max(best, b + inc);
+        worst = std::min(worst, worst_prefix[static_cast<size_t>(t - 1) * n + p] + inc);
+      }
+      best_prefix[static_cast<size_t>(t) * n + y] = best;
+      worst_prefix[static_cast<size_t>(t) * n + y] = worst;
+    }
+  }
+  ScoreRangeLayout& layout = *layout_ptr;
+  const size_t cells = static_cast<size_t>(m) * n;
+  layout.klo.assign(cells, 0);
+  layout.khi.assign(cells, -1);
+  layout.flo.assign(cells, 1);
+  layout.fhi.assign(cells, 0);
+  layout.dead.assign(cells, 1);
+  layout.intervals.assign(m, {});
+  layout.first_id.assign(m, {});
+  int max_width = 1;
+  for (int t = 0; t < m; ++t) {
+    const double err = s->ErrorBound(t);
+    std::vector<Interval> live;
+    for (int y = 0; y < n; ++y) {
+      const size_t i = static_cast<size_t>(t) * n + y;
+      const double best = s->best_rest_[i], worst = s->worst_rest_[i];
+      if (best == kNegInf || best_prefix[i] == kNegInf) continue;
+      layout.dead[i] = 0;
+      // Partial P lies within err of k*r; the final score is P + rest, rest in [worst, best].
+      layout.klo[i] = ClampIndex(std::ceil((lower - err - best) / r));
+      layout.khi[i] = ClampIndex(std::floor((upper + err - worst) / r));
+      layout.flo[i] = ClampIndex(std::ceil((lower + err - worst) / r));
+      layout.fhi[i] = ClampIndex(std::floor((upper - err - best) / r));
+      // Quantised partials of reachable prefixes lie within err of an exact prefix score.
+      layout.klo[i] = std::max(layout.klo[i], ClampIndex(std::ceil((worst_prefix[i] - err) / r)));
+      layout.khi[i] = std::min(layout.khi[i], ClampIndex(std::floor((best_prefix[i] + err) / r)));
+      const int64_t lo = layout.klo[i], hi = layout.khi[i];
+      if (lo > hi) continue;
+      if (layout.flo[i] <= layout.fhi[i]) {
+        if (lo <= layout.flo[i] - 1) live.push_back({lo, std::min(hi, layout.flo[i] - 1)});
+        if (layout.fhi[i] + 1 <= hi) live.push_back({std::max(lo, layout.fhi[i] + 1), hi});
+      } else {
+        live.push_back({lo, hi});
+      }
+    }
+    std::sort(live.begin(), live.end(), [](const Interval& a, const Interval& b) { return a.lo < b.lo; });
+    std::vector<Interval>& merged = layout.intervals[t];
+    for (const Interval& iv : live) {
+      if (!merged.empty() && iv.lo <= merged.back().hi + 1) {
+        merged.back().hi = std::max(merged.back().hi, iv.hi);
+      } else {
+        merged.push_back(iv);
+      }
+    }
+    int64_t width = 0;
+    for (const Interval& iv : merged) {
+      layout.first_id[t].push_back(static_cast<int>(1 + width));
+      width += iv.hi - iv.lo + 1;
+      if (width > max_states) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "score range ", lower, "..", upper, " at resolution ", r, " needs more than ",
+            max_states, " states at position ", t, "; use a coarser --score-resolution"));
+      }
+    }
+    max_width = std::max<int>(max_width, static_cast<int>(width));
+  }
+  s->num_states_ = 1 + max_width;
+  return s;
+}
+
+double ScoreRangeStatistic::ErrorBound(int position) const {
+  // One rounding of at most r/2 per position so far; the factor absorbs floating-point noise.
+  return (position + 1) * resolution_ * 0.5 * (1 + 1e-9);
+}
+
+int ScoreRangeStatistic::Classify(int position, int label, int64_t k) const {
+  const ScoreRangeLayout& layout = *layout_;
+  const size_t i = static_cast<size_t>(position) * n_ + label;
+  if (layout.dead[i] || k < layout.klo[i] || k > layout.khi[i]) return kInfeasible;
+  if (k >= layout.flo[i] && k <= layout.fhi[i]) return kFree;
+  const std::vector<Interval>& ivs = layout.intervals[position];
+  auto it = std::upper_bound(ivs.begin(), ivs.end(), k,
+                             [](int64_t v, const Interval& iv) { return v < iv.lo; });
+  if (it == ivs.begin()) return kInfeasible;
+  --it;
+  if (k > it->hi) return kInfeasible;
+  return layout.first_id[position][it - ivs.begin()] + static_cast<int>(k - it->lo);
+}
+
+int ScoreRangeStatistic::Next(int state, int position, int prev_label, int label) const {
+  if (m_ == 0) return kFree;
+  const int64_t inc =
+      increment_[static_cast<size_t>(n_ + 1) * n_ * position + static_cast<size_t>(prev_label + 1) * n_ + label];
+  if (inc == kNoIncrement) return kInfeasible;
+  if (position == 0) return Classify(0, label, inc);  // the state before position 0 means k = 0
+  if (state == kFree) {
+    return layout_->dead[static_cast<size_t>(position) * n_ + label] ? kInfeasible : kFree;
+  }
+  const std::vector<Interval>& ivs = layout_->intervals[position - 1];
+  const std::vector<int>& first = layout_->first_id[position - 1];
+  // Map the id back to its quantised partial at position - 1.
+  auto it = std::upper_bound(first.begin(), first.end(), state);
+  if (it == first.begin()) return kInfeasible;
+  const size_t j = (it - first.begin()) - 1;
+  const int64_t k_prev = ivs[j].lo + (state - first[j]);
+  if (k_prev > ivs[j].hi) return kInfeasible;
+  return Classify(position, label, k_prev + inc);
+}
+
+absl::Status ScoreRangeStatistic::Validate(const Lattice& lattice) const {
+  if (lattice.size() != m_ || lattice.num_labels() != n_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ScoreRangeStatistic: built for a ", m_, " x ", n_, " lattice; got ",
+                     lattice.size(), " x ", lattice.num_labels()));
+  }
+  return absl::OkStatus();
+}
+
+void ScoreRangeStatistic::FillSuccessors(int position, int num_labels, absl::Span<int> table) const {
+  for (int s = 0; s < num_states_; ++s) {
+    for (int prev = -1; prev < num_labels; ++prev) {
+      int* row = table.data() + (static_cast<size_t>(s) * (num_labels + 1) + prev + 1) * num_labels;
+      for (int y = 0; y < num_labels; ++y) row[y] = ScoreRangeStatistic::Next(s, position, prev, y);
+    }
+  }
+}
+
+absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, double upper,
+                                          double resolution,
+                                          absl::Span<const Statistic* const> constraints,
+                                          double* used_resolution, int max_states) {
+  // Keep the successor tables (M x R x (N+1) x N) and cells within the engine's limits.
+  const int64_t per_state = std::max<int64_t>(
+      1, int64_t{std::max(lattice.size(), 1)} * (lattice.num_labels() + 1) *
+             std::max(lattice.num_labels(), 1));
+  int64_t other_states = 1;
+  for (const Statistic* c : constraints) other_states *= std::max(c->NumStates(), 1);
+  const int64_t fit = AuxDpDecoder::kMaxCells / per_state / std::max<int64_t>(other_states, 1);
+  max_states = static_cast<int>(std::min<int64_t>(max_states, std::max<int64_t>(fit, 2)));
+  absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> range =
+      ScoreRangeStatistic::Create(lattice, lower, upper, resolution, max_states);
+  // Coarsen until the state space fits: the guarantee then holds at the coarser resolution.
+  for (int attempt = 0; attempt < 60 && !range.ok() &&
+                        range.status().code() == absl::StatusCode::kResourceExhausted;
+       ++attempt) {
+    resolution *= 2;
+    range = ScoreRangeStatistic::Create(lattice, lower, upper, resolution, max_states);
+  }
+  if (!range.ok()) return range.status();
+  if (used_resolution != nullptr) *used_resolution = (*range)->resolution();
+  if (lattice.size() == 0) {
+    if (!(lower <= 0.0 && 0.0 <= upper)) {
+      return absl::NotFoundError("infeasible: the empty labeling scores 0, outside the range");
+    }
+    return ConstrainedDecode(lattice, constraints);
+  }
+  std::vector<const Statistic*> stats(constraints.begin(), constraints.end());
+  stats.push_back(range->get());
+  AuxDpDecoder best;
+  if (absl::Status st = best.Run(lattice, stats); !st.ok()) return st;
+  // Max per state by the DP above; min per state by the same DP on negated scores.
+  Lattice negated = lattice;
+  const int m = lattice.size(), n = lattice.num_labels();
+  auto neg = [](double v) { return v == kNegInf ? kNegInf : -v; };
+  for (int t = 0; t < m; ++t)
+    for (int y = 0; y < n; ++y) negated.unary(t, y) = neg(lattice.unary(t, y));
+  for (int p = 0; p < n; ++p)
+    for (int y = 0; y < n; ++y) negated.transition(p, y) = neg(lattice.transition(p, y));
+  for (int y = 0; y < n; ++y) {
+    negated.start(y) = neg(lattice.start(y));
+    negated.end(y) = neg(lattice.end(y));
+  }
+  AuxDpDecoder worst;
+  if (absl::Status st = worst.Run(negated, stats); !st.ok()) return st;
+
+  struct Candidate {
+    double score;
+    int label;
+    int state;
+    bool from_max;
+  };
+  std::vector<Candidate> candidates;
+  for (int y = 0; y < n; ++y) {
+    for (int s = 0; s < best.num_states(); ++s) {
+      if (!best.AllAccept(s)) continue;
+      const double hi = best.CellScore(y, s);
+      if (hi == kNegInf) continue;
+      if (hi >= lower && hi <= upper) {
+        candidates.push_back({hi, y, s, true});
+      } else if (hi > upper) {
+        // All labelings of a state lie within M*r of each other, so its minimum is then in
+        // range whenever any of them is (the guarantee in aux_dp.h).
+        const double g = worst.CellScore(y, s);
+        if (g != kNegInf && -g >= lower && -g <= upper) candidates.push_back({-g, y, s, false});
+      }
+    }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+  for (const Candidate& c : candidates) {
+    absl::StatusOr<Labeling> l =
+        c.from_max ? best.BestInCell(c.label, c.state) : worst.BestInCell(c.label, c.state);
+    if (!l.ok()) return l.status();
+    const double exact = lattice.Score(l->labels);
+    if (exact >= lower && exact <= upper) {  // checked on the exact score, never trusted
+      l->score = exact;
+      return l;
+    }
+  }
+  return absl::NotFoundError(
+      absl::StrCat("infeasible: no labeling scores within ", lower, "..", upper));
+}
+
+}  // namespace chaintag

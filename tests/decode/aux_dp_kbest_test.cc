@@ -1,0 +1,195 @@
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "chaintag/aux_dp.h"
+#include "chaintag/chunks.h"
+#include "chaintag/decode.h"
+#include "decode/brute_force.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using testing::ChunkLabels;
+using testing::ForEachLabeling;
+using testing::MakeConstraint;
+using testing::Names;
+using testing::RandomConstraint;
+using testing::RandomLattice;
+using testing::ReverseLexLess;
+
+struct Scored {
+  std::vector<int> labels;
+  double score;
+};
+
+// All labelings with finite score satisfying `constraints`, best first.
+std::vector<Scored> Enumerate(const Lattice& lattice,
+                              const std::vector<RandomConstraint>& constraints) {
+  std::vector<Scored> all;
+  ForEachLabeling(lattice.size(), lattice.num_labels(), [&](const std::vector<int>& y) {
+    const double s = lattice.Score(y);
+    if (s == kNegInf) return;
+    for (const RandomConstraint& c : constraints)
+      if (!c.holds(y)) return;
+    all.push_back({y, s});
+  });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Scored& a, const Scored& b) { return a.score > b.score; });
+  return all;
+}
+
+// k-best equals the top K of the sorted enumeration: same scores, same sequences where the score
+// is not tied, all distinct and all satisfying the constraints.
+TEST(KBestTest, MatchesSortedEnumeration) {
+  std::mt19937 rng(41);
+  AuxDpDecoder decoder;
+  for (int trial = 0; trial < 1500; ++trial) {
+    const int m = 1 + trial % 6;
+    const int n = 1 + (trial / 6) % 4;
+    const bool integral = trial % 4 == 0;
+    Lattice lattice = RandomLattice(rng, m, n, integral, trial % 3 == 0 ? 0.2 : 0.0);
+    const std::vector<std::string> names = ChunkLabels(n);
+    ChunkTable chunks(names);
+    std::vector<RandomConstraint> constraints;
+    std::vector<const Statistic*> stats;
+    const int count = std::uniform_int_distribution<int>(0, 2)(rng);
+    for (int i = 0; i < count; ++i) {
+      constraints.push_back(MakeConstraint(rng, m, n, chunks, names));
+      stats.push_back(constraints.back().statistic.get());
+    }
+    const int k = std::uniform_int_distribution<int>(1, 12)(rng);
+    const std::vector<Scored> all = Enumerate(lattice, constraints);
+    auto got = KBestDecode(lattice, k, stats, &decoder);
+    if (all.empty()) {
+      EXPECT_TRUE(IsInfeasible(got.status())) << got.status() << " trial " << trial;
+      continue;
+    }
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), std::min<size_t>(k, all.size())) << "trial " << trial;
+    for (size_t i = 0; i < got->size(); ++i) {
+      const Labeling& l = (*got)[i];
+      EXPECT_NEAR(l.score, all[i].score, 1e-9) << "trial " << trial << " rank " << i;
+      EXPECT_EQ(l.score, lattice.Score(l.labels));
+      for (const RandomConstraint& c : constraints) EXPECT_TRUE(c.holds(l.labels));
+      for (size_t j = 0; j < i; ++j) EXPECT_NE(l.labels, (*got)[j].labels);
+      const bool tied = (i > 0 && all[i - 1].score == all[i].score) ||
+                        (i + 1 < all.size() && all[i + 1].score == all[i].score);
+      if (!tied && !integral) {
+        EXPECT_EQ(l.labels, all[i].labels) << "trial " << trial << " rank " << i;
+      }
+    }
+  }
+}
+
+TEST(KBestTest, AllLabelingsInOrderWhenKIsLarge) {
+  std::mt19937 rng(2);
+  Lattice lattice = RandomLattice(rng, 4, 3, false, 0.0);
+  auto got = KBestDecode(lattice, 1000);
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), 81u);
+  for (size_t i = 1; i < got->size(); ++i) EXPECT_GE((*got)[i - 1].score, (*got)[i].score);
+}
+
+TEST(ExclusionTest, BestNotExcludedMatchesEnumeration) {
+  std::mt19937 rng(8);
+  for (int trial = 0; trial < 800; ++trial) {
+    const int m = 1 + trial % 6;
+    const int n = 1 + (trial / 6) % 4;
+    Lattice lattice = RandomLattice(rng, m, n, false, 0.1);
+    const std::vector<Scored> all = Enumerate(lattice, {});
+    std::vector<std::vector<int>> excluded;
+    // Exclude some of the best labelings plus random ones.
+    for (size_t i = 0; i < all.size() && i < 4; ++i)
+      if (std::bernoulli_distribution(0.7)(rng)) excluded.push_back(all[i].labels);
+    for (int i = 0; i < 2; ++i) {
+      std::vector<int> y(m);
+      for (int& l : y) l = std::uniform_int_distribution<int>(0, n - 1)(rng);
+      excluded.push_back(y);
+    }
+    const Scored* want = nullptr;
+    for (const Scored& s : all) {
+      if (std::find(excluded.begin(), excluded.end(), s.labels) == excluded.end()) {
+        want = &s;
+        break;
+      }
+    }
+    auto got = ExclusionDecode(lattice, excluded);
+    if (want == nullptr) {
+      EXPECT_TRUE(IsInfeasible(got.status())) << "trial " << trial;
+      continue;
+    }
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_NEAR(got->score, want->score, 1e-9);
+    EXPECT_EQ(std::find(excluded.begin(), excluded.end(), got->labels), excluded.end());
+  }
+}
+
+// Diverse k-best equals the greedy sequential definition by enumeration (Hamming and chunk
+// distance, with and without a count constraint), ties broken as ConstrainedDecode breaks them.
+TEST(DiverseKBestTest, MatchesGreedyEnumeration) {
+  std::mt19937 rng(99);
+  AuxDpDecoder decoder;
+  for (int trial = 0; trial < 800; ++trial) {
+    const int m = 1 + trial % 6;
+    const int n = 1 + (trial / 6) % 4;
+    Lattice lattice = RandomLattice(rng, m, n, true, trial % 4 == 0 ? 0.2 : 0.0);
+    const std::vector<std::string> names = ChunkLabels(n);
+    ChunkTable chunks(names);
+    const bool by_chunks = trial % 2 == 1;
+    const int k = std::uniform_int_distribution<int>(1, 4)(rng);
+    const int d = std::uniform_int_distribution<int>(1, 3)(rng);
+    std::vector<RandomConstraint> constraints;
+    std::vector<const Statistic*> stats;
+    if (trial % 3 == 0) {
+      constraints.push_back(MakeConstraint(rng, m, n, chunks, names));
+      stats.push_back(constraints.back().statistic.get());
+    }
+    auto distance = [&](const std::vector<int>& a, const std::vector<int>& b) {
+      int dist = 0;
+      if (by_chunks) {
+        const std::vector<Chunk> theirs = ExtractChunks(Names(names, b));
+        for (const Chunk& c : ExtractChunks(Names(names, a)))
+          dist += std::find(theirs.begin(), theirs.end(), c) == theirs.end();
+      } else {
+        for (size_t t = 0; t < a.size(); ++t) dist += a[t] != b[t];
+      }
+      return dist;
+    };
+    std::vector<std::vector<int>> want;
+    for (int j = 0; j < k; ++j) {
+      std::vector<int> arg;
+      double best = kNegInf;
+      ForEachLabeling(m, n, [&](const std::vector<int>& y) {
+        const double s = lattice.Score(y);
+        if (s == kNegInf) return;
+        for (const RandomConstraint& c : constraints)
+          if (!c.holds(y)) return;
+        for (const std::vector<int>& w : want)
+          if (distance(y, w) < d) return;
+        if (arg.empty() || s > best || (s == best && ReverseLexLess(y, arg))) {
+          best = s;
+          arg = y;
+        }
+      });
+      if (arg.empty()) break;
+      want.push_back(arg);
+    }
+    auto got = DiverseKBest(lattice, k, d, stats, by_chunks ? &chunks : nullptr, &decoder);
+    if (want.empty()) {
+      EXPECT_TRUE(IsInfeasible(got.status())) << got.status() << " trial " << trial;
+      continue;
+    }
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), want.size()) << "trial " << trial;
+    for (size_t j = 0; j < want.size(); ++j) {
+      EXPECT_EQ((*got)[j].labels, want[j]) << "trial " << trial << " rank " << j;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace chaintag

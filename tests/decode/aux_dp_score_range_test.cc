@@ -1,0 +1,144 @@
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "chaintag/aux_dp.h"
+#include "chaintag/chunks.h"
+#include "chaintag/decode.h"
+#include "decode/brute_force.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using testing::ChunkLabels;
+using testing::ForEachLabeling;
+using testing::MakeConstraint;
+using testing::RandomConstraint;
+using testing::RandomLattice;
+
+// The documented guarantee on random lattices, ranges and resolutions: the result's exact score
+// is in range, it is within M * resolution of the best in-range labeling, and "infeasible" comes
+// exactly when no labeling (under the extra constraints) scores in range.
+TEST(ScoreRangeTest, GuaranteeHoldsAgainstEnumeration) {
+  std::mt19937 rng(77);
+  const double resolutions[] = {0.01, 0.05, 0.3, 1.0};
+  int found = 0, infeasible = 0;
+  for (int trial = 0; trial < 1500; ++trial) {
+    const int m = 1 + trial % 7;
+    const int n = 1 + (trial / 7) % 4;
+    Lattice lattice = RandomLattice(rng, m, n, trial % 5 == 0, trial % 4 == 0 ? 0.2 : 0.0);
+    const std::vector<std::string> names = ChunkLabels(n);
+    ChunkTable chunks(names);
+    std::vector<RandomConstraint> constraints;
+    std::vector<const Statistic*> stats;
+    if (trial % 3 == 0) {
+      constraints.push_back(MakeConstraint(rng, m, n, chunks, names));
+      stats.push_back(constraints.back().statistic.get());
+    }
+    std::vector<double> scores;
+    ForEachLabeling(m, n, [&](const std::vector<int>& y) {
+      const double s = lattice.Score(y);
+      if (s == kNegInf) return;
+      for (const RandomConstraint& c : constraints)
+        if (!c.holds(y)) return;
+      scores.push_back(s);
+    });
+    std::uniform_real_distribution<double> u(-6.0, 6.0);
+    double lower = u(rng);
+    if (!scores.empty() && trial % 2 == 0) lower = scores[rng() % scores.size()] - 0.01;
+    const double upper = lower + std::uniform_real_distribution<double>(0.01, 3.0)(rng);
+    const double resolution = resolutions[trial % 4];
+    double best_in_range = kNegInf;
+    for (double s : scores)
+      if (s >= lower && s <= upper) best_in_range = std::max(best_in_range, s);
+    double used = 0;
+    auto got = ScoreRangeDecode(lattice, lower, upper, resolution, stats, &used);
+    if (best_in_range == kNegInf) {
+      ++infeasible;
+      EXPECT_TRUE(IsInfeasible(got.status())) << got.status() << " trial " << trial;
+      continue;
+    }
+    ++found;
+    ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+    EXPECT_EQ(got->score, lattice.Score(got->labels));
+    EXPECT_GE(got->score, lower);
+    EXPECT_LE(got->score, upper);
+    EXPECT_LE(used, resolution);  // small lattices never need coarsening
+    EXPECT_GE(got->score, best_in_range - m * used - 1e-9) << "trial " << trial;
+    for (const RandomConstraint& c : constraints) EXPECT_TRUE(c.holds(got->labels));
+  }
+  EXPECT_GT(found, 500);
+  EXPECT_GT(infeasible, 100);
+}
+
+// A fine resolution finds the exact in-range optimum when scores are far apart.
+TEST(ScoreRangeTest, FineResolutionIsExactOnIntegerScores) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int m = 1 + trial % 5, n = 1 + trial % 3;
+    Lattice lattice = RandomLattice(rng, m, n, true, 0.0);
+    std::vector<double> scores;
+    ForEachLabeling(m, n, [&](const std::vector<int>& y) { scores.push_back(lattice.Score(y)); });
+    const double lower = -3.5, upper = 1.5;
+    double want = kNegInf;
+    for (double s : scores)
+      if (s >= lower && s <= upper) want = std::max(want, s);
+    auto got = ScoreRangeDecode(lattice, lower, upper, 0.01);
+    if (want == kNegInf) {
+      EXPECT_TRUE(IsInfeasible(got.status()));
+      continue;
+    }
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(got->score, want);  // integer scores: any error below 0.5 lands on the optimum
+  }
+}
+
+// A range open at one end needs few states: most partials are "free" or pruned; a fine
+// resolution over a long sentence is coarsened to fit and reports the resolution used.
+TEST(ScoreRangeTest, WideRangeFitsAndReportsResolution) {
+  std::mt19937 rng(1);
+  Lattice lattice = RandomLattice(rng, 40, 4, false, 0.0);
+  auto stat = ScoreRangeStatistic::Create(lattice, -1e9, 1e9, 0.001);
+  ASSERT_TRUE(stat.ok()) << stat.status();
+  EXPECT_EQ((*stat)->NumStates(), 2);  // everything is free
+  double used = 0;
+  auto best = ViterbiDecode(lattice);
+  ASSERT_TRUE(best.ok());
+  const double upper = best->score - 1.0;
+  auto got = ScoreRangeDecode(lattice, -1e9, upper, 0.001, {}, &used);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_LE(got->score, upper);
+  EXPECT_GE(used, 0.001);
+  auto k = KBestDecode(lattice, 2000);  // the best in range is among these when not too far down
+  ASSERT_TRUE(k.ok());
+  for (const Labeling& l : *k) {
+    if (l.score <= upper) {
+      EXPECT_GE(got->score, l.score - 40 * used);
+      break;
+    }
+  }
+}
+
+TEST(ScoreRangeTest, BadArguments) {
+  Lattice lattice(3, 2);
+  EXPECT_EQ(ScoreRangeDecode(lattice, 1.0, 0.0).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ScoreRangeDecode(lattice, 0.0, 1.0, 0.0).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  std::mt19937 rng(4);
+  Lattice big = RandomLattice(rng, 60, 4, false, 0.0);
+  auto st = ScoreRangeStatistic::Create(big, -1.0, 1.0, 1e-6, 1000);
+  EXPECT_EQ(st.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(st.status().message().find("--score-resolution"), std::string::npos);
+}
+
+TEST(ScoreRangeTest, EmptyLattice) {
+  Lattice lattice(0, 2);
+  EXPECT_TRUE(ScoreRangeDecode(lattice, -1, 1).ok());
+  EXPECT_TRUE(IsInfeasible(ScoreRangeDecode(lattice, 1, 2).status()));
+}
+
+}  // namespace
+}  // namespace chaintag

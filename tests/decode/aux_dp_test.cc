@@ -1,0 +1,188 @@
+#include "chaintag/aux_dp.h"
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "chaintag/chunks.h"
+#include "chaintag/decode.h"
+#include "decode/brute_force.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using testing::ChunkLabels;
+using testing::MakeConstraint;
+using testing::RandomConstraint;
+using testing::ForEachLabeling;
+using testing::Names;
+using testing::RandomLattice;
+using testing::ReverseLexLess;
+
+TEST(AuxDpTest, NoStatisticsEqualsViterbi) {
+  std::mt19937 rng(3);
+  AuxDpDecoder decoder;
+  for (int trial = 0; trial < 300; ++trial) {
+    Lattice lattice = RandomLattice(rng, 1 + trial % 7, 1 + trial % 4, trial % 2 == 0, 0.1);
+    auto a = ConstrainedDecode(lattice, {}, &decoder);
+    auto b = ViterbiDecode(lattice);
+    ASSERT_EQ(a.ok(), b.ok());
+    if (!a.ok()) {
+      EXPECT_TRUE(IsInfeasible(a.status()));
+      continue;
+    }
+    EXPECT_EQ(a->labels, b->labels);
+    EXPECT_EQ(a->score, b->score);
+  }
+}
+
+// Every combination of up to three random constraints equals exhaustive enumeration, including
+// the tie-break (higher F, then reverse-lexicographically smallest) on integer-valued lattices.
+TEST(AuxDpTest, RandomConstraintsMatchEnumeration) {
+  std::mt19937 rng(11);
+  AuxDpDecoder decoder;
+  int feasible = 0, infeasible = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int m = 1 + trial % 7;
+    const int n = 1 + (trial / 7) % 4;
+    const bool integral = trial % 3 != 0;
+    Lattice lattice = RandomLattice(rng, m, n, integral, trial % 5 == 0 ? 0.2 : 0.0);
+    const std::vector<std::string> names = ChunkLabels(n);
+    ChunkTable chunks(names);
+    std::vector<RandomConstraint> constraints;
+    const int count = std::uniform_int_distribution<int>(0, 3)(rng);
+    std::vector<const Statistic*> stats;
+    for (int i = 0; i < count; ++i) {
+      constraints.push_back(MakeConstraint(rng, m, n, chunks, names));
+      stats.push_back(constraints.back().statistic.get());
+    }
+    double best = kNegInf;
+    std::vector<int> arg;
+    ForEachLabeling(m, n, [&](const std::vector<int>& y) {
+      const double s = lattice.Score(y);
+      if (s == kNegInf) return;
+      for (const RandomConstraint& c : constraints)
+        if (!c.holds(y)) return;
+      if (arg.empty() || s > best || (s == best && ReverseLexLess(y, arg))) {
+        best = s;
+        arg = y;
+      }
+    });
+    auto got = ConstrainedDecode(lattice, stats, &decoder);
+    if (arg.empty()) {
+      ++infeasible;
+      EXPECT_TRUE(IsInfeasible(got.status())) << got.status() << " trial " << trial;
+      continue;
+    }
+    ++feasible;
+    ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+    EXPECT_NEAR(got->score, best, 1e-9) << "trial " << trial;
+    for (const RandomConstraint& c : constraints) EXPECT_TRUE(c.holds(got->labels));
+    if (integral) {
+      EXPECT_EQ(got->labels, arg) << "trial " << trial;
+    }
+  }
+  EXPECT_GT(feasible, 500);
+  EXPECT_GT(infeasible, 100);
+}
+
+// A general H (margin-rescaling shape F + w * distance, with some states rejected) picks the
+// labeling enumeration finds: best H, then best F, then reverse-lexicographically smallest.
+TEST(AuxDpTest, GeneralObjectiveMatchesEnumeration) {
+  std::mt19937 rng(23);
+  AuxDpDecoder decoder;
+  for (int trial = 0; trial < 1000; ++trial) {
+    const int m = 1 + trial % 6;
+    const int n = 1 + (trial / 6) % 4;
+    Lattice lattice = RandomLattice(rng, m, n, true, 0.1);
+    std::vector<int> ref(m);
+    for (int& l : ref) l = std::uniform_int_distribution<int>(0, n - 1)(rng);
+    HammingDistanceStatistic distance(ref, m);  // cap M: the state is the exact distance
+    const double w = std::uniform_int_distribution<int>(0, 2)(rng);
+    const int banned = std::uniform_int_distribution<int>(0, m)(rng);
+    FinalObjective h = [&](double f, int d) { return d == banned ? kNegInf : f + w * d; };
+    double best_h = kNegInf, best_f = kNegInf;
+    std::vector<int> arg;
+    ForEachLabeling(m, n, [&](const std::vector<int>& y) {
+      const double f = lattice.Score(y);
+      if (f == kNegInf) return;
+      int d = 0;
+      for (int t = 0; t < m; ++t) d += y[t] != ref[t];
+      const double hv = h(f, d);
+      if (hv == kNegInf) return;
+      if (arg.empty() || hv > best_h || (hv == best_h && f > best_f) ||
+          (hv == best_h && f == best_f && ReverseLexLess(y, arg))) {
+        best_h = hv;
+        best_f = f;
+        arg = y;
+      }
+    });
+    const Statistic* stats[] = {&distance};
+    ASSERT_TRUE(decoder.Run(lattice, stats).ok());
+    int final_state = -1;
+    auto got = decoder.Best(h, &final_state);
+    if (arg.empty()) {
+      EXPECT_TRUE(IsInfeasible(got.status())) << "trial " << trial;
+      continue;
+    }
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->labels, arg) << "trial " << trial;
+    EXPECT_EQ(got->score, best_f);
+    EXPECT_EQ(final_state, testing::RunStatistic(distance, got->labels));
+  }
+}
+
+TEST(AuxDpTest, EmptyLattice) {
+  Lattice lattice(0, 3);
+  LabelCountStatistic at_least_one(3, {0}, 1, -1);
+  const Statistic* reject[] = {&at_least_one};
+  EXPECT_TRUE(IsInfeasible(ConstrainedDecode(lattice, reject).status()));
+  LabelCountStatistic none(3, {0}, 0, 0);
+  const Statistic* accept[] = {&none};
+  auto got = ConstrainedDecode(lattice, accept);
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(got->labels.empty());
+}
+
+TEST(AuxDpTest, InfeasibleCountOnShortSentence) {
+  Lattice lattice(3, 2);
+  LabelCountStatistic nine(2, {1}, 9, 9);
+  const Statistic* stats[] = {&nine};
+  auto got = ConstrainedDecode(lattice, stats);
+  EXPECT_TRUE(IsInfeasible(got.status())) << got.status();
+  EXPECT_FALSE(IsInfeasible(absl::InvalidArgumentError("infeasible")));
+}
+
+class BrokenStatistic : public Statistic {
+ public:
+  int NumStates() const override { return 2; }
+  int Initial() const override { return 0; }
+  int Next(int, int, int, int) const override { return 5; }
+};
+
+TEST(AuxDpTest, RejectsBadStatistics) {
+  Lattice lattice(3, 2);
+  AuxDpDecoder decoder;
+  BrokenStatistic broken;
+  const Statistic* bad[] = {&broken};
+  EXPECT_EQ(decoder.Run(lattice, bad).code(), absl::StatusCode::kInvalidArgument);
+  HammingDistanceStatistic short_ref({0, 1}, 1);
+  const Statistic* wrong_length[] = {&short_ref};
+  absl::Status st = decoder.Run(lattice, wrong_length);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("expected 3"), std::string::npos) << st;
+  std::vector<std::unique_ptr<Statistic>> many;
+  std::vector<const Statistic*> stats;
+  for (int i = 0; i < 30; ++i) {
+    many.push_back(std::make_unique<LabelCountStatistic>(2, std::vector<int>{1}, 0, 9));
+    stats.push_back(many.back().get());
+  }
+  EXPECT_EQ(decoder.Run(lattice, stats).code(), absl::StatusCode::kResourceExhausted);
+}
+
+}  // namespace
+}  // namespace chaintag
