@@ -1,0 +1,240 @@
+#include "train/crf_objective.h"
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cmath>
+#include <thread>
+
+namespace chaintag {
+namespace train_internal {
+namespace {
+
+constexpr double kFixedScale = static_cast<double>(int64_t{1} << CrfObjective::kFixedBits);
+constexpr double kInvFixedScale = 1.0 / kFixedScale;
+
+// Probabilities are in [0, 1] (up to rounding), so adding 0.5 rounds to nearest.
+inline int64_t ToFixed(double p) { return static_cast<int64_t>(p * kFixedScale + 0.5); }
+
+double MaxOf(const double* x, int n) {
+  double m = x[0];
+  for (int i = 1; i < n; ++i) m = std::max(m, x[i]);
+  return std::isfinite(m) ? m : 0.0;
+}
+
+}  // namespace
+
+void ExpTables::Build(int n, const double* transition_scores, const double* start_scores,
+                      const double* end_scores) {
+  num_labels = n;
+  transition.resize(static_cast<size_t>(n) * n);
+  start.resize(n);
+  end.resize(n);
+  transition_shift = MaxOf(transition_scores, n * n);
+  start_shift = MaxOf(start_scores, n);
+  end_shift = MaxOf(end_scores, n);
+  for (int i = 0; i < n * n; ++i) transition[i] = std::exp(transition_scores[i] - transition_shift);
+  for (int i = 0; i < n; ++i) start[i] = std::exp(start_scores[i] - start_shift);
+  for (int i = 0; i < n; ++i) end[i] = std::exp(end_scores[i] - end_shift);
+}
+
+double ScaledForwardBackward::Run(int m, const ExpTables& tables, double* unary) {
+  const int n = tables.num_labels;
+  const size_t cells = static_cast<size_t>(m) * n;
+  if (alpha_.size() < cells) {
+    alpha_.resize(cells);
+    beta_.resize(cells);
+  }
+  if (static_cast<int>(inv_norm_.size()) < m) inv_norm_.resize(m);
+  tmp_.resize(n);
+  transition_.assign(static_cast<size_t>(n) * n, 0.0);
+  const double* trans = tables.transition.data();
+
+  // Exponentiate each row relative to its maximum so exp never overflows.
+  double log_z = tables.start_shift + tables.end_shift + (m - 1) * tables.transition_shift;
+  for (int t = 0; t < m; ++t) {
+    double* row = unary + static_cast<size_t>(t) * n;
+    const double shift = MaxOf(row, n);
+    log_z += shift;
+    for (int y = 0; y < n; ++y) row[y] = std::exp(row[y] - shift);
+  }
+
+  // Forward: alpha_t normalised to sum 1; inv_norm_[t] = 1 / (its sum before normalising).
+  double* alpha = alpha_.data();
+  {
+    double sum = 0;
+    for (int y = 0; y < n; ++y) sum += alpha[y] = tables.start[y] * unary[y];
+    const double inv = 1.0 / sum;
+    inv_norm_[0] = inv;
+    for (int y = 0; y < n; ++y) alpha[y] *= inv;
+    log_z += std::log(sum);
+  }
+  double* tmp = tmp_.data();
+  for (int t = 1; t < m; ++t) {
+    const double* prev = alpha + static_cast<size_t>(t - 1) * n;
+    double* cur = alpha + static_cast<size_t>(t) * n;
+    const double* u = unary + static_cast<size_t>(t) * n;
+    std::fill(tmp, tmp + n, 0.0);
+    for (int p = 0; p < n; ++p) {
+      const double a = prev[p];
+      const double* row = trans + static_cast<size_t>(p) * n;
+      for (int y = 0; y < n; ++y) tmp[y] += a * row[y];
+    }
+    double sum = 0;
+    for (int y = 0; y < n; ++y) sum += cur[y] = tmp[y] * u[y];
+    const double inv = 1.0 / sum;
+    inv_norm_[t] = inv;
+    for (int y = 0; y < n; ++y) cur[y] *= inv;
+    log_z += std::log(sum);
+  }
+  double final_sum = 0;
+  {
+    const double* last = alpha + static_cast<size_t>(m - 1) * n;
+    for (int y = 0; y < n; ++y) final_sum += last[y] * tables.end[y];
+    log_z += std::log(final_sum);
+  }
+
+  // Backward with the same normalisers, so P(y_t = y) = alpha_t(y) * beta_t(y).
+  double* beta = beta_.data();
+  {
+    double* last = beta + static_cast<size_t>(m - 1) * n;
+    const double inv = 1.0 / final_sum;
+    for (int y = 0; y < n; ++y) last[y] = tables.end[y] * inv;
+  }
+  double* acc = transition_.data();
+  for (int t = m - 1; t >= 1; --t) {
+    const double* next_beta = beta + static_cast<size_t>(t) * n;
+    const double* u = unary + static_cast<size_t>(t) * n;
+    for (int y = 0; y < n; ++y) tmp[y] = u[y] * next_beta[y];  // v_t
+    double* cur = beta + static_cast<size_t>(t - 1) * n;
+    const double* prev_alpha = alpha + static_cast<size_t>(t - 1) * n;
+    const double inv = inv_norm_[t];
+    for (int p = 0; p < n; ++p) {
+      const double* row = trans + static_cast<size_t>(p) * n;
+      double dot = 0;
+      for (int y = 0; y < n; ++y) dot += row[y] * tmp[y];
+      cur[p] = dot * inv;
+      // Edge marginals are alpha_{t-1}(a) T(a,b) v_t(b) / C_t; T is applied once at the end.
+      const double ca = prev_alpha[p] * inv;
+      double* acc_row = acc + static_cast<size_t>(p) * n;
+      for (int y = 0; y < n; ++y) acc_row[y] += ca * tmp[y];
+    }
+  }
+  for (int i = 0; i < n * n; ++i) acc[i] *= trans[i];
+  for (size_t i = 0; i < cells; ++i) alpha[i] *= beta[i];
+  return log_z;
+}
+
+CrfObjective::CrfObjective(const TrainingData& data, double c2, int threads,
+                           std::vector<int32_t>* consume)
+    : data_(data), c2_(c2) {
+  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::max(1, std::min(threads, std::max(1, data.num_sentences())));
+  workers_.resize(threads);
+  for (Worker& worker : workers_) worker.gradient.assign(data.parameters.size(), 0);
+  log_z_.assign(data.num_sentences(), 0.0);
+  const ModelParameters& params = data.parameters;
+  const size_t occurrences = data.position_attributes.size();
+  feature_count_.resize(occurrences);
+  for (size_t k = 0; k < occurrences; ++k) {
+    const int32_t a = data.position_attributes[k];
+    // At most one feature per label; label ids fit 16 bits for any realistic tag set.
+    feature_count_[k] = static_cast<uint16_t>(params.attribute_offsets[a + 1] - params.attribute_offsets[a]);
+  }
+  if (consume != nullptr) {
+    first_feature_.swap(*consume);
+  } else {
+    first_feature_ = data.position_attributes;
+  }
+  for (int32_t& x : first_feature_) x = params.attribute_offsets[x];
+}
+
+void CrfObjective::ProcessSentence(int s, const double* w, const ExpTables& tables,
+                                   Worker* worker) {
+  const ModelParameters& params = data_.parameters;
+  const int n = params.num_labels;
+  const int m = data_.sentence_size(s);
+  const int64_t first = data_.sentence_offsets[s];
+  const size_t cells = static_cast<size_t>(m) * n;
+  if (worker->unary.size() < cells) worker->unary.resize(cells);
+  double* unary = worker->unary.data();
+  std::fill(unary, unary + cells, 0.0);
+  const int32_t* starts = first_feature_.data();
+  const uint16_t* counts = feature_count_.data();
+  const int32_t* labels = data_.parameters.feature_labels.data();
+  const int64_t* position_offsets = data_.position_offsets.data() + first;
+  for (int t = 0; t < m; ++t) {
+    double* row = unary + static_cast<size_t>(t) * n;
+    for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
+      const int32_t end = starts[k] + counts[k];
+      for (int32_t f = starts[k]; f < end; ++f) row[labels[f]] += w[f];
+    }
+  }
+  log_z_[s] = worker->kernel.Run(m, tables, unary);
+
+  int64_t* g = worker->gradient.data();
+  const double* marginals = worker->kernel.unary_marginals();
+  worker->fixed.resize(n);
+  int64_t* q = worker->fixed.data();
+  for (int t = 0; t < m; ++t) {
+    const double* row = marginals + static_cast<size_t>(t) * n;
+    for (int y = 0; y < n; ++y) q[y] = ToFixed(row[y]);
+    for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
+      const int32_t end = starts[k] + counts[k];
+      for (int32_t f = starts[k]; f < end; ++f) g[f] += q[labels[f]];
+    }
+    if (t == 0) {
+      for (int y = 0; y < n; ++y) g[params.start_offset() + y] += q[y];
+    }
+    if (t == m - 1) {
+      for (int y = 0; y < n; ++y) g[params.end_offset() + y] += q[y];
+    }
+  }
+  const double* trans = worker->kernel.transition_marginals();
+  int64_t* gt = g + params.transition_offset();
+  for (int i = 0; i < n * n; ++i) gt[i] += ToFixed(trans[i]);
+}
+
+double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gradient) {
+  const ModelParameters& params = data_.parameters;
+  const int n = params.num_labels;
+  ExpTables tables;
+  tables.Build(n, w.data() + params.transition_offset(), w.data() + params.start_offset(),
+               w.data() + params.end_offset());
+
+  const int num_sentences = data_.num_sentences();
+  // Small chunks keep the threads balanced; the order they are taken in does not matter.
+  constexpr int kChunk = 16;
+  std::atomic<int> next{0};
+  auto run = [&](Worker* worker) {
+    std::fill(worker->gradient.begin(), worker->gradient.end(), 0);
+    for (;;) {
+      const int begin = next.fetch_add(kChunk);
+      if (begin >= num_sentences) break;
+      const int end = std::min(num_sentences, begin + kChunk);
+      for (int s = begin; s < end; ++s) ProcessSentence(s, w.data(), tables, worker);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t i = 1; i < workers_.size(); ++i) pool.emplace_back(run, &workers_[i]);
+  run(&workers_[0]);
+  for (std::thread& thread : pool) thread.join();
+
+  double objective = 0;
+  for (double z : log_z_) objective += z;
+  const int64_t size = params.size();
+  const int32_t* empirical = data_.empirical.data();
+  double gold_score = 0, norm = 0;
+  for (int64_t i = 0; i < size; ++i) {
+    gold_score += w[i] * empirical[i];
+    norm += w[i] * w[i];
+    // Expected minus empirical counts, exact in fixed point before the one rounding to double.
+    int64_t sum = -(static_cast<int64_t>(empirical[i]) << kFixedBits);
+    for (const Worker& worker : workers_) sum += worker.gradient[i];
+    gradient[i] = static_cast<double>(sum) * kInvFixedScale + 2.0 * c2_ * w[i];
+  }
+  return objective - gold_score + c2_ * norm;
+}
+
+}  // namespace train_internal
+}  // namespace chaintag

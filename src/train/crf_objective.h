@@ -1,0 +1,85 @@
+// The CRF objective (regularised negative log-likelihood) and its gradient, computed with a
+// scaled forward-backward in probability space (Rabiner 1989, sec. V.A) so the inner loops need
+// no logsumexp, on a fixed-point gradient so every thread count gives bit-identical results.
+#ifndef CHAINTAG_TRAIN_CRF_OBJECTIVE_H_
+#define CHAINTAG_TRAIN_CRF_OBJECTIVE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "train/training_data.h"
+
+namespace chaintag {
+namespace train_internal {
+
+// A differentiable function of the ModelParameters weight vector (the seam the optimisers use).
+class Objective {
+ public:
+  virtual ~Objective() = default;
+  virtual int64_t size() const = 0;
+  // Returns the value at `w` and writes the gradient (both have size() entries).
+  virtual double Evaluate(absl::Span<const double> w, absl::Span<double> gradient) = 0;
+};
+
+// exp(score - shift) tables of the sentence-independent scores, built once per evaluation.
+struct ExpTables {
+  int num_labels = 0;
+  std::vector<double> transition, start, end;
+  double transition_shift = 0, start_shift = 0, end_shift = 0;
+  void Build(int n, const double* transition_scores, const double* start_scores,
+             const double* end_scores);
+};
+
+// Forward-backward on one sentence with per-position normalisers. Reuses its buffers.
+class ScaledForwardBackward {
+ public:
+  // `unary` holds M x N log scores and is overwritten with scratch values. Returns log Z (may be
+  // +-inf or NaN when the scores overflow). Afterwards unary_marginals() is M x N P(y_t = y) and
+  // transition_marginals() is N x N sum_t P(y_{t-1} = a, y_t = b).
+  double Run(int m, const ExpTables& tables, double* unary);
+  const double* unary_marginals() const { return alpha_.data(); }
+  const double* transition_marginals() const { return transition_.data(); }
+
+ private:
+  std::vector<double> alpha_, beta_, inv_norm_, tmp_, transition_;
+};
+
+class CrfObjective : public Objective {
+ public:
+  // `threads` <= 0 means all cores. The data must outlive the objective, which never reads
+  // data.position_attributes after construction. `consume`, when given, must be
+  // &data.position_attributes: it is converted in place and left empty, saving a copy.
+  CrfObjective(const TrainingData& data, double c2, int threads,
+               std::vector<int32_t>* consume = nullptr);
+  int64_t size() const override { return data_.parameters.size(); }
+  double Evaluate(absl::Span<const double> w, absl::Span<double> gradient) override;
+  int threads() const { return static_cast<int>(workers_.size()); }
+
+  // Gradient contributions are summed as integers in units of 2^-kFixedBits, so the sum is exact
+  // and independent of the order in which threads add them.
+  static constexpr int kFixedBits = 36;
+
+ private:
+  struct Worker {
+    std::vector<int64_t> gradient;
+    std::vector<double> unary;
+    std::vector<int64_t> fixed;
+    ScaledForwardBackward kernel;
+  };
+  void ProcessSentence(int s, const double* w, const ExpTables& tables, Worker* worker);
+
+  const TrainingData& data_;
+  double c2_;
+  // First state feature and feature count of every attribute occurrence (position_offsets
+  // indexes them): the hot loops never look up attribute_offsets, a cache miss per occurrence.
+  std::vector<int32_t> first_feature_;
+  std::vector<uint16_t> feature_count_;
+  std::vector<Worker> workers_;
+  std::vector<double> log_z_;  // per sentence, summed in sentence order
+};
+
+}  // namespace train_internal
+}  // namespace chaintag
+
+#endif  // CHAINTAG_TRAIN_CRF_OBJECTIVE_H_

@@ -1,0 +1,97 @@
+#include "train/lbfgs_optimizer.h"
+
+#include <lbfgs.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace chaintag {
+namespace train_internal {
+namespace {
+
+struct Context {
+  Objective* objective;
+  const std::function<bool(const LbfgsIteration&)>* on_iteration;
+  int64_t n;
+  int iterations = 0;
+  double last_objective = 0.0;
+};
+
+lbfgsfloatval_t EvaluateCallback(void* instance, const lbfgsfloatval_t* x, lbfgsfloatval_t* g,
+                                 const int n, const lbfgsfloatval_t /*step*/) {
+  auto* context = static_cast<Context*>(instance);
+  return context->objective->Evaluate(absl::MakeConstSpan(x, n), absl::MakeSpan(g, n));
+}
+
+int ProgressCallback(void* instance, const lbfgsfloatval_t* x, const lbfgsfloatval_t* /*g*/,
+                     const lbfgsfloatval_t fx, const lbfgsfloatval_t /*xnorm*/,
+                     const lbfgsfloatval_t gnorm, const lbfgsfloatval_t /*step*/, int n, int k,
+                     int /*ls*/) {
+  auto* context = static_cast<Context*>(instance);
+  context->iterations = k;
+  context->last_objective = fx;
+  if (*context->on_iteration) {
+    LbfgsIteration info{k, fx, gnorm, absl::MakeConstSpan(x, n)};
+    if (!(*context->on_iteration)(info)) return 1;
+  }
+  return 0;
+}
+
+std::string Reason(int code) {
+  switch (code) {
+    case LBFGS_SUCCESS: return "converged";
+    case LBFGS_STOP: return "stopped by the caller";
+    case LBFGS_ALREADY_MINIMIZED: return "already minimized";
+    case LBFGSERR_MAXIMUMITERATION: return "maximum iterations";
+    case LBFGSERR_ROUNDING_ERROR: return "line search: rounding error";
+    case LBFGSERR_MINIMUMSTEP: return "line search: minimum step";
+    case LBFGSERR_MAXIMUMSTEP: return "line search: maximum step";
+    case LBFGSERR_MAXIMUMLINESEARCH: return "line search: maximum evaluations";
+    case LBFGSERR_WIDTHTOOSMALL: return "line search: interval too small";
+    case LBFGSERR_INCREASEGRADIENT: return "line search: increasing gradient";
+    default: return absl::StrCat("libLBFGS code ", code);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<LbfgsResult> MinimizeLbfgs(
+    Objective& objective, const LbfgsSettings& settings, std::vector<double>* w,
+    const std::function<bool(const LbfgsIteration&)>& on_iteration) {
+  const int64_t n = objective.size();
+  if (static_cast<int64_t>(w->size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat("L-BFGS: expected ", n, " weights, found ", w->size()));
+  }
+  if (n > INT32_MAX) return absl::InvalidArgumentError("L-BFGS: more than 2^31 weights");
+  lbfgs_parameter_t param;
+  lbfgs_parameter_init(&param);
+  param.m = settings.memory;
+  param.epsilon = settings.epsilon;
+  param.past = settings.period;
+  param.delta = settings.epsilon;
+  param.max_iterations = settings.max_iterations;
+  if (settings.c1 > 0) {
+    param.orthantwise_c = settings.c1;
+    param.orthantwise_start = 0;
+    param.orthantwise_end = static_cast<int>(n);
+    // OWL-QN in libLBFGS works only with the backtracking line search.
+    param.linesearch = LBFGS_LINESEARCH_BACKTRACKING;
+  }
+  Context context{&objective, &on_iteration, n};
+  lbfgsfloatval_t fx = 0;
+  const int code = lbfgs(static_cast<int>(n), w->data(), &fx, EvaluateCallback, ProgressCallback,
+                         &context, &param);
+  // Codes from LBFGSERR_UNKNOWNERROR up to the parameter checks mean the run never started.
+  if (code >= LBFGSERR_UNKNOWNERROR && code <= LBFGSERR_INVALID_ORTHANTWISE_END) {
+    return absl::InvalidArgumentError(absl::StrCat("L-BFGS failed: libLBFGS code ", code));
+  }
+  LbfgsResult result;
+  result.iterations = context.iterations;
+  result.objective = context.iterations > 0 ? context.last_objective : fx;
+  result.code = code;
+  result.reason = Reason(code);
+  return result;
+}
+
+}  // namespace train_internal
+}  // namespace chaintag

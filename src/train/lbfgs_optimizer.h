@@ -1,0 +1,49 @@
+// Minimisation of an Objective with libLBFGS: L-BFGS (Nocedal 1980) or, with an L1 term,
+// OWL-QN (Andrew and Gao 2007). Reused by every smooth objective in src/train.
+#ifndef CHAINTAG_TRAIN_LBFGS_OPTIMIZER_H_
+#define CHAINTAG_TRAIN_LBFGS_OPTIMIZER_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "train/crf_objective.h"
+
+namespace chaintag {
+namespace train_internal {
+
+struct LbfgsSettings {
+  int memory = 6;
+  double c1 = 0.0;  // > 0 selects OWL-QN with backtracking line search
+  int max_iterations = 1000;
+  double epsilon = 1e-5;  // gradient test and relative-decrease test over `period` iterations
+  int period = 10;
+};
+
+struct LbfgsIteration {
+  int iteration = 0;  // 1-based
+  double objective = 0.0;  // including the L1 term
+  double gradient_norm = 0.0;
+  absl::Span<const double> weights;
+};
+
+struct LbfgsResult {
+  int iterations = 0;
+  double objective = 0.0;
+  int code = 0;         // libLBFGS return code
+  std::string reason;   // why it stopped, for metadata
+};
+
+// Minimises objective(w) + c1 * |w|_1 from the starting point in `w`; `w` holds the result.
+// `on_iteration` (may be empty) returns false to stop early. Line-search failures end the run
+// at the last good point and are reported in `reason`, not as errors.
+absl::StatusOr<LbfgsResult> MinimizeLbfgs(
+    Objective& objective, const LbfgsSettings& settings, std::vector<double>* w,
+    const std::function<bool(const LbfgsIteration&)>& on_iteration);
+
+}  // namespace train_internal
+}  // namespace chaintag
+
+#endif  // CHAINTAG_TRAIN_LBFGS_OPTIMIZER_H_

@@ -1,0 +1,79 @@
+#include "train/perceptron.h"
+
+#include <numeric>
+#include <random>
+
+#include "chaintag/decode.h"
+#include "chaintag/lattice.h"
+
+namespace chaintag {
+namespace train_internal {
+
+absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, int epochs, uint64_t seed,
+                                            std::vector<double>* w,
+                                            const std::function<bool(const PerceptronEpoch&)>& on_epoch) {
+  const ModelParameters& params = data.parameters;
+  const int n = params.num_labels;
+  const int64_t size = params.size();
+  std::vector<double> weights(size, 0.0);
+  // Averaged weights are weights - sum_c c * update_c / c_final (lazy averaging).
+  std::vector<double> weighted_updates(size, 0.0);
+  w->assign(size, 0.0);
+  std::vector<int> order(data.num_sentences());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(seed);
+  Lattice lattice;
+  ViterbiScratch scratch;
+  double step = 1.0;
+  int epoch = 0;
+  auto update = [&](int64_t f, double delta) {
+    weights[f] += delta;
+    weighted_updates[f] += step * delta;
+  };
+  for (epoch = 1; epoch <= epochs; ++epoch) {
+    // Fisher-Yates with our own draws, so the order is the same with every standard library.
+    for (int i = static_cast<int>(order.size()) - 1; i > 0; --i) {
+      const int j = static_cast<int>(rng() % static_cast<uint64_t>(i + 1));
+      std::swap(order[i], order[j]);
+    }
+    int64_t mistakes = 0;
+    for (int s : order) {
+      ScoreTrainingSentence(data, s, weights.data(), &lattice);
+      absl::StatusOr<Labeling> best = ViterbiDecode(lattice, &scratch);
+      if (!best.ok()) return best.status();
+      const std::vector<int>& pred = best->labels;
+      const int64_t first = data.sentence_offsets[s];
+      const int m = data.sentence_size(s);
+      const int32_t* gold = data.gold.data() + first;
+      for (int t = 0; t < m; ++t) {
+        if (gold[t] != pred[t]) {
+          ++mistakes;
+          for (int32_t a : data.attributes_at(first + t)) {
+            update(data.FindFeature(a, gold[t]), 1.0);
+            const int64_t f = data.FindFeature(a, pred[t]);
+            if (f >= 0) update(f, -1.0);
+          }
+        }
+        if (t > 0 && (gold[t - 1] != pred[t - 1] || gold[t] != pred[t])) {
+          update(params.transition_offset() + int64_t{gold[t - 1]} * n + gold[t], 1.0);
+          update(params.transition_offset() + int64_t{pred[t - 1]} * n + pred[t], -1.0);
+        }
+      }
+      if (gold[0] != pred[0]) {
+        update(params.start_offset() + gold[0], 1.0);
+        update(params.start_offset() + pred[0], -1.0);
+      }
+      if (gold[m - 1] != pred[m - 1]) {
+        update(params.end_offset() + gold[m - 1], 1.0);
+        update(params.end_offset() + pred[m - 1], -1.0);
+      }
+      step += 1.0;
+    }
+    for (int64_t i = 0; i < size; ++i) (*w)[i] = weights[i] - weighted_updates[i] / step;
+    if (on_epoch && !on_epoch(PerceptronEpoch{epoch, mistakes, *w})) break;
+  }
+  return std::min(epoch, epochs);
+}
+
+}  // namespace train_internal
+}  // namespace chaintag

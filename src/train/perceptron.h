@@ -1,0 +1,32 @@
+// Averaged structured perceptron (Collins 2002) over the CRF feature set, with the lazy averaging
+// trick (Daume 2006, sec. 2.1.1) so an update costs only the features it touches.
+#ifndef CHAINTAG_TRAIN_PERCEPTRON_H_
+#define CHAINTAG_TRAIN_PERCEPTRON_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "train/training_data.h"
+
+namespace chaintag {
+namespace train_internal {
+
+struct PerceptronEpoch {
+  int epoch = 0;         // 1-based
+  int64_t mistakes = 0;  // wrongly labelled tokens during the epoch
+  absl::Span<const double> averaged_weights;
+};
+
+// Runs up to `epochs` shuffled passes (seeded, deterministic); `w` receives the averaged weights of
+// the last epoch run. `on_epoch` (may be empty) returns false to stop. Returns the epochs run.
+absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, int epochs, uint64_t seed,
+                                            std::vector<double>* w,
+                                            const std::function<bool(const PerceptronEpoch&)>& on_epoch);
+
+}  // namespace train_internal
+}  // namespace chaintag
+
+#endif  // CHAINTAG_TRAIN_PERCEPTRON_H_

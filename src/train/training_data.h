@@ -1,0 +1,62 @@
+// The training corpus in compact form: attribute ids of every position in one flat CSR for the
+// whole corpus, gold label ids, and the sparse (attribute, label) feature set in ModelParameters
+// layout. Shared by every objective and optimiser in src/train.
+#ifndef CHAINTAG_TRAIN_TRAINING_DATA_H_
+#define CHAINTAG_TRAIN_TRAINING_DATA_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "chaintag/corpus.h"
+#include "chaintag/features.h"
+#include "chaintag/lattice.h"
+#include "chaintag/model.h"
+
+namespace chaintag {
+namespace train_internal {
+
+struct TrainingData {
+  std::vector<std::string> labels;          // label inventory, sorted
+  AttributeDictionary attributes;
+  std::vector<int64_t> sentence_offsets;    // S + 1 entries: positions of sentence s
+  std::vector<int64_t> position_offsets;    // P + 1 entries: attributes of position p
+  std::vector<int32_t> position_attributes; // attribute ids
+  std::vector<int32_t> gold;                // P entries: gold label ids
+  ModelParameters parameters;               // feature structure; weights zero
+  std::vector<int32_t> empirical;           // parameters.size() entries: gold feature counts
+  std::vector<char> observed_transitions;   // (N + 1) x N, row 0 = sentence start
+
+  int num_labels() const { return static_cast<int>(labels.size()); }
+  int num_sentences() const { return static_cast<int>(sentence_offsets.size()) - 1; }
+  int64_t num_positions() const { return static_cast<int64_t>(gold.size()); }
+  int sentence_size(int s) const {
+    return static_cast<int>(sentence_offsets[s + 1] - sentence_offsets[s]);
+  }
+  absl::Span<const int32_t> attributes_at(int64_t p) const {
+    return absl::MakeConstSpan(position_attributes.data() + position_offsets[p],
+                               position_offsets[p + 1] - position_offsets[p]);
+  }
+  // State feature of (attribute, label), or -1 when the pair was never observed.
+  int64_t FindFeature(int32_t attribute, int label) const;
+};
+
+// Builds the feature set, empirical counts and observed transitions from sentence_offsets,
+// position_offsets, position_attributes, gold and labels (which the caller fills).
+void BuildFeatureSet(TrainingData* data);
+
+// Featurizes a labelled corpus once and builds the feature set (attributes seen fewer than
+// `min_feature_count` times are dropped). Errors name the file and line of the bad sentence.
+absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
+                                               const std::vector<Sentence>& corpus,
+                                               int min_feature_count);
+
+// Fills `lattice` with the scores of training sentence `s` under weights `w` (no mask).
+void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lattice* lattice);
+
+}  // namespace train_internal
+}  // namespace chaintag
+
+#endif  // CHAINTAG_TRAIN_TRAINING_DATA_H_

@@ -1,0 +1,73 @@
+#include "train/perceptron.h"
+
+#include <vector>
+
+#include "chaintag/decode.h"
+#include "gtest/gtest.h"
+#include "train/random_problem.h"
+
+namespace chaintag::train_internal {
+namespace {
+
+// Each position carries one attribute that names its gold label, plus noise: separable.
+TrainingData SeparableProblem() {
+  TrainingData data = RandomProblem(3, 60, 8, 4, 12);
+  std::vector<int32_t> attributes;
+  std::vector<int64_t> offsets = {0};
+  for (int a = 0; a < 4; ++a) data.attributes.Insert(absl::StrCat("gold=", a));
+  for (int64_t p = 0; p < data.num_positions(); ++p) {
+    for (int32_t a : data.attributes_at(p)) attributes.push_back(a);
+    attributes.push_back(12 + data.gold[p]);
+    offsets.push_back(static_cast<int64_t>(attributes.size()));
+  }
+  data.position_attributes = attributes;
+  data.position_offsets = offsets;
+  BuildFeatureSet(&data);
+  return data;
+}
+
+int64_t Errors(const TrainingData& data, const std::vector<double>& w) {
+  Lattice lattice;
+  int64_t errors = 0;
+  for (int s = 0; s < data.num_sentences(); ++s) {
+    ScoreTrainingSentence(data, s, w.data(), &lattice);
+    absl::StatusOr<Labeling> best = ViterbiDecode(lattice);
+    EXPECT_TRUE(best.ok());
+    for (int t = 0; t < data.sentence_size(s); ++t) {
+      errors += best->labels[t] != data.gold[data.sentence_offsets[s] + t];
+    }
+  }
+  return errors;
+}
+
+TEST(PerceptronTest, LearnsSeparableDataAndReportsEveryEpoch) {
+  TrainingData data = SeparableProblem();
+  std::vector<double> w;
+  std::vector<int64_t> mistakes;
+  absl::StatusOr<int> epochs = TrainAveragedPerceptron(data, 10, 1, &w, [&](const PerceptronEpoch& e) {
+    EXPECT_EQ(e.epoch, static_cast<int>(mistakes.size()) + 1);
+    mistakes.push_back(e.mistakes);
+    return true;
+  });
+  ASSERT_TRUE(epochs.ok()) << epochs.status();
+  EXPECT_EQ(*epochs, 10);
+  ASSERT_EQ(mistakes.size(), 10u);
+  EXPECT_GT(mistakes.front(), 0);
+  EXPECT_EQ(mistakes.back(), 0);
+  EXPECT_EQ(Errors(data, w), 0);
+}
+
+TEST(PerceptronTest, SameSeedSameWeightsAndCallbackStops) {
+  TrainingData data = RandomProblem(9, 40, 6, 3, 10);
+  std::vector<double> w1, w2, w3;
+  ASSERT_TRUE(TrainAveragedPerceptron(data, 3, 5, &w1, nullptr).ok());
+  ASSERT_TRUE(TrainAveragedPerceptron(data, 3, 5, &w2, nullptr).ok());
+  EXPECT_EQ(w1, w2);
+  absl::StatusOr<int> epochs =
+      TrainAveragedPerceptron(data, 10, 5, &w3, [](const PerceptronEpoch& e) { return e.epoch < 2; });
+  ASSERT_TRUE(epochs.ok());
+  EXPECT_EQ(*epochs, 2);
+}
+
+}  // namespace
+}  // namespace chaintag::train_internal
