@@ -130,7 +130,8 @@ int RunTag(const std::vector<std::string>& args) {
       ("diversity", po::value<std::string>()->default_value("hamming"), "diverse K-best distance: hamming (tokens) or chunks (chunks not shared)")
       ("count", po::value<std::vector<std::string>>(), "label-count constraint, repeatable: 'B-NP=2..4', 'NN,NNS=..3', 'VB*=1..', 'chunk:NP=3'")
       ("score-range", po::value<std::string>(), "best labeling whose model score lies in A..B (use --score-range=A..B for negative A)")
-      ("score-resolution", po::value<double>()->default_value(0.001), "score quantisation step for --score-range")
+      ("score-resolution", po::value<double>()->default_value(0.001), "score quantisation step for --score-range (coarsened per sentence to fit --score-max-states; jsonl reports the step used)")
+      ("score-max-states", po::value<int>()->default_value(256), "--score-range: most quantised score states per position (time and memory grow with it)")
       ("exclude", po::value<std::string>(), "file with labelings to exclude: one line per sentence, labelings separated by '|'");
   po::options_description text("raw text options");
   text.add_options()
@@ -208,6 +209,8 @@ int RunTag(const std::vector<std::string>& args) {
     }
     request.score_resolution = vm["score-resolution"].as<double>();
     if (!(request.score_resolution > 0)) return UsageError(cmd, "--score-resolution must be > 0");
+    request.score_max_states = vm["score-max-states"].as<int>();
+    if (request.score_max_states < 2) return UsageError(cmd, "--score-max-states must be >= 2");
     if (request.kbest > 0 || request.diverse > 0) {
       return UsageError(cmd, "--score-range does not combine with --kbest or --diverse");
     }

@@ -185,7 +185,7 @@ absl::Status Pipeline::RunLast(const Sentence& input, Result* r) {
   absl::StatusOr<std::vector<Labeling>> found;
   if (request_.score_range) {
     auto best = ScoreRangeDecode(lattice_, request_.score_lower, request_.score_upper, request_.score_resolution,
-                                 constraints);
+                                 constraints, &r->score_resolution, request_.score_max_states);
     if (best.ok()) found = std::vector<Labeling>{std::move(*best)};
     else found = best.status();
   } else if (request_.diverse > 0) {

@@ -36,6 +36,7 @@ struct DecodeRequest {
   std::vector<CountSpec> counts;
   bool score_range = false;
   double score_lower = 0, score_upper = 0, score_resolution = 0.001;
+  int score_max_states = 256;  // quantised states per position; the resolution coarsens to fit
   int kbest = 0;            // > 0: exact k-best
   int diverse = 0;          // > 0: diverse k-best with min_distance
   int min_distance = 1;
@@ -63,6 +64,7 @@ struct Result {
   std::vector<std::vector<int>> layers;             // best labels of every model but the last
   std::vector<Solution> solutions;                  // last model, best first
   bool infeasible = false;
+  double score_resolution = 0.0;                    // --score-range: the resolution actually used
   std::vector<double> marginals;                    // last model, M x N
   absl::Status status;
 };

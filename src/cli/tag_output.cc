@@ -242,6 +242,7 @@ absl::Status TagWriter::WriteJsonl(const Result& r, std::ostream& out) const {
         << ", \"probability\": " << JsonNumber(r.solutions[rank].probability) << '}';
   }
   out << ']';
+  if (r.score_resolution > 0) out << ", \"score_resolution\": " << JsonNumber(r.score_resolution);
   if (!r.marginals.empty()) {
     const Model& last = *models_.back();
     const int n = last.num_labels();
