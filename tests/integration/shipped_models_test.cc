@@ -1,0 +1,63 @@
+// The shipped models through the CLI, as the issues' acceptance commands run them.
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "integration/cli_test_util.h"
+
+namespace chaintag::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+int CountSubstr(const std::string& s, const std::string& needle) {
+  int n = 0;
+  for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + 1)) ++n;
+  return n;
+}
+
+TEST(ShippedModelsTest, RawTextExampleThroughTheDefaultPipeline) {
+  RunResult r = RunChaintag("tag --output-format tagged",
+                            "printf \"I can't believe it's not butter. Mr. Smith paid \\$3.50 for 2 books.\\n\" | ");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(CountSubstr(r.out, "\n"), 2) << r.out;
+  EXPECT_THAT(r.out, StartsWith("I_PRP ca_MD n't_RB believe_VB it_PRP 's_VBZ"));
+  EXPECT_THAT(r.out, HasSubstr("\nMr._NNP Smith_NNP paid_VBD $_$ 3.50_CD"));
+}
+
+TEST(ShippedModelsTest, SampleTextChunks) {
+  RunResult r = RunChaintag("tag --output-format chunks docs/sample.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("[NP The/DT city/NN council/NN] [VP approved/VBD]"));
+}
+
+TEST(ShippedModelsTest, ChunkerOnConll2000DevAppendsAFourthColumn) {
+  if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent";
+  RunResult r = RunChaintag("tag -m models/en-chunk.model --format conll < ../shared/corpora/conll2000/dev.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("The DT B-NP B-NP\n"));
+  EXPECT_EQ(CountSubstr(r.out, "\n\n"), 1844);
+}
+
+TEST(ShippedModelsTest, PosModelWritesConlluWithPredictedXpos) {
+  if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent";
+  RunResult r = RunChaintag(
+      "tag -m models/en-pos.model --format conllu --output-format conllu ../shared/corpora/ud-english-ewt/en_ewt-ud-dev.conllu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("# "));
+  EXPECT_EQ(CountSubstr(r.out, "\n\n"), 2001);
+}
+
+TEST(ShippedModelsTest, KBestAndDiverseOnConll2000Dev) {
+  if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent";
+  for (const std::string flags : {"--kbest 5", "--diverse 5 --min-distance 2", "--count 'chunk:NP=..2'"}) {
+    RunResult r = RunChaintag("tag -m models/en-chunk.model --format conll " + flags +
+                              " --output-format jsonl < ../shared/corpora/conll2000/dev.txt");
+    ASSERT_EQ(r.exit_code, 0) << flags << ": " << r.err;
+    EXPECT_EQ(CountSubstr(r.out, "{\"tokens\""), 1844) << flags;
+  }
+}
+
+}  // namespace
+}  // namespace chaintag::testing
