@@ -359,7 +359,12 @@ absl::StatusOr<std::vector<Sentence>> ReadCorpus(const std::vector<std::string>&
       absl::StatusOr<std::optional<Sentence>> next = (*reader)->Next();
       if (!next.ok()) return next.status();
       if (!next->has_value()) break;
-      sentences.push_back(std::move(**next));
+      // Readers reserve generously for speed; a corpus kept in memory should not pay for it.
+      Sentence& kept = **next;
+      for (auto& column : kept.columns) column.shrink_to_fit();
+      kept.labels.shrink_to_fit();
+      kept.token_lines.shrink_to_fit();
+      sentences.push_back(std::move(kept));
     }
   }
   if (sentences.empty()) {
