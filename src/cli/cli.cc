@@ -96,6 +96,21 @@ absl::StatusOr<ReaderOptions> ReaderOptionsFrom(const po::variables_map& vm,
   return options;
 }
 
+absl::Status ForEachSentence(const std::vector<std::string>& files, const ReaderOptions& options,
+                             const std::function<absl::Status(Sentence&&)>& fn) {
+  for (const std::string& file : files) {
+    auto reader = OpenSentenceReader(file, options);
+    if (!reader.ok()) return reader.status();
+    while (true) {
+      auto next = (*reader)->Next();
+      if (!next.ok()) return next.status();
+      if (!next->has_value()) break;
+      if (absl::Status s = fn(std::move(**next)); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Output>> Output::Open(const std::string& path) {
   std::unique_ptr<Output> out(new Output());
   if (!path.empty() && path != "-") {

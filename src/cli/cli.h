@@ -3,6 +3,7 @@
 #ifndef CHAINTAG_CLI_CLI_H_
 #define CHAINTAG_CLI_CLI_H_
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -46,6 +47,11 @@ void AddReaderOptions(po::options_description* options, bool with_label_column =
 // Builds ReaderOptions; the format comes from --format, else from the first file's extension.
 absl::StatusOr<ReaderOptions> ReaderOptionsFrom(const po::variables_map& vm,
                                                 const std::vector<std::string>& files);
+
+// Reads every sentence of `files` in order and calls `fn` on each; stops at the first error
+// (a reader's or `fn`'s).
+absl::Status ForEachSentence(const std::vector<std::string>& files, const ReaderOptions& options,
+                             const std::function<absl::Status(Sentence&&)>& fn);
 
 // Where a command writes: stdout, or `-o FILE` written to a temporary name and renamed on success.
 class Output {

@@ -40,19 +40,11 @@ int RunConvert(const std::vector<std::string>& args) {
   auto out = Output::Open(vm["output"].as<std::string>());
   if (!out.ok()) return Fail(cmd, out.status());
   int64_t sentences = 0;
-  for (const std::string& file : files) {
-    auto reader = OpenSentenceReader(file, *reader_options);
-    if (!reader.ok()) return Fail(cmd, reader.status());
-    while (true) {
-      auto next = (*reader)->Next();
-      if (!next.ok()) return Fail(cmd, next.status());
-      if (!next->has_value()) break;
-      ++sentences;
-      if (absl::Status s = WriteSentence((*out)->stream(), **next, {}, writer_options); !s.ok()) {
-        return Fail(cmd, s);
-      }
-    }
-  }
+  absl::Status read = ForEachSentence(files, *reader_options, [&](Sentence&& sentence) {
+    ++sentences;
+    return WriteSentence((*out)->stream(), sentence, {}, writer_options);
+  });
+  if (!read.ok()) return Fail(cmd, read);
   if (sentences == 0) return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
   if (absl::Status s = (*out)->Commit(); !s.ok()) return Fail(cmd, s);
   return kExitOk;

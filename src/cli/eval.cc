@@ -71,36 +71,25 @@ int RunEval(const std::vector<std::string>& args) {
 
   Evaluator evaluator;
   std::vector<std::string> predicted;
-  for (const std::string& file : files) {
-    auto reader = OpenSentenceReader(file, *reader_options);
-    if (!reader.ok()) return Fail(cmd, reader.status());
-    while (true) {
-      auto next = (*reader)->Next();
-      if (!next.ok()) return Fail(cmd, next.status());
-      if (!next->has_value()) break;
-      const Sentence& sentence = **next;
-      absl::Status added;
-      if (with_model) {
-        if (!sentence.has_labels()) {
-          return Fail(cmd, absl::InvalidArgumentError(absl::StrCat(
-                               sentence.file, ":", sentence.token_lines.empty() ? 0 : sentence.token_lines[0],
-                               ": expected gold labels to score against, found none")));
-        }
-        auto labeling = tagger->Tag(sentence);
-        if (!labeling.ok()) return Fail(cmd, labeling.status());
-        predicted.clear();
-        for (int y : labeling->labels) predicted.push_back(model->labels()[y]);
-        added = evaluator.Add(sentence.labels, predicted);
-      } else {
-        auto gold = ResolveColumn(sentence, vm["gold-column"].as<int>(), "--gold-column");
-        if (!gold.ok()) return Fail(cmd, gold.status());
-        auto pred = ResolveColumn(sentence, vm["pred-column"].as<int>(), "--pred-column");
-        if (!pred.ok()) return Fail(cmd, pred.status());
-        added = evaluator.Add(sentence.columns[*gold], sentence.columns[*pred]);
+  absl::Status read = ForEachSentence(files, *reader_options, [&](Sentence&& sentence) -> absl::Status {
+    if (with_model) {
+      if (!sentence.has_labels()) {
+        return absl::InvalidArgumentError(absl::StrCat(sentence.file, ":", sentence.token_lines.empty() ? 0 : sentence.token_lines[0],
+                                                       ": expected gold labels to score against, found none"));
       }
-      if (!added.ok()) return Fail(cmd, added);
+      auto labeling = tagger->Tag(sentence);
+      if (!labeling.ok()) return labeling.status();
+      predicted.clear();
+      for (int y : labeling->labels) predicted.push_back(model->labels()[y]);
+      return evaluator.Add(sentence.labels, predicted);
     }
-  }
+    auto gold = ResolveColumn(sentence, vm["gold-column"].as<int>(), "--gold-column");
+    if (!gold.ok()) return gold.status();
+    auto pred = ResolveColumn(sentence, vm["pred-column"].as<int>(), "--pred-column");
+    if (!pred.ok()) return pred.status();
+    return evaluator.Add(sentence.columns[*gold], sentence.columns[*pred]);
+  });
+  if (!read.ok()) return Fail(cmd, read);
   EvalReport report = evaluator.Report();
   if (report.sentences == 0) return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
   std::cout << (vm["json"].as<bool>() ? FormatEvalReportJson(report) : FormatEvalReport(report));

@@ -64,16 +64,11 @@ int RunStats(const std::vector<std::string>& args) {
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
 
   CorpusStatsAccumulator accumulator;
-  for (const std::string& file : files) {
-    auto reader = OpenSentenceReader(file, *reader_options);
-    if (!reader.ok()) return Fail(cmd, reader.status());
-    while (true) {
-      auto next = (*reader)->Next();
-      if (!next.ok()) return Fail(cmd, next.status());
-      if (!next->has_value()) break;
-      accumulator.Add(**next);
-    }
-  }
+  absl::Status read = ForEachSentence(files, *reader_options, [&](Sentence&& sentence) {
+    accumulator.Add(sentence);
+    return absl::OkStatus();
+  });
+  if (!read.ok()) return Fail(cmd, read);
   CorpusStats stats = accumulator.Finish();
   if (stats.sentences == 0) return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
   if (vm["json"].as<bool>()) {

@@ -329,16 +329,13 @@ int RunTag(const std::vector<std::string>& args) {
       }
       bytes_done += segmenter.bytes_consumed();
     } else {
-      auto reader = OpenSentenceReader(file, *reader_options);
-      if (!reader.ok()) return Fail(cmd, reader.status());
-      while (true) {
-        auto next = (*reader)->Next();
-        if (!next.ok()) return Fail(cmd, next.status());
-        if (!next->has_value()) break;
+      absl::Status read = ForEachSentence({file}, *reader_options, [&](Sentence&& sentence) {
         ++file_sentences;
-        if (absl::Status st = add(std::move(**next)); !st.ok()) return Fail(cmd, st);
+        absl::Status st = add(std::move(sentence));
         progress.Update(0, sentences, tokens);
-      }
+        return st;
+      });
+      if (!read.ok()) return Fail(cmd, read);
     }
     input_sentences += file_sentences;
     if (output_dir || fi + 1 == files.size()) {
