@@ -132,27 +132,35 @@ void Pipeline::Run(Result* r) {
   for (size_t k = 0; k < taggers_.size(); ++k) {
     const Sentence* input = &r->sentence;
     if (k > 0) {
-      // The word column plus the previous models' predictions.
+      // The word column plus the previous models' predictions. The word column, lines and file
+      // name are borrowed from the sentence (swapped in and back), not copied.
       stage_.columns.resize(1 + k);
-      stage_.columns[0] = r->sentence.columns[0];
+      stage_.columns[0].swap(r->sentence.columns[0]);
+      stage_.token_lines.swap(r->sentence.token_lines);
+      stage_.file.swap(r->sentence.file);
       const Model& prev = *models_[k - 1];
       auto& col = stage_.columns[k];
       col.clear();
       for (int y : r->layers[k - 1]) col.push_back(prev.labels()[y]);
-      stage_.file = r->sentence.file;
-      stage_.token_lines = r->sentence.token_lines;
       input = &stage_;
     }
+    absl::Status status;
     if (k + 1 == taggers_.size()) {
-      r->status = RunLast(*input, r);
+      status = RunLast(*input, r);
+    } else if (auto labeling = taggers_[k].Tag(*input); labeling.ok()) {
+      r->layers.push_back(std::move(labeling->labels));
+    } else {
+      status = labeling.status();
+    }
+    if (k > 0) {
+      stage_.columns[0].swap(r->sentence.columns[0]);
+      stage_.token_lines.swap(r->sentence.token_lines);
+      stage_.file.swap(r->sentence.file);
+    }
+    if (!status.ok()) {
+      r->status = status;
       return;
     }
-    auto labeling = taggers_[k].Tag(*input);
-    if (!labeling.ok()) {
-      r->status = labeling.status();
-      return;
-    }
-    r->layers.push_back(std::move(labeling->labels));
   }
 }
 

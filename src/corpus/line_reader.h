@@ -10,11 +10,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "string_view_compat.h"
 
 namespace chaintag::corpus_internal {
 
-// Debian's Abseil has its own string_view type, distinct from std::string_view.
-inline absl::string_view ToAbsl(std::string_view s) { return {s.data(), s.size()}; }
+using ::chaintag::ToAbsl;
 
 // Returns the byte offset of the first invalid UTF-8 byte (or NUL byte) in `text`, or -1.
 // `*is_nul` tells which of the two was found. `*all_ascii` is set when every byte is < 0x80.

@@ -19,6 +19,14 @@ double F1(double precision, double recall) {
   return precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0.0;
 }
 
+// Precision, recall and F1 (percentages) from a score's correct/predicted/gold counts.
+template <typename Score>
+void SetRates(Score* score) {
+  score->precision = Percent(score->correct, score->predicted);
+  score->recall = Percent(score->correct, score->gold);
+  score->f1 = F1(score->precision, score->recall);
+}
+
 bool LooksLikeChunkTag(const std::string& label) {
   if (label == "O") return true;
   return label.size() > 2 && label[1] == '-' &&
@@ -148,9 +156,7 @@ EvalReport Evaluator::Report() const {
     score.gold = gold_count_[id];
     score.predicted = predicted_count_[id];
     score.correct = correct_count_[id];
-    score.precision = Percent(score.correct, score.predicted);
-    score.recall = Percent(score.correct, score.gold);
-    score.f1 = F1(score.precision, score.recall);
+    SetRates(&score);
     report.labels.push_back(std::move(score));
     report.confusion_labels.push_back(label_names_[id]);
     if (!label_is_chunk_[id]) all_chunk_like = false;
@@ -179,17 +185,13 @@ EvalReport Evaluator::Report() const {
     score.gold = phrase_gold_[type];
     score.predicted = phrase_predicted_[type];
     score.correct = phrase_correct_[type];
-    score.precision = Percent(score.correct, score.predicted);
-    score.recall = Percent(score.correct, score.gold);
-    score.f1 = F1(score.precision, score.recall);
+    SetRates(&score);
     report.overall.gold += score.gold;
     report.overall.predicted += score.predicted;
     report.overall.correct += score.correct;
     report.chunks.push_back(std::move(score));
   }
-  report.overall.precision = Percent(report.overall.correct, report.overall.predicted);
-  report.overall.recall = Percent(report.overall.correct, report.overall.gold);
-  report.overall.f1 = F1(report.overall.precision, report.overall.recall);
+  SetRates(&report.overall);
   return report;
 }
 

@@ -7,11 +7,11 @@
 #include <string_view>
 
 #include "absl/strings/string_view.h"
+#include "string_view_compat.h"
 
 namespace chaintag::features {
 
-// The system Abseil is built with its own absl::string_view; StrCat and friends need this.
-inline absl::string_view ToAbsl(std::string_view s) { return {s.data(), s.size()}; }
+using ::chaintag::ToAbsl;
 inline std::string_view FromAbsl(absl::string_view s) { return {s.data(), s.size()}; }
 
 enum class CellFunction {

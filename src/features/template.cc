@@ -44,15 +44,19 @@ class LineParser {
         literal.clear();
       }
     };
+    // A cell expression (%x[...] or a function call over one) becomes one piece.
+    auto cell_piece = [&](size_t* at) -> absl::Status {
+      flush();
+      CellSource source;
+      int row = 0;
+      if (absl::Status s = ParseExpression(at, &source, &row); !s.ok()) return s;
+      pieces.push_back(TemplatePiece{"", Register(std::move(source)), row});
+      return absl::OkStatus();
+    };
     size_t pos = 0;
     while (pos < line_.size()) {
       if (line_.substr(pos).starts_with("%x[")) {
-        flush();
-        CellSource source;
-        int row = 0;
-        absl::Status s = ParseExpression(&pos, &source, &row);
-        if (!s.ok()) return s;
-        pieces.push_back(TemplatePiece{"", Register(std::move(source)), row});
+        if (absl::Status s = cell_piece(&pos); !s.ok()) return s;
         continue;
       }
       if (IsIdentStart(line_[pos]) && (pos == 0 || !IsIdentChar(line_[pos - 1]))) {
@@ -60,12 +64,7 @@ class LineParser {
         while (end < line_.size() && IsIdentChar(line_[end])) ++end;
         const std::string_view ident = line_.substr(pos, end - pos);
         if (end < line_.size() && line_[end] == '(' && LooksLikeCall(end + 1, ident)) {
-          flush();
-          CellSource source;
-          int row = 0;
-          absl::Status s = ParseExpression(&pos, &source, &row);
-          if (!s.ok()) return s;
-          pieces.push_back(TemplatePiece{"", Register(std::move(source)), row});
+          if (absl::Status s = cell_piece(&pos); !s.ok()) return s;
           continue;
         }
         literal.append(ident);
