@@ -51,6 +51,12 @@ class Statistic {
   // Fills table[(state * (N + 1) + prev_label + 1) * N + label] = Next(...) for one position;
   // the engine calls this once per position, so overrides keep the per-cell work non-virtual.
   virtual void FillSuccessors(int position, int num_labels, absl::Span<int> table) const;
+  // True if the engine should ask for successor rows of live (position, prev_label, state) cells
+  // only (FillRow) instead of whole tables: for statistics with many states of which few are
+  // reachable at any position (e.g. loss confusion counts), tables would cost more than the DP.
+  virtual bool ComputesRows() const { return false; }
+  // row[y] = Next(state, position, prev_label, y) for every label y (one virtual call per row).
+  virtual void FillRow(int position, int prev_label, int state, int num_labels, int* row) const;
 };
 
 bool IsInfeasible(const absl::Status& status);
@@ -184,6 +190,11 @@ class AuxDpDecoder {
 
   absl::Status Run(const Lattice& lattice, absl::Span<const Statistic* const> statistics);
 
+  // Successor tables of position-dependent statistics are kept for every position while their
+  // total stays within this many entries; beyond it one position's table is kept and refilled on
+  // demand (less memory, about twice the table work). Results are the same either way.
+  void set_max_table_entries(int64_t entries) { max_table_entries_ = entries; }
+
   int num_states() const { return num_states_; }  // R
   int ComponentState(int state, int component) const {
     return (state / strides_[component]) % sizes_[component];
@@ -224,7 +235,10 @@ class AuxDpDecoder {
   };
   void ComputeSuccessorRow(int position, int prev_label, int state, int* row) const;
   int Successor(int position, int prev_label, int state, int label) const;
+  // A statistic's successor state as a stride-scaled product-state part (kDead if infeasible).
+  int ConvertState(int component, int position, int state) const;
   const int* Table(int component, int position) const;
+  absl::Status FillTable(int component, int position, int* table) const;
   Node* GetNode(int position, int label, int state);  // position M = sink
   void CompletePath(Path* path, int position, int label, int state);
   absl::Status Backtrace(int last_label, std::vector<char> states, Labeling* out);
@@ -237,7 +251,15 @@ class AuxDpDecoder {
   std::vector<int> strides_;
   std::vector<const Statistic*> statistics_;
   std::vector<char> position_independent_;
-  std::vector<std::vector<int>> tables_;  // per component: one table or M tables
+  std::vector<char> computes_rows_;  // per component: rows on demand, no tables
+  mutable std::vector<int> stat_row_;  // N scratch for FillRow
+  // Per component: one table (position-independent, or streaming) or M tables. Streaming tables
+  // are refilled on demand by the const accessors, hence mutable.
+  mutable std::vector<std::vector<int>> tables_;
+  mutable std::vector<int> table_position_;  // streaming: the position each table holds
+  mutable absl::Status table_status_;       // streaming: first error met while refilling
+  bool streaming_tables_ = false;
+  int64_t max_table_entries_ = kMaxCells;
   std::vector<double> forward_;           // M x N x R best prefix scores
   std::vector<int> components_;           // R x K component states
   std::vector<int> row_;                  // N scratch

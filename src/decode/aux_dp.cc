@@ -40,6 +40,10 @@ void Statistic::FillSuccessors(int position, int num_labels, absl::Span<int> tab
   }
 }
 
+void Statistic::FillRow(int position, int prev_label, int state, int num_labels, int* row) const {
+  for (int y = 0; y < num_labels; ++y) row[y] = Next(state, position, prev_label, y);
+}
+
 absl::Status AuxDpDecoder::Run(const Lattice& lattice,
                                absl::Span<const Statistic* const> statistics) {
   lattice_ = &lattice;
@@ -51,6 +55,7 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   sizes_.assign(k, 1);
   strides_.assign(k, 1);
   position_independent_.assign(k, 0);
+  computes_rows_.assign(k, 0);
   int64_t r = 1;
   for (int c = 0; c < k; ++c) {
     const Statistic* s = statistics_[c];
@@ -69,6 +74,7 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
           absl::StrCat("AuxDpDecoder: product of statistic state counts exceeds ", kMaxStates));
     }
     position_independent_[c] = s->PositionIndependent();
+    computes_rows_[c] = s->ComputesRows();
   }
   num_states_ = static_cast<int>(r);
   if (int64_t{m_} * n_ * r > kMaxCells) {
@@ -93,31 +99,35 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   }
 
   // Successor tables, stride-scaled, built once per sentence (or per position) outside the DP.
+  // When the per-position tables of every position would not fit, position-dependent components
+  // keep one position's table and refill it on demand (forward and backtrace visit positions in
+  // order, so each is filled about twice).
   tables_.resize(k);
+  table_position_.assign(k, -1);
+  table_status_ = absl::OkStatus();
   int64_t table_total = 0;
   for (int c = 0; c < k; ++c) {
-    const size_t per = static_cast<size_t>(sizes_[c]) * (n_ + 1) * n_;
-    const int copies = position_independent_[c] ? 1 : m_;
-    table_total += static_cast<int64_t>(per) * copies;
-    if (table_total > kMaxCells) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("AuxDpDecoder: successor tables need ", table_total, " entries; limit ",
-                       kMaxCells));
+    if (computes_rows_[c]) continue;
+    const int64_t per = int64_t{sizes_[c]} * (n_ + 1) * n_;
+    table_total += per * (position_independent_[c] ? 1 : m_);
+  }
+  stat_row_.assign(n_, 0);
+  streaming_tables_ = table_total > max_table_entries_;
+  for (int c = 0; c < k; ++c) {
+    if (computes_rows_[c]) {
+      tables_[c].clear();
+      continue;
     }
+    const size_t per = static_cast<size_t>(sizes_[c]) * (n_ + 1) * n_;
+    if (static_cast<int64_t>(per) > kMaxCells) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "AuxDpDecoder: a successor table needs ", per, " entries; limit ", kMaxCells));
+    }
+    const int copies = position_independent_[c] || streaming_tables_ ? 1 : m_;
     tables_[c].resize(per * copies);
-    for (int t = 0; t < copies; ++t) {
-      absl::Span<int> table(tables_[c].data() + per * t, per);
-      statistics_[c]->FillSuccessors(t, n_, table);
-      for (int& v : table) {
-        if (v == Statistic::kInfeasible) {
-          v = kDead;
-        } else if (v < 0 || v >= sizes_[c]) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("AuxDpDecoder: statistic ", c, " produced state ", v, " at position ", t,
-                           "; expected 0..", sizes_[c] - 1, " or kInfeasible"));
-        } else {
-          v *= strides_[c];
-        }
+    if (position_independent_[c] || !streaming_tables_) {
+      for (int t = 0; t < copies; ++t) {
+        if (absl::Status st = FillTable(c, t, tables_[c].data() + per * t); !st.ok()) return st;
       }
     }
   }
@@ -178,7 +188,7 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
           const double v = prow[st];
           if (v == kNegInf) continue;
           const int* next;
-          if (k == 1) {
+          if (k == 1 && !computes_rows_[0]) {
             next = Table(0, t) + (static_cast<size_t>(st) * (n_ + 1) + prev + 1) * n_;
           } else {
             ComputeSuccessorRow(t, prev, st, row_.data());
@@ -201,12 +211,40 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
       for (int s = 0; s < rr; ++s) cell[s] += u;
     }
   }
+  return table_status_;
+}
+
+absl::Status AuxDpDecoder::FillTable(int component, int position, int* table) const {
+  const size_t per = static_cast<size_t>(sizes_[component]) * (n_ + 1) * n_;
+  statistics_[component]->FillSuccessors(position, n_, absl::MakeSpan(table, per));
+  for (size_t i = 0; i < per; ++i) {
+    int& v = table[i];
+    if (v == Statistic::kInfeasible) {
+      v = kDead;
+    } else if (v < 0 || v >= sizes_[component]) {
+      const int bad = v;
+      v = kDead;
+      return absl::InvalidArgumentError(
+          absl::StrCat("AuxDpDecoder: statistic ", component, " produced state ", bad,
+                       " at position ", position, "; expected 0..", sizes_[component] - 1,
+                       " or kInfeasible"));
+    } else {
+      v *= strides_[component];
+    }
+  }
   return absl::OkStatus();
 }
 
 const int* AuxDpDecoder::Table(int component, int position) const {
   const size_t per = static_cast<size_t>(sizes_[component]) * (n_ + 1) * n_;
-  return tables_[component].data() + (position_independent_[component] ? 0 : per * position);
+  if (position_independent_[component]) return tables_[component].data();
+  if (!streaming_tables_) return tables_[component].data() + per * position;
+  if (table_position_[component] != position) {
+    absl::Status st = FillTable(component, position, tables_[component].data());
+    if (!st.ok() && table_status_.ok()) table_status_ = st;
+    table_position_[component] = position;
+  }
+  return tables_[component].data();
 }
 
 void AuxDpDecoder::ComputeSuccessorRow(int position, int prev_label, int state, int* row) const {
@@ -217,8 +255,15 @@ void AuxDpDecoder::ComputeSuccessorRow(int position, int prev_label, int state, 
   }
   const int* comp = components_.data() + static_cast<size_t>(state) * k;
   for (int c = 0; c < k; ++c) {
-    const int* t =
-        Table(c, position) + (static_cast<size_t>(comp[c]) * (n_ + 1) + prev_label + 1) * n_;
+    const int* t;
+    if (computes_rows_[c]) {
+      int* fresh = stat_row_.data();
+      statistics_[c]->FillRow(position, prev_label, comp[c], n_, fresh);
+      for (int y = 0; y < n_; ++y) fresh[y] = ConvertState(c, position, fresh[y]);
+      t = fresh;
+    } else {
+      t = Table(c, position) + (static_cast<size_t>(comp[c]) * (n_ + 1) + prev_label + 1) * n_;
+    }
     if (c == 0) {
       for (int y = 0; y < n_; ++y) row[y] = t[y];
     } else {
@@ -227,12 +272,31 @@ void AuxDpDecoder::ComputeSuccessorRow(int position, int prev_label, int state, 
   }
 }
 
+int AuxDpDecoder::ConvertState(int component, int position, int v) const {
+  if (v == Statistic::kInfeasible) return kDead;
+  if (v < 0 || v >= sizes_[component]) {
+    if (table_status_.ok()) {
+      table_status_ = absl::InvalidArgumentError(
+          absl::StrCat("AuxDpDecoder: statistic ", component, " produced state ", v,
+                       " at position ", position, "; expected 0..", sizes_[component] - 1,
+                       " or kInfeasible"));
+    }
+    return kDead;
+  }
+  return v * strides_[component];
+}
+
 int AuxDpDecoder::Successor(int position, int prev_label, int state, int label) const {
   const size_t k = statistics_.size();
   const int* comp = components_.data() + state * k;
   int sum = 0;
   for (size_t c = 0; c < k; ++c) {
-    sum += Table(c, position)[(static_cast<size_t>(comp[c]) * (n_ + 1) + prev_label + 1) * n_ + label];
+    if (computes_rows_[c]) {
+      sum += ConvertState(static_cast<int>(c), position,
+                          statistics_[c]->Next(comp[c], position, prev_label, label));
+    } else {
+      sum += Table(c, position)[(static_cast<size_t>(comp[c]) * (n_ + 1) + prev_label + 1) * n_ + label];
+    }
   }
   return sum;
 }

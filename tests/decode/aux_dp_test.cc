@@ -90,6 +90,87 @@ TEST(AuxDpTest, RandomConstraintsMatchEnumeration) {
   EXPECT_GT(infeasible, 100);
 }
 
+// With the table budget at zero every position-dependent successor table is refilled on demand;
+// best, k-best and final states must not change.
+TEST(AuxDpTest, StreamingSuccessorTablesGiveTheSameResults) {
+  std::mt19937 rng(29);
+  AuxDpDecoder stored, streaming;
+  streaming.set_max_table_entries(0);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int m = 1 + trial % 7;
+    const int n = 1 + (trial / 7) % 4;
+    Lattice lattice = RandomLattice(rng, m, n, true, 0.1);
+    const std::vector<std::string> names = ChunkLabels(n);
+    ChunkTable chunks(names);
+    std::vector<int> ref(m);
+    for (int& l : ref) l = std::uniform_int_distribution<int>(0, n - 1)(rng);
+    HammingDistanceStatistic hamming(ref, 1 + trial % 3);
+    ChunkDistanceStatistic chunk_distance(chunks, ref, trial % 2);
+    const Statistic* stats[] = {&hamming, &chunk_distance};
+    ASSERT_TRUE(stored.Run(lattice, stats).ok());
+    ASSERT_TRUE(streaming.Run(lattice, stats).ok());
+    int state_a = -1, state_b = -1;
+    auto a = stored.BestAccepted(&state_a);
+    auto b = streaming.BestAccepted(&state_b);
+    ASSERT_EQ(a.ok(), b.ok()) << "trial " << trial;
+    if (!a.ok()) continue;
+    EXPECT_EQ(a->labels, b->labels) << "trial " << trial;
+    EXPECT_EQ(state_a, state_b);
+    auto ka = stored.KBest(4);
+    auto kb = streaming.KBest(4);
+    ASSERT_TRUE(ka.ok() && kb.ok());
+    ASSERT_EQ(ka->size(), kb->size());
+    for (size_t i = 0; i < ka->size(); ++i) EXPECT_EQ((*ka)[i].labels, (*kb)[i].labels);
+  }
+}
+
+// A statistic that asks for rows on demand gives what its table-filling twin gives.
+class RowHammingStatistic : public HammingDistanceStatistic {
+ public:
+  using HammingDistanceStatistic::HammingDistanceStatistic;
+  bool ComputesRows() const override { return true; }
+};
+class RowChunkDistanceStatistic : public ChunkDistanceStatistic {
+ public:
+  using ChunkDistanceStatistic::ChunkDistanceStatistic;
+  bool ComputesRows() const override { return true; }
+};
+
+TEST(AuxDpTest, RowsOnDemandGiveTheSameResults) {
+  std::mt19937 rng(31);
+  AuxDpDecoder tables, rows;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int m = 1 + trial % 7;
+    const int n = 1 + (trial / 7) % 4;
+    Lattice lattice = RandomLattice(rng, m, n, true, 0.1);
+    const std::vector<std::string> names = ChunkLabels(n);
+    ChunkTable chunks(names);
+    std::vector<int> ref(m);
+    for (int& l : ref) l = std::uniform_int_distribution<int>(0, n - 1)(rng);
+    HammingDistanceStatistic hamming(ref, 1 + trial % 3);
+    ChunkDistanceStatistic chunk_distance(chunks, ref, trial % 2);
+    RowHammingStatistic row_hamming(ref, 1 + trial % 3);
+    RowChunkDistanceStatistic row_chunk_distance(chunks, ref, trial % 2);
+    const Statistic* a_stats[] = {&hamming, &chunk_distance};
+    const Statistic* b_stats[] = {&row_hamming, &row_chunk_distance};
+    const int count = 1 + trial % 2;  // one statistic (the k == 1 fast path) or two
+    ASSERT_TRUE(tables.Run(lattice, absl::MakeConstSpan(a_stats, count)).ok());
+    ASSERT_TRUE(rows.Run(lattice, absl::MakeConstSpan(b_stats, count)).ok());
+    int state_a = -1, state_b = -1;
+    auto a = tables.BestAccepted(&state_a);
+    auto b = rows.BestAccepted(&state_b);
+    ASSERT_EQ(a.ok(), b.ok()) << "trial " << trial;
+    if (!a.ok()) continue;
+    EXPECT_EQ(a->labels, b->labels) << "trial " << trial;
+    EXPECT_EQ(state_a, state_b);
+    auto ka = tables.KBest(4);
+    auto kb = rows.KBest(4);
+    ASSERT_TRUE(ka.ok() && kb.ok());
+    ASSERT_EQ(ka->size(), kb->size());
+    for (size_t i = 0; i < ka->size(); ++i) EXPECT_EQ((*ka)[i].labels, (*kb)[i].labels);
+  }
+}
+
 // A general H (margin-rescaling shape F + w * distance, with some states rejected) picks the
 // labeling enumeration finds: best H, then best F, then reverse-lexicographically smallest.
 TEST(AuxDpTest, GeneralObjectiveMatchesEnumeration) {
