@@ -66,15 +66,31 @@ class FeatureSpec {
 // Lookups dominate featurization, so the index is an open-addressing table of 8-byte slots
 // (hash tag + offset of an entry in one byte arena) rather than a map of std::string: a miss
 // usually touches one cache line, and the batched API below lets the Featurizer overlap misses.
+// Each name is stored once, in the arena (training dictionaries hold millions of names).
 class AttributeDictionary {
  public:
   // Returns the id or -1.
   int Find(std::string_view attribute) const { return FindHashed(attribute, Hash(attribute)); }
   // Adds if absent; returns the id.
   int Insert(std::string_view attribute);
-  int size() const { return static_cast<int>(names_.size()); }
-  const std::string& name(int id) const { return names_[id]; }
+  int size() const { return size_; }
+  // The name of `id` as a copy (kept for callers that store it); name_view does not copy.
+  std::string name(int id) const { return std::string(name_view(id)); }
+  // Valid until the next Insert or Reserve.
+  std::string_view name_view(int id) const {
+    const char* entry = arena_.data() + entry_offsets_[id];
+    EntryHeader h;
+    std::memcpy(&h, entry, sizeof(h));
+    return std::string_view(entry + sizeof(h), h.length);
+  }
   void Reserve(int n);
+  // Bytes of heap memory held (arena, index and id table), for memory reports and tests.
+  size_t MemoryBytes() const;
+  // Frees the lookup index and the id table (16-24 bytes per name) while only size() is needed,
+  // e.g. while a trainer optimises: until RestoreIndex, Find returns -1 and name/name_view must
+  // not be called (Insert and Reserve restore first). The names stay in the arena.
+  void ReleaseIndex();
+  void RestoreIndex();
 
   // Batched lookups: Hash once, PrefetchSlot some keys ahead, PrefetchEntry fewer ahead, then
   // FindHashed (equal to Find).
@@ -89,7 +105,8 @@ class AttributeDictionary {
         const char* entry = arena_.data() + (slot & kOffsetMask);
         EntryHeader h;
         std::memcpy(&h, entry, sizeof(h));
-        if (h.hash == hash && h.length == attribute.size() &&
+        // The 24-bit tag already matched, so a length check and memcmp almost always succeed.
+        if (h.length == attribute.size() &&
             std::memcmp(entry + sizeof(h), attribute.data(), attribute.size()) == 0) {
           return h.id;
         }
@@ -108,9 +125,9 @@ class AttributeDictionary {
   }
 
  private:
-  // Arena entries: header, then the attribute bytes.
+  // Arena entries: header, then the attribute bytes. The full hash is not stored (8 bytes per
+  // entry); Rehash recomputes it.
   struct EntryHeader {
-    uint64_t hash;
     int32_t id;
     uint32_t length;
   };
@@ -121,7 +138,8 @@ class AttributeDictionary {
   std::vector<uint64_t> slots_;  // 0 = empty, else tag << kOffsetBits | arena offset (offset > 0)
   uint64_t mask_ = 0;
   std::string arena_;
-  std::vector<std::string> names_;
+  std::vector<uint64_t> entry_offsets_;  // arena offset of each id's entry (empty when released)
+  int size_ = 0;
 };
 
 // Attribute ids per position in CSR form: the attributes of position t are
@@ -157,6 +175,13 @@ class Featurizer {
   // Attribute strings of one position (for tests and `info`).
   std::vector<std::string> Attributes(const Sentence& sentence, int t);
 
+  // Makes Featurize with `dict` remember, per distinct cell value (at most `max_values` per input
+  // column, then the memory is reset), the derived values and the ids of the templates that read
+  // only that one cell, so repeated words skip building, hashing and looking up those strings.
+  // The ids are those Featurize would give; `dict` must outlive this and must not change while
+  // enabled (a Model's dictionary). Other dictionaries are featurized as before. nullptr disables.
+  void EnableValueCache(const AttributeDictionary* dict, int max_values = 1 << 15);
+
   const FeatureSpec& spec() const { return spec_; }
 
  private:
@@ -165,6 +190,10 @@ class Featurizer {
   // Writes the attribute strings of position t of the prepared sentence into `out`, one per
   // template (resized to num_templates(); strings reuse their capacity).
   void GeneratePosition(int t, std::vector<std::string>* out);
+  // Featurize through the value cache; false (nothing written) when the sentence has a missing or
+  // short column, which the uncached path handles.
+  bool FeaturizeCached(const Sentence& sentence, const AttributeDictionary& dict,
+                       FeaturizedSentence* out);
   FeatureSpec spec_;
   struct Scratch;
   std::unique_ptr<Scratch> scratch_;

@@ -86,6 +86,24 @@ class Model {
   // Drops state features whose weight is exactly zero (after L1) and attributes left with none.
   void Prune();
 
+  // The model's own weights laid out for tagging (built on construction and by Prune): each
+  // attribute's (label, weight) pairs interleaved in one run, so scoring a feature touches one
+  // cache line instead of two; and the transition, start and end scores
+  // with the transition mask already applied. Weights are float32 values (see the constructor),
+  // so the float entries are exact and Tagger's lattices equal Score + ApplyTransitionMask.
+  struct TaggingScores {
+    struct Entry {
+      int32_t label;
+      float weight;
+    };
+    std::vector<int32_t> ranges;  // 2 per attribute: [begin, end) in entries
+    std::vector<Entry> entries;
+    std::vector<double> transition;  // N*N, masked
+    std::vector<double> start;       // N, masked
+    std::vector<double> end;         // N, masked
+  };
+  const TaggingScores& tagging_scores() const { return tagging_; }
+
   Model() = default;
 
  private:
@@ -96,6 +114,8 @@ class Model {
   TransitionMask mask_;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::vector<SelfTest> self_tests_;
+  TaggingScores tagging_;
+  void BuildTaggingScores();
 };
 
 // Per-thread tagging state (CRF++ style): cheap to create, holds scratch space. Not thread-safe;
@@ -117,6 +137,8 @@ class Tagger {
   const Model& model() const { return *model_; }
 
  private:
+  // Fills `lattice` from featurized_ with the model's TaggingScores (same values as Score + mask).
+  void ScoreFeaturized(Lattice* lattice) const;
   const Model* model_;
   Featurizer featurizer_;
   FeaturizedSentence featurized_;

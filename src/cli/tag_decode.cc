@@ -140,8 +140,10 @@ void Pipeline::Run(Result* r) {
       stage_.file.swap(r->sentence.file);
       const Model& prev = *models_[k - 1];
       auto& col = stage_.columns[k];
-      col.clear();
-      for (int y : r->layers[k - 1]) col.push_back(prev.labels()[y]);
+      const std::vector<int>& layer = r->layers[k - 1];
+      // Assigning into kept strings reuses their buffers: no allocation per token once warm.
+      col.resize(layer.size());
+      for (size_t t = 0; t < layer.size(); ++t) col[t] = prev.labels()[layer[t]];
       input = &stage_;
     }
     absl::Status status;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -15,44 +16,78 @@ uint64_t AttributeDictionary::Hash(std::string_view attribute) {
 }
 
 int AttributeDictionary::Insert(std::string_view attribute) {
+  if (slots_.empty() && size_ > 0) RestoreIndex();
   const uint64_t hash = Hash(attribute);
   const int found = FindHashed(attribute, hash);
   if (found >= 0) return found;
   // Keep the load factor at most 1/2 so probes stay short.
-  if ((names_.size() + 1) * 2 > slots_.size()) Rehash(slots_.empty() ? 16 : slots_.size() * 2);
+  if ((static_cast<size_t>(size_) + 1) * 2 > slots_.size()) Rehash(slots_.empty() ? 16 : slots_.size() * 2);
   if (arena_.empty()) arena_.push_back('\0');  // offset 0 is never an entry, so slot 0 means empty
   const int id = size();
   const uint64_t offset = arena_.size();
-  EntryHeader header{hash, id, static_cast<uint32_t>(attribute.size())};
+  EntryHeader header{id, static_cast<uint32_t>(attribute.size())};
   arena_.append(reinterpret_cast<const char*>(&header), sizeof(header));
-  arena_.append(attribute);
+  arena_.append(attribute.data(), attribute.size());
   uint64_t i = hash & mask_;
   while (slots_[i] != 0) i = (i + 1) & mask_;
   slots_[i] = (hash >> kOffsetBits) << kOffsetBits | offset;
-  names_.emplace_back(attribute);
+  entry_offsets_.push_back(offset);
+  ++size_;
   return id;
 }
 
 void AttributeDictionary::Rehash(size_t capacity) {
   std::vector<uint64_t> slots(capacity, 0);
   const uint64_t mask = capacity - 1;
-  for (uint64_t slot : slots_) {
-    if (slot == 0) continue;
-    EntryHeader header;
-    std::memcpy(&header, arena_.data() + (slot & kOffsetMask), sizeof(header));
-    uint64_t i = header.hash & mask;
+  // Walking ids rather than old slots needs no tag decoding; the hash is recomputed from the name.
+  for (int id = 0; id < size(); ++id) {
+    const uint64_t offset = entry_offsets_[id];
+    const uint64_t hash = Hash(name_view(id));
+    uint64_t i = hash & mask;
     while (slots[i] != 0) i = (i + 1) & mask;
-    slots[i] = slot;
+    slots[i] = (hash >> kOffsetBits) << kOffsetBits | offset;
   }
   slots_ = std::move(slots);
   mask_ = mask;
 }
 
 void AttributeDictionary::Reserve(int n) {
+  if (slots_.empty() && size_ > 0) RestoreIndex();
   size_t capacity = slots_.empty() ? 16 : slots_.size();
-  while (static_cast<size_t>(n) * 2 > capacity) capacity *= 2;
+  // A released index may be smaller than the entries it must hold.
+  const size_t entries = std::max(static_cast<size_t>(std::max(n, 0)), entry_offsets_.size());
+  while (entries * 2 > capacity) capacity *= 2;
   if (capacity != slots_.size()) Rehash(capacity);
-  names_.reserve(n);
+  entry_offsets_.reserve(n);
+}
+
+void AttributeDictionary::ReleaseIndex() {
+  std::vector<uint64_t>().swap(slots_);
+  std::vector<uint64_t>().swap(entry_offsets_);
+  mask_ = 0;
+}
+
+void AttributeDictionary::RestoreIndex() {
+  if (static_cast<int>(entry_offsets_.size()) != size_) {
+    // Entries were appended in id order, so one walk over the arena recovers every offset.
+    entry_offsets_.reserve(size_);
+    uint64_t offset = 1;
+    while (offset < arena_.size()) {
+      EntryHeader header;
+      std::memcpy(&header, arena_.data() + offset, sizeof(header));
+      entry_offsets_.push_back(offset);
+      offset += sizeof(header) + header.length;
+    }
+  }
+  if (!slots_.empty() || size_ == 0) return;
+  size_t capacity = 16;
+  while (static_cast<size_t>(size_) * 2 > capacity) capacity *= 2;
+  Rehash(capacity);
+}
+
+size_t AttributeDictionary::MemoryBytes() const {
+  return slots_.capacity() * sizeof(uint64_t) + arena_.capacity() +
+         entry_offsets_.capacity() * sizeof(uint64_t);
 }
 
 AttributeDictionary BuildAttributeDictionary(Featurizer& featurizer,
@@ -70,7 +105,7 @@ AttributeDictionary BuildAttributeDictionary(Featurizer& featurizer,
   if (min_count <= 1) return all;
   AttributeDictionary kept;
   for (int id = 0; id < all.size(); ++id) {
-    if (counts[id] >= min_count) kept.Insert(all.name(id));
+    if (counts[id] >= min_count) kept.Insert(all.name_view(id));
   }
   return kept;
 }

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/features.h"
@@ -27,7 +28,63 @@ struct Featurizer::Scratch {
   std::vector<uint64_t> hashes;    // AttributeDictionary::Hash of each
   std::vector<size_t> source_bytes;  // total bytes of each source's values in the sentence
   std::vector<std::string> position;  // for Attributes()
+
+  // The value cache (EnableValueCache): one per input column read by the templates.
+  struct ColumnCache {
+    int column = 0;
+    std::vector<int> sources;    // sources reading this column
+    std::vector<int> templates;  // templates whose cells all read this column at one row
+    absl::flat_hash_map<std::string, int32_t> index;   // cell value -> entry
+    std::vector<int32_t> ids;                          // [entry * templates.size() + slot]
+    std::vector<std::pair<uint32_t, uint32_t>> spans;  // [entry * sources.size() + k] in arena
+    std::string arena;
+    std::vector<int32_t> entries;  // entry of each token of the current sentence
+    void Clear() {
+      index.clear();
+      ids.clear();
+      spans.clear();
+      arena.clear();
+    }
+  };
+  const AttributeDictionary* cache_dict = nullptr;
+  int cache_dict_size = 0;
+  int cache_max_values = 0;
+  std::vector<ColumnCache> caches;
+  std::vector<int> template_cache;  // per template: its ColumnCache, or -1 (several cells/columns)
+  std::vector<int> template_slot;   // per template: its slot in that cache's `templates`
+  std::vector<int> template_row;    // per template: the row offset of its cells
+  std::vector<int> source_cache;    // per source: its ColumnCache
+  std::vector<int> source_slot;     // per source: its index in that cache's `sources`
+  std::vector<int32_t> cell_ids;    // per (t, template): id, -1 absent, or -2 - pending key
+  std::string attribute;            // one attribute being built for a new cache entry
+
+  // Ids of several-cell templates reading one small-vocabulary column (POS n-grams), keyed by
+  // the cells' cache entries: the key names the attribute string exactly while the entries hold.
+  std::vector<int> combo_cache;  // per template: the ColumnCache of all its cells, or -1
+  std::vector<absl::flat_hash_map<uint64_t, int32_t>> combo_ids;  // per template
+  struct PendingCombo {
+    int template_index;
+    uint64_t key;
+    size_t pending;
+  };
+  std::vector<PendingCombo> pending_combos;
+  void ClearCombos(int cache) {
+    for (size_t j = 0; j < combo_cache.size(); ++j) {
+      if (combo_cache[j] == cache) combo_ids[j].clear();
+    }
+  }
 };
+
+namespace {
+
+// Combo keys give each cell 13 bits: a cache entry below kComboMaxValues, or a marker code.
+constexpr int kComboBits = 13;
+constexpr int kComboMaxValues = 1 << 12;
+constexpr int kComboMaxRow = 63;
+constexpr int kComboMaxPieces = 64 / kComboBits;
+constexpr size_t kComboMaxIds = size_t{1} << 16;
+
+}  // namespace
 
 Featurizer::Featurizer(FeatureSpec spec) : spec_(std::move(spec)), scratch_(new Scratch) {}
 Featurizer::~Featurizer() = default;
@@ -173,7 +230,260 @@ inline void BuildAttribute(const FeatureSpec::Impl& impl, const features::Unigra
   }
 }
 
+// Looks up keys[0..num_keys) (ends[i] = end offset of key i) and writes each id to ids[i]. Cache
+// misses in the table dominate; a two-stage software pipeline (slot, then entry) keeps several
+// lookups in flight.
+void LookupKeys(const AttributeDictionary& dict, const char* keys, const uint32_t* ends,
+                size_t num_keys, std::vector<uint64_t>* hash_buffer, int32_t* ids) {
+  auto key = [&](size_t i) {
+    const uint32_t begin = i == 0 ? 0 : ends[i - 1];
+    return std::string_view(keys + begin, ends[i] - begin);
+  };
+  hash_buffer->resize(num_keys);
+  uint64_t* hashes = hash_buffer->data();
+  for (size_t i = 0; i < num_keys; ++i) hashes[i] = AttributeDictionary::Hash(key(i));
+  constexpr size_t kDistance = 8;
+  for (size_t i = 0; i < std::min(num_keys, 2 * kDistance); ++i) dict.PrefetchSlot(hashes[i]);
+  for (size_t i = 0; i < std::min(num_keys, kDistance); ++i) dict.PrefetchEntry(hashes[i]);
+  for (size_t i = 0; i < num_keys; ++i) {
+    if (i + 2 * kDistance < num_keys) dict.PrefetchSlot(hashes[i + 2 * kDistance]);
+    if (i + kDistance < num_keys) dict.PrefetchEntry(hashes[i + kDistance]);
+    ids[i] = dict.FindHashed(key(i), hashes[i]);
+  }
+}
+
 }  // namespace
+
+void Featurizer::EnableValueCache(const AttributeDictionary* dict, int max_values) {
+  Scratch& s = *scratch_;
+  s.cache_dict = dict;
+  s.caches.clear();
+  if (dict == nullptr) return;
+  const FeatureSpec::Impl& impl = spec_.impl();
+  s.cache_dict_size = dict->size();
+  s.cache_max_values = std::max(max_values, 1);
+  const int num_sources = static_cast<int>(impl.sources.size());
+  s.source_cache.assign(num_sources, -1);
+  s.source_slot.assign(num_sources, -1);
+  for (int src = 0; src < num_sources; ++src) {
+    const int column = impl.sources[src].column;
+    int c = 0;
+    while (c < static_cast<int>(s.caches.size()) && s.caches[c].column != column) ++c;
+    if (c == static_cast<int>(s.caches.size())) {
+      s.caches.emplace_back();
+      s.caches.back().column = column;
+    }
+    s.source_cache[src] = c;
+    s.source_slot[src] = static_cast<int>(s.caches[c].sources.size());
+    s.caches[c].sources.push_back(src);
+  }
+  const int num_templates = static_cast<int>(impl.templates.size());
+  s.template_cache.assign(num_templates, -1);
+  s.template_slot.assign(num_templates, -1);
+  s.template_row.assign(num_templates, 0);
+  for (int j = 0; j < num_templates; ++j) {
+    int cache = -1, row = 0;
+    bool single = true, any = false;
+    for (const features::TemplatePiece& piece : impl.templates[j].pieces) {
+      if (piece.source < 0) continue;
+      const int c = s.source_cache[piece.source];
+      if (any && (c != cache || piece.row != row)) single = false;
+      cache = c;
+      row = piece.row;
+      any = true;
+    }
+    if (!any || !single) continue;
+    s.template_cache[j] = cache;
+    s.template_row[j] = row;
+    s.template_slot[j] = static_cast<int>(s.caches[cache].templates.size());
+    s.caches[cache].templates.push_back(j);
+  }
+  s.combo_cache.assign(num_templates, -1);
+  s.combo_ids.assign(num_templates, {});
+  for (int j = 0; j < num_templates; ++j) {
+    if (s.template_cache[j] >= 0) continue;
+    int cache = -1, pieces = 0;
+    bool ok = true;
+    for (const features::TemplatePiece& piece : impl.templates[j].pieces) {
+      if (piece.source < 0) continue;
+      const int c = s.source_cache[piece.source];
+      if ((cache >= 0 && c != cache) || std::abs(piece.row) > kComboMaxRow) ok = false;
+      cache = c;
+      ++pieces;
+    }
+    if (ok && cache >= 0 && pieces <= kComboMaxPieces) s.combo_cache[j] = cache;
+  }
+}
+
+bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictionary& dict,
+                                 FeaturizedSentence* out) {
+  const FeatureSpec::Impl& impl = spec_.impl();
+  Scratch& s = *scratch_;
+  const int n = sentence.size();
+  for (const Scratch::ColumnCache& cache : s.caches) {
+    if (cache.column >= sentence.num_columns() ||
+        static_cast<int>(sentence.columns[cache.column].size()) < n) {
+      return false;
+    }
+  }
+  if (dict.size() != s.cache_dict_size) {  // defensive: the dictionary grew after enabling
+    for (Scratch::ColumnCache& cache : s.caches) cache.Clear();
+    for (auto& ids : s.combo_ids) ids.clear();
+    s.cache_dict_size = dict.size();
+  }
+  // Entries of every token; a full cache is reset between sentences so memory stays bounded.
+  for (size_t c = 0; c < s.caches.size(); ++c) {
+    Scratch::ColumnCache& cache = s.caches[c];
+    if (static_cast<int>(cache.index.size()) + n > s.cache_max_values) {
+      cache.Clear();
+      s.ClearCombos(static_cast<int>(c));  // entries are renumbered from here on
+    }
+    const std::vector<std::string>& column = sentence.columns[cache.column];
+    cache.entries.resize(n);
+    const size_t num_slots = cache.templates.size();
+    const size_t num_cache_sources = cache.sources.size();
+    for (int t = 0; t < n; ++t) {
+      const std::string& value = column[t];
+      auto [it, inserted] = cache.index.try_emplace(ToAbsl(value), 0);
+      if (!inserted) {
+        cache.entries[t] = it->second;
+        continue;
+      }
+      const auto entry = static_cast<int32_t>(cache.index.size() - 1);
+      it->second = entry;
+      cache.entries[t] = entry;
+      // Derived values of the cell, as Prepare computes them.
+      for (int src : cache.sources) {
+        const features::CellSource& source = impl.sources[src];
+        std::string_view v = value;
+        for (size_t f = 0; f + 1 < source.functions.size(); ++f) {
+          s.tmp_b.clear();
+          features::ApplyCellFunction(source.functions[f], v, &s.tmp_b);
+          std::swap(s.tmp_a, s.tmp_b);
+          v = s.tmp_a;
+        }
+        const auto begin = static_cast<uint32_t>(cache.arena.size());
+        if (source.functions.empty()) {
+          cache.arena.append(v);
+        } else {
+          features::ApplyCellFunction(source.functions.back(), v, &cache.arena);
+        }
+        cache.spans.emplace_back(begin, static_cast<uint32_t>(cache.arena.size()));
+      }
+      // Ids of the one-cell templates for this value.
+      const size_t span_base = static_cast<size_t>(entry) * num_cache_sources;
+      for (size_t slot = 0; slot < num_slots; ++slot) {
+        s.attribute.clear();
+        for (const features::TemplatePiece& piece : impl.templates[cache.templates[slot]].pieces) {
+          if (piece.source < 0) {
+            s.attribute.append(piece.literal);
+            continue;
+          }
+          const auto [b, e] = cache.spans[span_base + s.source_slot[piece.source]];
+          s.attribute.append(cache.arena, b, e - b);
+        }
+        cache.ids.push_back(dict.Find(s.attribute));
+      }
+    }
+  }
+  // Views of the source values (made now: the arenas may have moved while growing).
+  const int num_sources = static_cast<int>(impl.sources.size());
+  s.n = n;
+  s.values.resize(static_cast<size_t>(num_sources) * n);
+  for (int src = 0; src < num_sources; ++src) {
+    const Scratch::ColumnCache& cache = s.caches[s.source_cache[src]];
+    const size_t k = s.source_slot[src];
+    const size_t stride = cache.sources.size();
+    std::string_view* values = s.values.data() + static_cast<size_t>(src) * n;
+    for (int t = 0; t < n; ++t) {
+      const auto [b, e] = cache.spans[static_cast<size_t>(cache.entries[t]) * stride + k];
+      values[t] = std::string_view(cache.arena.data() + b, e - b);
+    }
+  }
+  // Ids in (position, template) order: cached ones directly, the rest as pending strings.
+  const int num_templates = static_cast<int>(impl.templates.size());
+  s.source_bytes.assign(num_sources, 0);
+  for (int src = 0; src < num_sources; ++src) {
+    const std::string_view* v = s.values.data() + static_cast<size_t>(src) * n;
+    for (int t = 0; t < n; ++t) s.source_bytes[src] += v[t].size();
+  }
+  size_t bound = static_cast<size_t>(n) * impl.literal_bytes;
+  for (const features::UnigramTemplate& tmpl : impl.templates) {
+    for (const features::TemplatePiece& piece : tmpl.pieces) {
+      if (piece.source < 0) continue;
+      bound += s.source_bytes[piece.source] +
+               static_cast<size_t>(std::abs(piece.row)) * impl.longest_marker;
+    }
+  }
+  if (s.keys.size() < bound) s.keys.resize(bound);
+  s.key_ends.resize(static_cast<size_t>(n) * num_templates);
+  s.cell_ids.resize(static_cast<size_t>(n) * num_templates);
+  char* const key_begin = s.keys.data();
+  char* dst = key_begin;
+  size_t pending = 0;
+  int32_t* cell = s.cell_ids.data();
+  s.pending_combos.clear();
+  for (int t = 0; t < n; ++t) {
+    for (int j = 0; j < num_templates; ++j, ++cell) {
+      const int c = s.template_cache[j];
+      const int r = t + s.template_row[j];
+      if (c >= 0 && r >= 0 && r < n) {
+        const Scratch::ColumnCache& cache = s.caches[c];
+        *cell = cache.ids[static_cast<size_t>(cache.entries[r]) * cache.templates.size() +
+                          s.template_slot[j]];
+        continue;
+      }
+      const int cc = s.combo_cache[j];
+      if (cc >= 0 && static_cast<int>(s.caches[cc].index.size()) <= kComboMaxValues) {
+        const int32_t* entries = s.caches[cc].entries.data();
+        uint64_t key = 0;
+        for (const features::TemplatePiece& piece : impl.templates[j].pieces) {
+          if (piece.source < 0) continue;
+          const int row = t + piece.row;
+          // Out-of-sentence rows read markers, which depend on the row offset only.
+          const uint64_t code = row < 0    ? kComboMaxValues + (-row)
+                                : row >= n ? kComboMaxValues + kComboMaxRow + 1 + (row - n)
+                                           : static_cast<uint64_t>(entries[row]);
+          key = (key << kComboBits) | code;
+        }
+        auto& ids = s.combo_ids[j];
+        if (auto it = ids.find(key); it != ids.end()) {
+          *cell = it->second;
+          continue;
+        }
+        s.pending_combos.push_back({j, key, pending});
+      }
+      dst = WriteAttribute(impl, impl.templates[j], s.values.data(), n, t, dst);
+      s.key_ends[pending] = static_cast<uint32_t>(dst - key_begin);
+      *cell = -2 - static_cast<int32_t>(pending++);
+    }
+  }
+  // Pending ids go to the tail of `attributes`, then everything is compacted in order.
+  const size_t total = static_cast<size_t>(n) * num_templates;
+  out->attributes.resize(total + pending);
+  int32_t* pending_ids = out->attributes.data() + total;
+  LookupKeys(dict, s.keys.data(), s.key_ends.data(), pending, &s.hashes, pending_ids);
+  for (const Scratch::PendingCombo& p : s.pending_combos) {
+    auto& ids = s.combo_ids[p.template_index];
+    if (ids.size() >= kComboMaxIds) ids.clear();  // bounded memory
+    ids.emplace(p.key, pending_ids[p.pending]);
+  }
+  out->offsets.resize(n + 1);
+  out->offsets[0] = 0;
+  int32_t* ids = out->attributes.data();
+  int32_t found = 0;
+  cell = s.cell_ids.data();
+  for (int t = 0; t < n; ++t) {
+    for (int j = 0; j < num_templates; ++j, ++cell) {
+      const int32_t id = *cell >= -1 ? *cell : pending_ids[-2 - *cell];
+      ids[found] = id;
+      found += id >= 0;
+    }
+    out->offsets[t + 1] = found;
+  }
+  out->attributes.resize(found);
+  return true;
+}
 
 void Featurizer::GeneratePosition(int t, std::vector<std::string>* out) {
   const FeatureSpec::Impl& impl = spec_.impl();
@@ -188,6 +498,7 @@ void Featurizer::GeneratePosition(int t, std::vector<std::string>* out) {
 
 void Featurizer::Featurize(const Sentence& sentence, const AttributeDictionary& dict,
                            FeaturizedSentence* out) {
+  if (scratch_->cache_dict == &dict && FeaturizeCached(sentence, dict, out)) return;
   Prepare(sentence);
   const FeatureSpec::Impl& impl = spec_.impl();
   Scratch& s = *scratch_;

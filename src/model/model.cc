@@ -60,6 +60,50 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
     if (mask_.allowed_start.empty()) mask_.allowed_start.assign(n, 1);
     if (mask_.allowed_end.empty()) mask_.allowed_end.assign(n, 1);
   }
+  BuildTaggingScores();
+}
+
+void Model::BuildTaggingScores() {
+  const ModelParameters& p = parameters_;
+  const int n = p.num_labels;
+  TaggingScores& t = tagging_;
+  t = TaggingScores();
+  // The loader constructs before it validates, so inconsistent parameters leave the layout
+  // empty (the Tagger then falls back to Score) instead of reading out of bounds.
+  if (n <= 0 || static_cast<int64_t>(p.weights.size()) != p.size()) return;
+  const int num_attr = p.num_attributes();
+  const auto num_features = static_cast<int64_t>(p.feature_labels.size());
+  for (int a = 0; a < num_attr; ++a) {
+    if (p.attribute_offsets[a] < 0 || p.attribute_offsets[a] > p.attribute_offsets[a + 1] ||
+        p.attribute_offsets[a + 1] > num_features) {
+      return;
+    }
+  }
+  if (num_attr > 0 && p.attribute_offsets[0] != 0) return;
+  for (const int32_t y : p.feature_labels) {
+    if (y < 0 || y >= n) return;
+  }
+  t.ranges.resize(2 * static_cast<size_t>(num_attr));
+  t.entries.reserve(p.feature_labels.size());
+  for (int a = 0; a < num_attr; ++a) {
+    const int32_t begin = p.attribute_offsets[a], end = p.attribute_offsets[a + 1];
+    t.ranges[2 * a] = static_cast<int32_t>(t.entries.size());
+    for (int32_t f = begin; f < end; ++f) {
+      t.entries.push_back({p.feature_labels[f], static_cast<float>(p.weights[f])});
+    }
+    t.ranges[2 * a + 1] = static_cast<int32_t>(t.entries.size());
+  }
+  // Score + ApplyTransitionMask on an empty sentence give exactly the per-sentence values.
+  Lattice lattice;
+  p.Score(FeaturizedSentence(), p.weights, &lattice);
+  if (mask_.num_labels == num_labels()) ApplyTransitionMask(mask_, &lattice);
+  t.transition = lattice.transition_data();
+  t.start.resize(n);
+  t.end.resize(n);
+  for (int y = 0; y < n; ++y) {
+    t.start[y] = lattice.start(y);
+    t.end[y] = lattice.end(y);
+  }
 }
 
 int Model::LabelId(std::string_view label) const {
@@ -124,6 +168,7 @@ void Model::Prune() {
                         old.weights.end());
   parameters_ = std::move(pruned);
   attributes_ = std::move(attributes);
+  BuildTaggingScores();
 }
 
 std::vector<WeightedFeature> TopFeatures(const Model& model, int k) {

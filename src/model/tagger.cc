@@ -1,4 +1,7 @@
 // Tagger: featurize with the model's dictionary, score, mask, decode.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -18,7 +21,10 @@ std::string Where(const Sentence& sentence) {
 
 }  // namespace
 
-Tagger::Tagger(const Model& model) : model_(&model), featurizer_(model.spec()) {}
+// The model's dictionary never changes, so the featurizer may remember ids per word.
+Tagger::Tagger(const Model& model) : model_(&model), featurizer_(model.spec()) {
+  featurizer_.EnableValueCache(&model.attributes());
+}
 
 absl::Status Tagger::BuildLattice(const Sentence& sentence, Lattice* lattice) {
   const int needed = model_->spec().num_input_columns();
@@ -38,12 +44,61 @@ absl::Status Tagger::BuildLattice(const Sentence& sentence, Lattice* lattice) {
     return absl::Status(status.code(), absl::StrCat(Where(sentence), ": ", status.message()));
   }
   featurizer_.Featurize(sentence, model_->attributes(), &featurized_);
-  const ModelParameters& parameters = model_->parameters();
-  parameters.Score(featurized_, parameters.weights, lattice);
-  if (model_->transition_mask().num_labels == model_->num_labels()) {
-    ApplyTransitionMask(model_->transition_mask(), lattice);
-  }
+  ScoreFeaturized(lattice);
   return absl::OkStatus();
+}
+
+void Tagger::ScoreFeaturized(Lattice* lattice) const {
+  const ModelParameters& parameters = model_->parameters();
+  const Model::TaggingScores& scores = model_->tagging_scores();
+  const int n = parameters.num_labels;
+  if (static_cast<int>(scores.start.size()) != n || n != model_->num_labels()) {
+    parameters.Score(featurized_, parameters.weights, lattice);  // a model without the layout
+    if (model_->transition_mask().num_labels == model_->num_labels()) {
+      ApplyTransitionMask(model_->transition_mask(), lattice);
+    }
+    return;
+  }
+  const int m = featurized_.size();
+  lattice->Reset(m, n);
+  const int32_t num_attr = static_cast<int32_t>(scores.ranges.size() / 2);
+  const int32_t* ranges = scores.ranges.data();
+  const Model::TaggingScores::Entry* entries = scores.entries.data();
+  const int32_t* ids = featurized_.attributes.data();
+  const int32_t* offsets = featurized_.offsets.data();
+  const int32_t total = m == 0 ? 0 : offsets[m];
+  // Random attribute ids miss the cache; prefetching ranges two steps and entries one step ahead
+  // keeps several misses in flight (the additions stay in Score's order, so sums are identical).
+  constexpr int32_t kDistance = 8;
+  auto valid = [num_attr](int32_t a) { return a >= 0 && a < num_attr; };
+  for (int32_t i = 0; i < std::min(total, 2 * kDistance); ++i) {
+    if (valid(ids[i])) __builtin_prefetch(ranges + 2 * ids[i]);
+  }
+  for (int32_t i = 0; i < std::min(total, kDistance); ++i) {
+    if (valid(ids[i])) __builtin_prefetch(entries + ranges[2 * ids[i]]);
+  }
+  int32_t i = 0;
+  for (int t = 0; t < m; ++t) {
+    double* row = lattice->unary_row(t).data();
+    for (const int32_t row_end = offsets[t + 1]; i < row_end; ++i) {
+      if (i + 2 * kDistance < total && valid(ids[i + 2 * kDistance])) {
+        __builtin_prefetch(ranges + 2 * ids[i + 2 * kDistance]);
+      }
+      if (i + kDistance < total && valid(ids[i + kDistance])) {
+        __builtin_prefetch(entries + ranges[2 * ids[i + kDistance]]);
+      }
+      const int32_t a = ids[i];
+      // Ids outside the dictionary cannot come from Featurize; skipping them keeps this memory-safe.
+      if (!valid(a)) continue;
+      const int32_t end = ranges[2 * a + 1];
+      for (int32_t f = ranges[2 * a]; f < end; ++f) row[entries[f].label] += entries[f].weight;
+    }
+  }
+  if (n > 0) {
+    std::memcpy(&lattice->transition(0, 0), scores.transition.data(), sizeof(double) * n * n);
+    std::memcpy(&lattice->start(0), scores.start.data(), sizeof(double) * n);
+    std::memcpy(&lattice->end(0), scores.end.data(), sizeof(double) * n);
+  }
 }
 
 absl::StatusOr<Labeling> Tagger::Tag(const Sentence& sentence) {

@@ -80,7 +80,8 @@ const Data& LoadData(const std::string& task) {
   return data;
 }
 
-void BM_Featurize(benchmark::State& state, const std::string& preset, const std::string& task) {
+void Featurize(benchmark::State& state, const std::string& preset, const std::string& task,
+               bool value_cache) {
   const Data& data = LoadData(task);
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(preset);
   if (!spec.ok()) {
@@ -89,6 +90,7 @@ void BM_Featurize(benchmark::State& state, const std::string& preset, const std:
   }
   Featurizer featurizer(*spec);
   const AttributeDictionary dict = BuildAttributeDictionary(featurizer, data.train, 1);
+  if (value_cache) featurizer.EnableValueCache(&dict);
   FeaturizedSentence out;
   int64_t attributes = 0;
   for (auto _ : state) {
@@ -104,6 +106,16 @@ void BM_Featurize(benchmark::State& state, const std::string& preset, const std:
   state.counters["found_per_token"] =
       static_cast<double>(attributes) / (state.iterations() * data.test_tokens);
   state.SetLabel(data.source);
+}
+
+void BM_Featurize(benchmark::State& state, const std::string& preset, const std::string& task) {
+  Featurize(state, preset, task, /*value_cache=*/false);
+}
+
+// With the per-value cache the Tagger enables (warm after the first iteration).
+void BM_FeaturizeCached(benchmark::State& state, const std::string& preset,
+                        const std::string& task) {
+  Featurize(state, preset, task, /*value_cache=*/true);
 }
 
 void BM_ForEachAttribute(benchmark::State& state, const std::string& preset,
@@ -149,6 +161,10 @@ BENCHMARK_CAPTURE(BM_Featurize, chunk_conll, std::string("chunk-conll"), std::st
 BENCHMARK_CAPTURE(BM_Featurize, chunk, std::string("chunk"), std::string("chunk"))
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Featurize, pos, std::string("pos"), std::string("pos"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FeaturizeCached, chunk, std::string("chunk"), std::string("chunk"))
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_FeaturizeCached, pos, std::string("pos"), std::string("pos"))
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ForEachAttribute, chunk_conll, std::string("chunk-conll"),
                   std::string("chunk"))

@@ -66,5 +66,43 @@ TEST(ViterbiDecodeTest, MatchesBruteForceOnRandomLattices) {
   EXPECT_GT(feasible, 1000);
 }
 
+// Label counts around the vector widths of the decoder (blocks of 16 and 4 labels, padding),
+// with short lattices so that all N^M labelings can still be enumerated.
+TEST(ViterbiDecodeTest, MatchesBruteForceWithManyLabels) {
+  std::mt19937 rng(29);
+  ViterbiScratch scratch;
+  const std::vector<int> label_counts = {5, 7, 15, 16, 17, 21, 23, 33, 50, 53};
+  int feasible = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    const int n = label_counts[trial % label_counts.size()];
+    const int m = 1 + trial % (n > 25 ? 3 : 4);
+    const bool integral = trial % 2 == 0;
+    Lattice lattice = RandomLattice(rng, m, n, integral, trial % 3 == 0 ? 0.6 : 0.0);
+    double best = kNegInf;
+    std::vector<int> arg;
+    ForEachLabeling(m, n, [&](const std::vector<int>& y) {
+      const double s = lattice.Score(y);
+      if (s == kNegInf) return;
+      if (arg.empty() || s > best || (s == best && ReverseLexLess(y, arg))) {
+        best = s;
+        arg = y;
+      }
+    });
+    auto got = ViterbiDecode(lattice, &scratch);
+    if (arg.empty()) {
+      EXPECT_EQ(got.status().code(), absl::StatusCode::kNotFound) << "trial " << trial;
+      continue;
+    }
+    ++feasible;
+    ASSERT_TRUE(got.ok()) << got.status() << " trial " << trial;
+    EXPECT_NEAR(got->score, best, 1e-9) << "trial " << trial;
+    EXPECT_NEAR(lattice.Score(got->labels), got->score, 1e-9);
+    if (integral) {
+      EXPECT_EQ(got->labels, arg) << "trial " << trial << " n " << n;
+    }
+  }
+  EXPECT_GT(feasible, 60);
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -58,6 +58,74 @@ TEST(AttributeDictionaryTest, GrowsAndFindsEverything) {
   EXPECT_EQ(empty.FindHashed("a", AttributeDictionary::Hash("a")), -1);
 }
 
+TEST(AttributeDictionaryTest, StoresEachNameOnce) {
+  AttributeDictionary dict;
+  constexpr int kCount = 50000;
+  size_t name_bytes = 0;
+  for (int i = 0; i < kCount; ++i) {
+    std::string a = "U";
+    a.append(std::to_string(i % 23)).append(":").append(i % 29, 'q').append(std::to_string(i));
+    name_bytes += a.size();
+    ASSERT_EQ(dict.Insert(a), i);
+    ASSERT_EQ(dict.name_view(i), a);  // views stay valid until the next Insert
+  }
+  for (int i = 0; i < kCount; i += 97) {
+    EXPECT_EQ(dict.name(i), std::string(dict.name_view(i)));
+    EXPECT_EQ(dict.Find(dict.name(i)), i);
+  }
+  // Names once (arena) plus per entry an 8-byte header and an 8-byte id -> offset, plus the index
+  // at load factor >= 1/4; growth may leave each buffer up to twice its content. A second copy
+  // of the names (std::string per id: 32 bytes + heap) would exceed this bound.
+  const size_t content = name_bytes + kCount * 16;
+  size_t index_slots = 16;
+  while (index_slots < 2 * static_cast<size_t>(kCount)) index_slots *= 2;
+  EXPECT_LE(dict.MemoryBytes(), 2 * content + index_slots * 8);
+  EXPECT_GE(dict.MemoryBytes(), name_bytes + index_slots * 8);
+}
+
+std::string Key(int i) {
+  std::string key = "a";
+  key += std::to_string(i);
+  return key;
+}
+
+std::string LongKey(int i) {
+  std::string key = Key(i);
+  key.append(i % 41, 'z');
+  return key;
+}
+
+TEST(AttributeDictionaryTest, ReleasedIndexKeepsNamesAndComesBack) {
+  AttributeDictionary dict;
+  for (int i = 0; i < 1000; ++i) dict.Insert(Key(i));
+  dict.Insert("");  // id 1000 -> 1001 below: an empty name must survive the arena walk
+  for (int i = 1000; i < 1999; ++i) dict.Insert(LongKey(i));
+  const size_t before = dict.MemoryBytes();
+  dict.ReleaseIndex();
+  EXPECT_LT(dict.MemoryBytes(), before);
+  EXPECT_EQ(dict.size(), 2000);
+  EXPECT_EQ(dict.Find("a123"), -1);  // no index: lookups fail rather than scan
+  dict.RestoreIndex();
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(dict.Find(Key(i)), i);
+  EXPECT_EQ(dict.Find(""), 1000);
+  EXPECT_EQ(dict.name(1000), "");
+  for (int i = 1000; i < 1999; ++i) {
+    ASSERT_EQ(dict.name(i + 1), LongKey(i));
+    ASSERT_EQ(dict.Find(dict.name_view(i + 1)), i + 1);
+  }
+  // Insert and Reserve on a released index restore it first, so no duplicate ids appear.
+  dict.ReleaseIndex();
+  EXPECT_EQ(dict.Insert("a7"), 7);
+  EXPECT_EQ(dict.Insert("new"), 2000);
+  EXPECT_EQ(dict.Find("a999"), 999);
+  EXPECT_EQ(dict.name(2000), "new");
+  dict.ReleaseIndex();
+  dict.Reserve(4);
+  EXPECT_EQ(dict.Find("new"), 2000);
+  EXPECT_EQ(dict.name(2000), "new");
+  EXPECT_EQ(dict.Insert("a0"), 0);
+}
+
 TEST(AttributeDictionaryTest, CopiesAreIndependent) {
   AttributeDictionary a;
   a.Insert("x");

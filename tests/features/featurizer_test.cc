@@ -193,5 +193,59 @@ TEST(FeaturizerTest, FeaturizeAgreesWithAttributesOnRandomSentences) {
   }
 }
 
+// The value cache gives the ids of the uncached path: on every preset, with repeated and unknown
+// words, sentence edges (markers), a cache small enough to be reset mid-corpus, and sentences
+// with a missing column (which take the uncached path).
+TEST(FeaturizerTest, ValueCacheGivesUncachedIds) {
+  const std::vector<std::string> alphabet = {"a", "B", "z", "Q", "7", "-", ".", "é", "Ä",
+                                             "ß", "日", "😀", "x", "e", "S", "0", "İ"};
+  std::mt19937 rng(777);
+  std::vector<std::string> vocabulary;
+  for (int i = 0; i < 40; ++i) {
+    std::string w;
+    const int len = static_cast<int>(rng() % 6);  // includes the empty word
+    for (int k = 0; k < len; ++k) w += alphabet[rng() % alphabet.size()];
+    vocabulary.push_back(w);
+  }
+  const std::vector<std::string> tags = {"NN", "VB", "DT", "IN", "JJ"};
+  std::vector<Sentence> corpus;
+  for (int i = 0; i < 60; ++i) {
+    const int n = 1 + static_cast<int>(rng() % 12);
+    std::vector<std::string> words, pos;
+    for (int t = 0; t < n; ++t) {
+      words.push_back(vocabulary[rng() % vocabulary.size()]);
+      pos.push_back(tags[rng() % tags.size()]);
+    }
+    corpus.push_back(MakeSentence({words, pos}));
+  }
+  corpus.push_back(MakeSentence({{"only", "words"}}));  // missing column 1
+  const std::vector<Sentence> half(corpus.begin(), corpus.begin() + 30);
+  for (const std::string& preset : FeatureSpec::PresetNames()) {
+    absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(preset);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    Featurizer plain(*spec);
+    const AttributeDictionary dict = BuildAttributeDictionary(plain, half, 1);
+    for (int max_values : {1 << 15, 13}) {
+      Featurizer cached(*spec);
+      cached.EnableValueCache(&dict, max_values);
+      FeaturizedSentence expected, got;
+      for (int pass = 0; pass < 2; ++pass) {  // the second pass hits the cache
+        for (size_t i = 0; i < corpus.size(); ++i) {
+          plain.Featurize(corpus[i], dict, &expected);
+          cached.Featurize(corpus[i], dict, &got);
+          EXPECT_EQ(got.offsets, expected.offsets) << preset << " sentence " << i;
+          EXPECT_EQ(got.attributes, expected.attributes) << preset << " sentence " << i;
+        }
+      }
+      // Another dictionary is featurized without the cache.
+      AttributeDictionary other;
+      other.Insert("U00:" + corpus[0].columns[0][0]);
+      plain.Featurize(corpus[0], other, &expected);
+      cached.Featurize(corpus[0], other, &got);
+      EXPECT_EQ(got.attributes, expected.attributes) << preset;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -89,6 +89,42 @@ TEST(TaggerTest, MaskIsApplied) {
   }
 }
 
+// The tagger's packed layout and pre-masked transitions must give exactly Score + mask.
+void ExpectLatticeEqualsScorePlusMask(const Model& model) {
+  Tagger tagger(model);
+  Featurizer featurizer(model.spec());
+  for (const Sentence& s : TestSentences()) {
+    Lattice fast;
+    ASSERT_TRUE(tagger.BuildLattice(s, &fast).ok());
+    FeaturizedSentence featurized;
+    featurizer.Featurize(s, model.attributes(), &featurized);
+    Lattice reference;
+    model.parameters().Score(featurized, model.parameters().weights, &reference);
+    if (model.transition_mask().num_labels == model.num_labels()) {
+      ApplyTransitionMask(model.transition_mask(), &reference);
+    }
+    ASSERT_EQ(fast.size(), reference.size());
+    ASSERT_EQ(fast.num_labels(), reference.num_labels());
+    EXPECT_EQ(fast.unary_data(), reference.unary_data());
+    EXPECT_EQ(fast.transition_data(), reference.transition_data());
+    for (int y = 0; y < model.num_labels(); ++y) {
+      EXPECT_EQ(fast.start(y), reference.start(y));
+      EXPECT_EQ(fast.end(y), reference.end(y));
+    }
+  }
+}
+
+TEST(TaggerTest, LatticeEqualsScorePlusMask) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    for (bool with_mask : {false, true}) {
+      Model model = BuildTinyModel(seed, 0.0, with_mask);
+      ExpectLatticeEqualsScorePlusMask(model);
+      model.Prune();  // the layout is rebuilt for the pruned parameters
+      ExpectLatticeEqualsScorePlusMask(model);
+    }
+  }
+}
+
 TEST(TaggerTest, AnalyzeMatchesEnumeration) {
   const Model model = BuildTinyModel(9, 0.0, true);
   Tagger tagger(model);
