@@ -20,13 +20,15 @@ for m in "${models[@]}"; do
       # Penn tags: EWT train (XPOS) plus the WSJ treebank sample, converted to CoNLL-U.
       "$chaintag" convert --from ptb --to conllu -o "$work/ptb.conllu" "$corpora"/ptb-sample/wsj_*.mrg
       "$chaintag" train --format conllu --label xpos --preset pos --algorithm ${POS_ALGORITHM:-owlqn} \
-        --c1 ${POS_C1:-0.5} --c2 ${POS_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
+        --c1 ${POS_C1:-0.5} --c2 ${POS_C2:-0.05} --lbfgs-memory 6 --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
         --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" -o models/en-pos.model \
         "$corpora/ud-english-ewt/en_ewt-ud-train.conllu" "$work/ptb.conllu"
       "$chaintag" eval -m models/en-pos.model --format conllu --label xpos "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" | head -n 3
       ;;
     chunk)
-      "$chaintag" train --format conll --preset chunk --algorithm ${CHUNK_ALGORITHM:-owlqn} \
+      # Softmax-margin (Hamming loss) beat the CRF on dev with these features (docs/training.md).
+      "$chaintag" train --format conll --preset chunk --objective softmax-margin --loss hamming \
+        --algorithm ${CHUNK_ALGORITHM:-owlqn} \
         --c1 ${CHUNK_C1:-0.5} --c2 ${CHUNK_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
         --dev "$corpora/conll2000/dev.txt" -o models/en-chunk.model "$corpora/conll2000/train.txt"
       "$chaintag" eval -m models/en-chunk.model "$corpora/conll2000/dev.txt" | head -n 3
@@ -37,7 +39,7 @@ for m in "${models[@]}"; do
         awk 'NF == 3 && $3 !~ /-NP$/ { $3 = "O" } { print }' "$corpora/conll2000/$split.txt" > "$work/np-$split.txt"
       done
       "$chaintag" train --format conll --preset np --algorithm ${NP_ALGORITHM:-owlqn} \
-        --c1 ${NP_C1:-0.5} --c2 ${NP_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
+        --c1 ${NP_C1:-0.5} --c2 ${NP_C2:-0.05} --lbfgs-memory 6 --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
         --dev "$work/np-dev.txt" -o models/en-np.model "$work/np-train.txt"
       "$chaintag" eval -m models/en-np.model "$work/np-dev.txt" | head -n 3
       ;;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,25 +13,138 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "chaintag/chunks.h"
 #include "chaintag/corpus.h"
+#include "chaintag/decode.h"
+#include "chaintag/lattice.h"
 #include "chaintag/features.h"
 #include "chaintag/model.h"
 
 namespace chaintag {
 
+// ---------------------------------------------------------------------------------------------
+// Losses Delta(y*, y) between a gold labeling y* and a labeling y, for loss-augmented inference
+// (structural SVM training), the epsilon-objective and the PAC-Bayes bound term. Each loss is a
+// function of a small integer statistic of y that the auxiliary-variable engine (aux_dp.h) tracks.
+
+enum class LossKind {
+  kNone,               // Delta = 0 (plain decoding; the perceptron and the CRF)
+  kHamming,            // number of wrongly labelled tokens
+  kNormalizedHamming,  // Hamming / M
+  kWeightedHamming,    // sum over tokens of weight(gold label, predicted label)
+  kZeroOne,            // 1 if y != y*
+  kFalsePositives,     // FP
+  kPrecision,          // 1 - TP / (TP + FP)
+  kRecall,             // 1 - TP / (TP + FN)
+  kFBeta,              // 1 - F_beta
+  kIou,                // 1 - TP / (TP + FP + FN)
+  kLabelCount,         // |#positives(y) - #positives(y*)|
+};
+enum class LossLevel { kToken, kChunk };
+
+// What the user asked for (`--loss`, `--loss-level`, ...), before it is bound to a label set.
+struct LossSpec {
+  LossKind kind = LossKind::kNone;
+  LossLevel level = LossLevel::kToken;
+  double beta = 1.0;  // kFBeta ("f1" is fbeta with beta 1)
+  // Token level: labels counted as positives (empty: every label except "O"). Chunk level: chunk
+  // types counted (empty: every type).
+  std::vector<std::string> positives;
+  // kWeightedHamming: (gold, predicted, weight) entries; unlisted mismatches weigh 1, matches 0.
+  struct Weight {
+    std::string gold, predicted;
+    double weight = 1.0;
+  };
+  std::vector<Weight> weights;
+};
+
+// Parses a `--loss` value: none, hamming, normalized-hamming, weighted-hamming, zero-one, fp,
+// precision, recall, f1, fbeta:B, iou, label-count; and a `--loss-level` value: token or chunk.
+absl::StatusOr<LossSpec> ParseLossSpec(std::string_view loss, std::string_view level = "token");
+// Canonical text of a spec ("f1", "fbeta:0.5", "hamming"), as stored in model metadata; with the
+// level appended for the levelled losses ("f1/chunk").
+std::string LossSpecName(const LossSpec& spec);
+// Reads weighted-Hamming weights from a file of lines "GOLD PREDICTED WEIGHT" (weights >= 0).
+absl::Status ReadLossWeights(const std::string& path, LossSpec* spec);
+// True for the losses that decompose over tokens (none, Hamming, normalised and weighted Hamming):
+// they fold into the lattice's unary scores.
+bool IsDecomposable(const LossSpec& spec);
+
+// A loss bound to a label inventory (label ids as in a Model / Lattice).
+class BoundLoss;
+absl::StatusOr<std::shared_ptr<const BoundLoss>> BindLoss(const LossSpec& spec,
+                                                          const std::vector<std::string>& labels);
+
+enum class LossScaling { kMargin, kSlack };
+
+struct LossAugmentedResult {
+  Labeling labeling;  // the maximiser y-hat; labeling.score = F(y-hat)
+  double loss = 0.0;  // Delta(y*, y-hat)
+  double value = 0.0;  // the maximised objective: F + Delta (margin) or (1 + F - F(y*)) Delta (slack)
+};
+
+// Exact loss-augmented inference on `lattice` for gold labels `gold` (label ids):
+//   margin scaling: argmax_y F(y) + Delta(y*, y)
+//   slack scaling:  argmax_y (1 + F(y) - F(y*)) * Delta(y*, y)
+// Decomposable losses under margin scaling fold into the unary scores and cost one Viterbi; every
+// other combination runs the auxiliary-variable engine on the loss's statistic. `scratch` may be
+// null; reusing one per thread avoids allocation.
+struct LossAugmentedScratch;
+absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
+                                                        absl::Span<const int> gold,
+                                                        const BoundLoss& loss, LossScaling scaling,
+                                                        LossAugmentedScratch* scratch = nullptr);
+struct LossAugmentedScratchDeleter {
+  void operator()(LossAugmentedScratch* scratch) const;
+};
+using LossAugmentedScratchPtr = std::unique_ptr<LossAugmentedScratch, LossAugmentedScratchDeleter>;
+LossAugmentedScratchPtr MakeLossAugmentedScratch();
+// Delta(gold, predicted) computed directly from the two labelings (for checks and reports).
+double EvaluateLoss(const BoundLoss& loss, absl::Span<const int> gold,
+                    absl::Span<const int> predicted);
+// Per-token costs of a decomposable loss: cost(t, y) for gold `gold`, so that
+// Delta(gold, y) = sum_t cost(t, y_t). `costs` receives M x N values. Fails for other losses.
+absl::Status DecomposedLossCosts(const BoundLoss& loss, absl::Span<const int> gold,
+                                 std::vector<double>* costs);
+
+// The PAC-Bayes bound term of Hazan & Urtasun (approximated structured prediction, sec. 4.2) for
+// one sentence: max_y 1[F(y*) - F(y) <= FP + FN] * (1 - F1), with TP/FP/FN over chunks against
+// y* (exact, on the engine with the statistic (TP, FP)); `chunks` describes the lattice's labels.
+absl::StatusOr<double> BoundTerm(const Lattice& lattice, absl::Span<const int> gold,
+                                 const ChunkTable& chunks);
+
 struct TrainOptions {
-  std::string algorithm = "lbfgs";  // lbfgs (L2) | owlqn (L1 + L2) | perceptron
-  // Objective: sum_i -log P(y_i | x_i) + c1 * |w|_1 + c2 * |w|^2 (CRFsuite convention: no 1/2).
+  // What is minimised (every objective adds the same regulariser, c2 |w|^2 unless p != 2):
+  //   crf              sum_i -log P(y_i | x_i)                                   (log-loss)
+  //   softmax-margin   sum_i eps log sum_y exp((Delta + F(y)) / eps) - F(y_i)   (decomposable Delta;
+  //                    eps = 1: softmax-margin, eps -> 0: margin-scaled SSVM; Hazan & Urtasun 2010)
+  //   ssvm-margin      sum_i max_y Delta + F(y) - F(y_i)                         (structural SVM)
+  //   ssvm-slack       sum_i max_y Delta (1 + F(y) - F(y_i))
+  //   perceptron       averaged structured perceptron (loss-augmented when a loss is given)
+  std::string objective = "crf";
+  // auto: lbfgs for crf and softmax-margin, bcfw for ssvm-margin, sgd for ssvm-slack, perceptron
+  // for perceptron; owlqn adds L1 (crf, softmax-margin); sgd also solves ssvm-margin.
+  std::string algorithm = "auto";
+  std::string loss = "auto";  // see ParseLossSpec; auto: none for crf/perceptron, else hamming
+  std::string loss_level = "token";  // token | chunk (for fp, precision, recall, f1, fbeta, iou, label-count)
+  std::string loss_weights;  // weighted-hamming: file of "GOLD PREDICTED WEIGHT" lines
+  std::string positives;     // comma-separated positive labels (token level) or chunk types
+  double epsilon = 1.0;      // softmax-margin temperature
+  double p = 2.0;            // regulariser (2 c2 / p) |w|_p^p, p in (1, 2]
+  // CRF convention (no 1/2): objective += c1 * |w|_1 + c2 * |w|^2.
   double c1 = 0.0;
   double c2 = 1.0;
-  int max_iterations = 1000;  // L-BFGS iterations, or perceptron epochs
+  int max_iterations = 1000;  // L-BFGS iterations, or passes (epochs) of the other algorithms
   int min_feature_count = 1;  // attributes seen fewer times in training are dropped
   int threads = 0;            // 0 = all cores; the result is identical for every value
-  double epsilon = 1e-5;      // stop when the objective improves < epsilon (relative) over `period`
+  double tolerance = 1e-5;    // L-BFGS: stop when the objective improves < tolerance (relative) over `period`
   int period = 10;
+  double duality_gap = 0.01;  // bcfw: stop when the duality gap <= duality_gap * primal
+  double learning_rate = 0.0;  // sgd: initial step eta_0 (0 = calibrate on a sample)
   int early_stopping = 0;  // > 0: stop after this many dev evaluations without improvement
-  int lbfgs_memory = 6;    // L-BFGS corrections m; memory is about (2m + 4) * 8 bytes per weight
-  uint64_t seed = 1;       // perceptron shuffling
+  int lbfgs_memory = 5;    // L-BFGS corrections m; memory is about (2m + 5) * 8 bytes per weight
+  uint64_t seed = 1;       // shuffling (perceptron, bcfw, sgd)
 };
 
 // One row of the option table (CRFsuite style): name, default, help, parse and print.
@@ -46,24 +160,41 @@ const std::vector<TrainOptionDef>& TrainOptionTable();
 absl::Status SetTrainOption(TrainOptions* options, std::string_view name, std::string_view value);
 // Checks ranges and combinations (e.g. owlqn needs c1 > 0, lbfgs needs c1 == 0).
 absl::Status ValidateTrainOptions(const TrainOptions& options);
+// Validates and fills in the "auto" choices (algorithm, loss) from the objective; the legacy
+// `--algorithm perceptron` alone selects the perceptron objective.
+absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options);
 
 struct TrainProgress {
   int iteration = 0;
-  double objective = 0.0;  // CRF: regularised negative log-likelihood; perceptron: wrong tokens
-  double gradient_norm = 0.0;  // 0 for the perceptron
+  double objective = 0.0;  // the regularised objective (SSVM: exact primal); perceptron: wrong tokens
+  double gradient_norm = 0.0;  // L-BFGS only
+  std::optional<double> duality_gap;  // bcfw only
+  std::optional<double> mean_loss;    // ssvm: mean Delta of the pass's loss-augmented maximisers
+  double inference_seconds = 0.0;     // ssvm: the pass's time in loss-augmented inference
+  double pass_seconds = 0.0;          // ssvm: the pass's wall time
   int64_t active_features = 0;  // non-zero weights
   std::optional<double> dev_score;
   std::string dev_metric;  // "F1" for chunk labels, otherwise "accuracy"; percentages
   double elapsed_seconds = 0.0;
 };
 
-// Trains a model on `train` (every sentence must carry gold labels). `dev` may be null; when given,
+// Trains a model on `train` (every sentence must carry gold labels) under options.objective (the
+// CRF and every other objective share this entry point; the name is historical). `dev` may be null; when given,
 // it is scored every iteration (chunk F1 or accuracy) and the best weights are kept. `progress`
 // may be empty. Training runs without the chunk transition mask; the returned model carries the
 // mask inferred from the training labels and applies it when tagging (and when scoring dev).
 absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& spec,
                                const std::vector<Sentence>& train,
                                const std::vector<Sentence>* dev,
+                               const std::function<void(const TrainProgress&)>& progress);
+
+// Supplies training sentences one at a time (e.g. SentenceReader::Next over the training files):
+// the next sentence, std::nullopt at the end, or an error (which TrainCrf returns).
+using SentenceSource = std::function<absl::StatusOr<std::optional<Sentence>>()>;
+// The same, featurizing sentences as they stream in: each is dropped once featurized (a few are
+// copied as the model's self-tests), so peak memory does not include the corpus.
+absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& spec,
+                               const SentenceSource& train, const std::vector<Sentence>* dev,
                                const std::function<void(const TrainProgress&)>& progress);
 
 }  // namespace chaintag

@@ -1,10 +1,16 @@
 // chaintag eval [--format F] --gold-column N --pred-column N FILE...
 // chaintag eval -m MODEL [--format F] FILE...
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "chaintag/chunks.h"
+#include "chaintag/lattice.h"
+#include "chaintag/train.h"
 #include "chaintag/eval.h"
 #include "chaintag/model.h"
 #include "cli/cli.h"
@@ -35,7 +41,11 @@ int RunEval(const std::vector<std::string>& args) {
       ("model,m", po::value<std::string>(), "tag the files with MODEL and score against their gold labels")
       ("gold-column", po::value<int>(), "1-based column of the gold labels (negative: from the end)")
       ("pred-column", po::value<int>(), "1-based column of the predicted labels (negative: from the end)")
-      ("json", po::bool_switch(), "print one JSON object");
+      ("json", po::bool_switch(), "print one JSON object")
+      ("bound-term", po::bool_switch(),
+       "with -m: also compute the PAC-Bayes bound term of Hazan and Urtasun (2010, sec. 4.2), the "
+       "mean over sentences of max_y 1[F(y*) - F(y) <= FP + FN] (1 - F1), chunks against the gold "
+       "labels, exactly");
   AddReaderOptions(&options);
   po::variables_map vm;
   if (int rc = ParseOrExit(cmd, "(-m MODEL | --gold-column N --pred-column N) [options] FILE...", options,
@@ -55,6 +65,9 @@ int RunEval(const std::vector<std::string>& args) {
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
 
+  const bool bound_term = vm["bound-term"].as<bool>();
+  if (bound_term && !with_model) return UsageError(cmd, "--bound-term needs -m MODEL");
+
   std::optional<Model> model;
   std::optional<Tagger> tagger;
   if (with_model) {
@@ -71,11 +84,38 @@ int RunEval(const std::vector<std::string>& args) {
 
   Evaluator evaluator;
   std::vector<std::string> predicted;
+  std::optional<ChunkTable> chunks;
+  absl::flat_hash_map<std::string, int> label_ids;
+  if (bound_term) {
+    chunks.emplace(model->labels());
+    for (size_t i = 0; i < model->labels().size(); ++i) label_ids[model->labels()[i]] = static_cast<int>(i);
+  }
+  Lattice lattice;
+  std::vector<int> gold_ids;
+  double bound_sum = 0;
+  int64_t bound_sentences = 0;
   absl::Status read = ForEachSentence(files, *reader_options, [&](Sentence&& sentence) -> absl::Status {
     if (with_model) {
       if (!sentence.has_labels()) {
         return absl::InvalidArgumentError(absl::StrCat(sentence.file, ":", sentence.token_lines.empty() ? 0 : sentence.token_lines[0],
                                                        ": expected gold labels to score against, found none"));
+      }
+      if (bound_term && sentence.size() > 0) {
+        gold_ids.clear();
+        for (int t = 0; t < sentence.size(); ++t) {
+          auto it = label_ids.find(sentence.labels[t]);
+          if (it == label_ids.end()) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                sentence.file, ":", t < static_cast<int>(sentence.token_lines.size()) ? sentence.token_lines[t] : 0,
+                ": --bound-term: expected a gold label the model knows, found \"", sentence.labels[t], "\""));
+          }
+          gold_ids.push_back(it->second);
+        }
+        if (absl::Status s = tagger->BuildLattice(sentence, &lattice); !s.ok()) return s;
+        absl::StatusOr<double> term = BoundTerm(lattice, gold_ids, *chunks);
+        if (!term.ok()) return term.status();
+        bound_sum += *term;
+        ++bound_sentences;
       }
       auto labeling = tagger->Tag(sentence);
       if (!labeling.ok()) return labeling.status();
@@ -92,7 +132,17 @@ int RunEval(const std::vector<std::string>& args) {
   if (!read.ok()) return Fail(cmd, read);
   EvalReport report = evaluator.Report();
   if (report.sentences == 0) return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
-  std::cout << (vm["json"].as<bool>() ? FormatEvalReportJson(report) : FormatEvalReport(report));
+  std::string text = vm["json"].as<bool>() ? FormatEvalReportJson(report) : FormatEvalReport(report);
+  if (bound_term) {
+    const double mean = bound_sentences == 0 ? 0.0 : bound_sum / bound_sentences;
+    if (vm["json"].as<bool>()) {
+      // One object: the bound term joins the report's fields.
+      text.insert(text.find('{') + 1, absl::StrFormat("\"bound_term\": %.6f, \"bound_term_sentences\": %d, ", mean, bound_sentences));
+    } else {
+      absl::StrAppendFormat(&text, "bound term: %.6f (mean over %d sentences)\n", mean, bound_sentences);
+    }
+  }
+  std::cout << text;
   std::cout.flush();
   return std::cout ? kExitOk : kExitError;
 }

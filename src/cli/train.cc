@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -89,28 +91,57 @@ int RunTrain(const std::vector<std::string>& args) {
   const std::string output = vm["output"].as<std::string>();
   if (absl::Status s = CheckWritable(output); !s.ok()) return Fail(cmd, s);
 
-  auto train = ReadCorpus(files, *reader_options);
-  if (!train.ok()) return Fail(cmd, train.status());
   std::vector<Sentence> dev;
   if (vm.count("dev")) {
     auto read = ReadCorpus(vm["dev"].as<std::vector<std::string>>(), *reader_options);
     if (!read.ok()) return Fail(cmd, read.status());
     dev = std::move(*read);
   }
-  int64_t tokens = 0;
-  for (const Sentence& s : *train) tokens += s.size();
-  std::cerr << "chaintag train: " << train->size() << " sentences, " << tokens << " tokens";
-  if (!dev.empty()) std::cerr << "; dev " << dev.size() << " sentences";
-  std::cerr << "\n";
+  // Training files stream through featurization, so the corpus is never held in memory; the
+  // summary line is printed when the last sentence has been read, before the first iteration.
+  size_t next_file = 0;
+  std::unique_ptr<SentenceReader> reader;
+  int64_t sentences = 0, tokens = 0;
+  SentenceSource train = [&]() -> absl::StatusOr<std::optional<Sentence>> {
+    for (;;) {
+      if (reader == nullptr) {
+        if (next_file == files.size()) {
+          std::cerr << "chaintag train: " << sentences << " sentences, " << tokens << " tokens";
+          if (!dev.empty()) std::cerr << "; dev " << dev.size() << " sentences";
+          std::cerr << "\n";
+          return std::nullopt;
+        }
+        auto opened = OpenSentenceReader(files[next_file++], *reader_options);
+        if (!opened.ok()) return opened.status();
+        reader = std::move(*opened);
+      }
+      absl::StatusOr<std::optional<Sentence>> next = reader->Next();
+      if (!next.ok()) return next.status();
+      if (next->has_value()) {
+        ++sentences;
+        tokens += (*next)->size();
+        return next;
+      }
+      reader.reset();
+    }
+  };
 
   auto progress = [](const TrainProgress& p) {
-    std::string line = absl::StrFormat("iter %4d  objective %.6g  |g| %.4g  active %d", p.iteration,
-                                       p.objective, p.gradient_norm, p.active_features);
+    std::string line;
+    if (p.mean_loss.has_value()) {  // structural SVM: one line per pass
+      line = absl::StrFormat("pass %4d  primal %.6g", p.iteration, p.objective);
+      if (p.duality_gap) absl::StrAppendFormat(&line, "  gap %.4g", *p.duality_gap);
+      absl::StrAppendFormat(&line, "  loss %.4g  inference %.1fs of %.1fs  active %d", *p.mean_loss,
+                            p.inference_seconds, p.pass_seconds, p.active_features);
+    } else {
+      line = absl::StrFormat("iter %4d  objective %.6g  |g| %.4g  active %d", p.iteration,
+                             p.objective, p.gradient_norm, p.active_features);
+    }
     if (p.dev_score) absl::StrAppendFormat(&line, "  dev %s %.2f", p.dev_metric, *p.dev_score);
     absl::StrAppendFormat(&line, "  %.1fs", p.elapsed_seconds);
     std::cerr << line << "\n";
   };
-  auto model = TrainCrf(train_options, *spec, *train, dev.empty() ? nullptr : &dev, progress);
+  auto model = TrainCrf(train_options, *spec, train, dev.empty() ? nullptr : &dev, progress);
   if (!model.ok()) return Fail(cmd, model.status());
   model->AddMetadata("templates", spec_name);
   model->AddMetadata("format", std::string(CorpusFormatName(reader_options->format)));

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <thread>
+#include <utility>
 
 namespace chaintag {
 namespace train_internal {
@@ -126,8 +127,8 @@ double ScaledForwardBackward::Run(int m, const ExpTables& tables, double* unary)
 }
 
 CrfObjective::CrfObjective(const TrainingData& data, double c2, int threads,
-                           std::vector<int32_t>* consume)
-    : data_(data), c2_(c2) {
+                           std::vector<int32_t>* consume, SmoothLoss loss)
+    : data_(data), c2_(c2), loss_(std::move(loss)) {
   if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::max(1, std::min(threads, std::max(1, data.num_sentences())));
   workers_.resize(threads);
@@ -135,22 +136,42 @@ CrfObjective::CrfObjective(const TrainingData& data, double c2, int threads,
   log_z_.assign(data.num_sentences(), 0.0);
   const ModelParameters& params = data.parameters;
   const size_t occurrences = data.position_attributes.size();
-  feature_count_.resize(occurrences);
-  for (size_t k = 0; k < occurrences; ++k) {
-    const int32_t a = data.position_attributes[k];
-    // At most one feature per label; label ids fit 16 bits for any realistic tag set.
-    feature_count_[k] = static_cast<uint16_t>(params.attribute_offsets[a + 1] - params.attribute_offsets[a]);
+  // Pack (first feature << count_bits_ | count) into one int32 when the feature count leaves
+  // room (4 bytes per occurrence instead of 6); at most one feature per label.
+  count_bits_ = 1;
+  while ((1 << count_bits_) <= params.num_labels) ++count_bits_;
+  if (params.num_state_features() >= (int64_t{1} << (31 - count_bits_))) {
+    count_bits_ = 0;
+    feature_count_.resize(occurrences);
+    for (size_t k = 0; k < occurrences; ++k) {
+      const int32_t a = data.position_attributes[k];
+      // Label ids fit 16 bits for any realistic tag set.
+      feature_count_[k] = static_cast<uint16_t>(params.attribute_offsets[a + 1] - params.attribute_offsets[a]);
+    }
   }
   if (consume != nullptr) {
     first_feature_.swap(*consume);
   } else {
     first_feature_ = data.position_attributes;
   }
-  for (int32_t& x : first_feature_) x = params.attribute_offsets[x];
+  for (int32_t& x : first_feature_) {
+    const int32_t begin = params.attribute_offsets[x];
+    x = count_bits_ == 0 ? begin : (begin << count_bits_) | (params.attribute_offsets[x + 1] - begin);
+  }
 }
 
 void CrfObjective::ProcessSentence(int s, const double* w, const ExpTables& tables,
                                    Worker* worker) {
+  if (count_bits_ > 0) {
+    ProcessSentenceImpl<true>(s, w, tables, worker);
+  } else {
+    ProcessSentenceImpl<false>(s, w, tables, worker);
+  }
+}
+
+template <bool kPacked>
+void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& tables,
+                                       Worker* worker) {
   const ModelParameters& params = data_.parameters;
   const int n = params.num_labels;
   const int m = data_.sentence_size(s);
@@ -161,16 +182,46 @@ void CrfObjective::ProcessSentence(int s, const double* w, const ExpTables& tabl
   std::fill(unary, unary + cells, 0.0);
   const int32_t* starts = first_feature_.data();
   const uint16_t* counts = feature_count_.data();
+  const int bits = count_bits_;
+  const int32_t count_mask = (1 << bits) - 1;
+  // [begin, end) state features of occurrence k.
+  auto range = [&](int64_t k, int32_t* begin, int32_t* end) {
+    if constexpr (kPacked) {
+      *begin = starts[k] >> bits;
+      *end = *begin + (starts[k] & count_mask);
+    } else {
+      *begin = starts[k];
+      *end = starts[k] + counts[k];
+    }
+  };
   const int32_t* labels = data_.parameters.feature_labels.data();
   const int64_t* position_offsets = data_.position_offsets.data() + first;
   for (int t = 0; t < m; ++t) {
     double* row = unary + static_cast<size_t>(t) * n;
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
-      const int32_t end = starts[k] + counts[k];
-      for (int32_t f = starts[k]; f < end; ++f) row[labels[f]] += w[f];
+      int32_t begin, end;
+      range(k, &begin, &end);
+      for (int32_t f = begin; f < end; ++f) row[labels[f]] += w[f];
     }
   }
-  log_z_[s] = worker->kernel.Run(m, tables, unary);
+  // Loss-augmented, tempered scores (Delta + F) / eps; exact no-ops for the plain CRF.
+  const bool tempered = loss_.epsilon != 1.0;
+  if (!loss_.cost.empty() || tempered) {
+    const double inv_eps = 1.0 / loss_.epsilon;
+    const double scale = loss_.per_token_average ? 1.0 / m : 1.0;
+    const int32_t* gold = data_.gold.data() + first;
+    for (int t = 0; t < m; ++t) {
+      double* row = unary + static_cast<size_t>(t) * n;
+      if (!loss_.cost.empty()) {
+        const double* cost = loss_.cost.data() + static_cast<size_t>(gold[t]) * n;
+        for (int y = 0; y < n; ++y) row[y] += scale * cost[y];
+      }
+      if (tempered) {
+        for (int y = 0; y < n; ++y) row[y] *= inv_eps;
+      }
+    }
+  }
+  log_z_[s] = loss_.epsilon * worker->kernel.Run(m, tables, unary);
 
   int64_t* g = worker->gradient.data();
   const double* marginals = worker->kernel.unary_marginals();
@@ -180,8 +231,9 @@ void CrfObjective::ProcessSentence(int s, const double* w, const ExpTables& tabl
     const double* row = marginals + static_cast<size_t>(t) * n;
     for (int y = 0; y < n; ++y) q[y] = ToFixed(row[y]);
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
-      const int32_t end = starts[k] + counts[k];
-      for (int32_t f = starts[k]; f < end; ++f) g[f] += q[labels[f]];
+      int32_t begin, end;
+      range(k, &begin, &end);
+      for (int32_t f = begin; f < end; ++f) g[f] += q[labels[f]];
     }
     if (t == 0) {
       for (int y = 0; y < n; ++y) g[params.start_offset() + y] += q[y];
@@ -199,8 +251,16 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
   const ModelParameters& params = data_.parameters;
   const int n = params.num_labels;
   ExpTables tables;
-  tables.Build(n, w.data() + params.transition_offset(), w.data() + params.start_offset(),
-               w.data() + params.end_offset());
+  if (loss_.epsilon == 1.0) {
+    tables.Build(n, w.data() + params.transition_offset(), w.data() + params.start_offset(),
+                 w.data() + params.end_offset());
+  } else {
+    std::vector<double> scaled(w.begin() + params.transition_offset(),
+                               w.begin() + params.transition_offset() + n * n + 2 * n);
+    for (double& x : scaled) x /= loss_.epsilon;
+    tables.Build(n, scaled.data(), scaled.data() + (params.start_offset() - params.transition_offset()),
+                 scaled.data() + (params.end_offset() - params.transition_offset()));
+  }
 
   const int num_sentences = data_.num_sentences();
   // Small chunks keep the threads balanced; the order they are taken in does not matter.
@@ -225,15 +285,26 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
   const int64_t size = params.size();
   const int32_t* empirical = data_.empirical.data();
   double gold_score = 0, norm = 0;
+  const bool l2 = loss_.p == 2.0;
+  const double c = 2.0 * c2_;  // (C/p) |w|_p^p with C = 2 c2
   for (int64_t i = 0; i < size; ++i) {
     gold_score += w[i] * empirical[i];
-    norm += w[i] * w[i];
     // Expected minus empirical counts, exact in fixed point before the one rounding to double.
     int64_t sum = -(static_cast<int64_t>(empirical[i]) << kFixedBits);
     for (const Worker& worker : workers_) sum += worker.gradient[i];
-    gradient[i] = static_cast<double>(sum) * kInvFixedScale + 2.0 * c2_ * w[i];
+    double reg_gradient;
+    if (l2) {
+      norm += w[i] * w[i];
+      reg_gradient = c * w[i];
+    } else {
+      const double a = std::abs(w[i]);
+      const double power = a == 0.0 ? 0.0 : std::pow(a, loss_.p - 1.0);
+      norm += power * a;
+      reg_gradient = c * (w[i] < 0 ? -power : power);
+    }
+    gradient[i] = static_cast<double>(sum) * kInvFixedScale + reg_gradient;
   }
-  return objective - gold_score + c2_ * norm;
+  return objective - gold_score + (l2 ? c2_ * norm : c / loss_.p * norm);
 }
 
 }  // namespace train_internal

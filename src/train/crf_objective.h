@@ -45,13 +45,26 @@ class ScaledForwardBackward {
   std::vector<double> alpha_, beta_, inv_norm_, tmp_, transition_;
 };
 
+// The epsilon-objective spanning CRF and SSVM (Hazan and Urtasun, "A Primal-Dual Message-Passing
+// Algorithm for Approximated Large Scale Structured Prediction", NIPS 2010; exact on chains):
+//   sum_i eps * log sum_y exp((Delta(y_i, y) + F(x_i, y)) / eps) - F(x_i, y_i) + (C/p) |w|_p^p
+// for a decomposable Delta(y_i, y) = scale_i * sum_t cost[y_i,t][y_t], with C = 2 * c2 so that p = 2
+// gives c2 |w|^2 (the CRFsuite convention of the plain CRF). eps = 1 and no cost is the CRF;
+// eps = 1 with Hamming costs is softmax-margin (Gimpel and Smith 2010).
+struct SmoothLoss {
+  double epsilon = 1.0;
+  double p = 2.0;
+  std::vector<double> cost;  // N x N cost[gold * N + predicted]; empty means Delta = 0
+  bool per_token_average = false;  // scale_i = 1 / M_i (normalised Hamming) instead of 1
+};
+
 class CrfObjective : public Objective {
  public:
   // `threads` <= 0 means all cores. The data must outlive the objective, which never reads
   // data.position_attributes after construction. `consume`, when given, must be
   // &data.position_attributes: it is converted in place and left empty, saving a copy.
   CrfObjective(const TrainingData& data, double c2, int threads,
-               std::vector<int32_t>* consume = nullptr);
+               std::vector<int32_t>* consume = nullptr, SmoothLoss loss = SmoothLoss());
   int64_t size() const override { return data_.parameters.size(); }
   double Evaluate(absl::Span<const double> w, absl::Span<double> gradient) override;
   int threads() const { return static_cast<int>(workers_.size()); }
@@ -68,13 +81,19 @@ class CrfObjective : public Objective {
     ScaledForwardBackward kernel;
   };
   void ProcessSentence(int s, const double* w, const ExpTables& tables, Worker* worker);
+  template <bool kPacked>
+  void ProcessSentenceImpl(int s, const double* w, const ExpTables& tables, Worker* worker);
 
   const TrainingData& data_;
   double c2_;
+  SmoothLoss loss_;
   // First state feature and feature count of every attribute occurrence (position_offsets
   // indexes them): the hot loops never look up attribute_offsets, a cache miss per occurrence.
+  // With count_bits_ > 0 both are packed in first_feature_ (first << count_bits_ | count) and
+  // feature_count_ is empty; otherwise first_feature_ holds the first feature only.
   std::vector<int32_t> first_feature_;
   std::vector<uint16_t> feature_count_;
+  int count_bits_ = 0;
   std::vector<Worker> workers_;
   std::vector<double> log_z_;  // per sentence, summed in sentence order
 };

@@ -15,6 +15,7 @@ struct Context {
   int64_t n;
   int iterations = 0;
   double last_objective = 0.0;
+  bool stopped_by_caller = false;
 };
 
 lbfgsfloatval_t EvaluateCallback(void* instance, const lbfgsfloatval_t* x, lbfgsfloatval_t* g,
@@ -32,7 +33,10 @@ int ProgressCallback(void* instance, const lbfgsfloatval_t* x, const lbfgsfloatv
   context->last_objective = fx;
   if (*context->on_iteration) {
     LbfgsIteration info{k, fx, gnorm, absl::MakeConstSpan(x, n)};
-    if (!(*context->on_iteration)(info)) return 1;
+    if (!(*context->on_iteration)(info)) {
+      context->stopped_by_caller = true;
+      return 1;
+    }
   }
   return 0;
 }
@@ -40,7 +44,7 @@ int ProgressCallback(void* instance, const lbfgsfloatval_t* x, const lbfgsfloatv
 std::string Reason(int code) {
   switch (code) {
     case LBFGS_SUCCESS: return "converged";
-    case LBFGS_STOP: return "stopped by the caller";
+    case LBFGS_STOP: return "objective improvement below the tolerance";
     case LBFGS_ALREADY_MINIMIZED: return "already minimized";
     case LBFGSERR_MAXIMUMITERATION: return "maximum iterations";
     case LBFGSERR_ROUNDING_ERROR: return "line search: rounding error";
@@ -89,7 +93,9 @@ absl::StatusOr<LbfgsResult> MinimizeLbfgs(
   result.iterations = context.iterations;
   result.objective = context.iterations > 0 ? context.last_objective : fx;
   result.code = code;
-  result.reason = Reason(code);
+  result.stopped_by_caller = context.stopped_by_caller;
+  // libLBFGS returns LBFGS_STOP both for its improvement test and when the callback stops it.
+  result.reason = context.stopped_by_caller ? "stopped by the caller" : Reason(code);
   return result;
 }
 

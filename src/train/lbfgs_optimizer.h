@@ -34,6 +34,7 @@ struct LbfgsResult {
   double objective = 0.0;
   int code = 0;         // libLBFGS return code
   std::string reason;   // why it stopped, for metadata
+  bool stopped_by_caller = false;  // on_iteration returned false
 };
 
 // Minimises objective(w) + c1 * |w|_1 from the starting point in `w`; `w` holds the result.

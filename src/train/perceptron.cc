@@ -1,15 +1,18 @@
 #include "train/perceptron.h"
 
+#include <memory>
 #include <numeric>
 #include <random>
 
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
+#include "train/losses.h"
 
 namespace chaintag {
 namespace train_internal {
 
-absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, int epochs, uint64_t seed,
+absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const BoundLoss& loss,
+                                            int epochs, uint64_t seed,
                                             std::vector<double>* w,
                                             const std::function<bool(const PerceptronEpoch&)>& on_epoch) {
   const ModelParameters& params = data.parameters;
@@ -23,7 +26,7 @@ absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, int epochs
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(seed);
   Lattice lattice;
-  ViterbiScratch scratch;
+  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch();
   double step = 1.0;
   int epoch = 0;
   auto update = [&](int64_t f, double delta) {
@@ -39,12 +42,13 @@ absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, int epochs
     int64_t mistakes = 0;
     for (int s : order) {
       ScoreTrainingSentence(data, s, weights.data(), &lattice);
-      absl::StatusOr<Labeling> best = ViterbiDecode(lattice, &scratch);
-      if (!best.ok()) return best.status();
-      const std::vector<int>& pred = best->labels;
       const int64_t first = data.sentence_offsets[s];
       const int m = data.sentence_size(s);
       const int32_t* gold = data.gold.data() + first;
+      absl::StatusOr<LossAugmentedResult> best = LossAugmentedDecode(
+          lattice, absl::MakeConstSpan(gold, m), loss, LossScaling::kMargin, scratch.get());
+      if (!best.ok()) return best.status();
+      const std::vector<int>& pred = best->labeling.labels;
       for (int t = 0; t < m; ++t) {
         if (gold[t] != pred[t]) {
           ++mistakes;

@@ -12,11 +12,15 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "chaintag/decode.h"
 #include "chaintag/eval.h"
 #include "train/crf_objective.h"
 #include "train/lbfgs_optimizer.h"
+#include "train/losses.h"
 #include "train/perceptron.h"
+#include "train/ssvm.h"
 #include "train/training_data.h"
 
 namespace chaintag {
@@ -56,33 +60,76 @@ TrainOptionDef NumberOption(std::string name, std::string help, T TrainOptions::
   return def;
 }
 
-std::vector<TrainOptionDef> MakeTable() {
-  std::vector<TrainOptionDef> table;
-  TrainOptionDef algorithm;
-  algorithm.name = "algorithm";
-  algorithm.help = "lbfgs (L2-regularised CRF), owlqn (L1 / elastic net CRF, needs c1 > 0) or "
-                   "perceptron (averaged perceptron)";
-  algorithm.set = [](TrainOptions* o, std::string_view v) {
-    if (v != "lbfgs" && v != "owlqn" && v != "perceptron") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "option algorithm: expected lbfgs, owlqn or perceptron, found \"", Sv(v), "\""));
+// A string option whose value is one of `choices` (empty: any text).
+TrainOptionDef ChoiceOption(std::string name, std::string help, std::string TrainOptions::*field,
+                            std::vector<std::string> choices) {
+  TrainOptionDef def;
+  def.name = name;
+  def.help = std::move(help);
+  def.set = [name, field, choices](TrainOptions* o, std::string_view v) {
+    if (!choices.empty() && std::find(choices.begin(), choices.end(), v) == choices.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("option ", name, ": expected ",
+                                                     absl::StrJoin(choices, ", "), "; found \"",
+                                                     Sv(v), "\""));
     }
-    o->algorithm = std::string(v);
+    o->*field = std::string(v);
     return absl::OkStatus();
   };
-  algorithm.get = [](const TrainOptions& o) { return o.algorithm; };
-  algorithm.default_value = algorithm.get(TrainOptions());
-  table.push_back(std::move(algorithm));
+  def.get = [field](const TrainOptions& o) { return o.*field; };
+  def.default_value = def.get(TrainOptions());
+  return def;
+}
+
+const std::vector<std::string>& Objectives() {
+  static const auto* const kObjectives = new std::vector<std::string>{
+      "crf", "softmax-margin", "ssvm-margin", "ssvm-slack", "perceptron"};
+  return *kObjectives;
+}
+
+std::vector<TrainOptionDef> MakeTable() {
+  std::vector<TrainOptionDef> table;
+  table.push_back(ChoiceOption(
+      "objective",
+      "crf (log-loss), softmax-margin (the epsilon-objective from CRF to SSVM, decomposable "
+      "losses), ssvm-margin, ssvm-slack (structural SVM, margin or slack scaling, any loss) or "
+      "perceptron",
+      &TrainOptions::objective, Objectives()));
+  table.push_back(ChoiceOption(
+      "algorithm",
+      "auto (by objective), lbfgs (L2), owlqn (L1 / elastic net, needs c1 > 0), bcfw "
+      "(block-coordinate Frank-Wolfe, ssvm-margin), sgd (averaged stochastic subgradient, "
+      "ssvm-margin or ssvm-slack) or perceptron",
+      &TrainOptions::algorithm, {"auto", "lbfgs", "owlqn", "bcfw", "sgd", "perceptron"}));
+  TrainOptionDef loss = ChoiceOption(
+      "loss",
+      "auto (none for crf and perceptron, hamming otherwise), none, hamming, normalized-hamming, "
+      "weighted-hamming, zero-one, fp, precision, recall, f1, fbeta:B, iou or label-count",
+      &TrainOptions::loss, {});
+  loss.set = [](TrainOptions* o, std::string_view v) {
+    if (v != "auto") {
+      if (absl::StatusOr<LossSpec> spec = ParseLossSpec(v); !spec.ok()) return spec.status();
+    }
+    o->loss = std::string(v);
+    return absl::OkStatus();
+  };
+  table.push_back(std::move(loss));
+  table.push_back(ChoiceOption("loss_level", "token or chunk: where fp, precision, recall, f1, fbeta, iou and label-count count positives", &TrainOptions::loss_level, {"token", "chunk"}));
+  table.push_back(ChoiceOption("loss_weights", "weighted-hamming weights: a file of \"GOLD PREDICTED WEIGHT\" lines (unlisted mismatches weigh 1)", &TrainOptions::loss_weights, {}));
+  table.push_back(ChoiceOption("positives", "comma-separated positive labels (token level; default all but O) or chunk types (chunk level; default all)", &TrainOptions::positives, {}));
+  table.push_back(NumberOption("epsilon", "softmax-margin temperature (1: softmax-margin; towards 0: margin-scaled SSVM)", &TrainOptions::epsilon));
+  table.push_back(NumberOption("p", "regulariser (2 c2 / p) sum |w|^p for softmax-margin, p in (1, 2]", &TrainOptions::p));
   table.push_back(NumberOption("c1", "L1 coefficient: objective += c1 * sum |w| (owlqn only)", &TrainOptions::c1));
   table.push_back(NumberOption("c2", "L2 coefficient: objective += c2 * sum w^2 (CRFsuite convention)", &TrainOptions::c2));
-  table.push_back(NumberOption("max_iterations", "maximum L-BFGS iterations or perceptron epochs", &TrainOptions::max_iterations));
+  table.push_back(NumberOption("max_iterations", "maximum L-BFGS iterations, or passes of bcfw, sgd and the perceptron", &TrainOptions::max_iterations));
   table.push_back(NumberOption("min_feature_count", "drop attributes seen fewer times in training", &TrainOptions::min_feature_count));
-  table.push_back(NumberOption("threads", "threads for the objective (0 = all cores); results do not depend on it", &TrainOptions::threads));
-  table.push_back(NumberOption("epsilon", "stop when the objective improves by less than this (relative) over `period` iterations", &TrainOptions::epsilon));
+  table.push_back(NumberOption("threads", "threads for the objective and evaluation (0 = all cores); results do not depend on it", &TrainOptions::threads));
+  table.push_back(NumberOption("tolerance", "L-BFGS: stop when the objective improves by less than this (relative) over `period` iterations", &TrainOptions::tolerance));
   table.push_back(NumberOption("period", "iterations over which the stopping test measures improvement", &TrainOptions::period));
+  table.push_back(NumberOption("duality_gap", "bcfw: stop when the duality gap is at most this fraction of the primal objective", &TrainOptions::duality_gap));
+  table.push_back(NumberOption("learning_rate", "sgd: initial step size eta_0 (0 = calibrate on a sample of 500 sentences)", &TrainOptions::learning_rate));
   table.push_back(NumberOption("early_stopping", "with --dev: stop after this many iterations without dev improvement (0 = off); the best weights are kept", &TrainOptions::early_stopping));
   table.push_back(NumberOption("lbfgs_memory", "L-BFGS corrections kept (memory: about (2m + 4) * 8 bytes per weight)", &TrainOptions::lbfgs_memory));
-  table.push_back(NumberOption("seed", "random seed for the perceptron's shuffling", &TrainOptions::seed));
+  table.push_back(NumberOption("seed", "random seed for the order of sentences (perceptron, bcfw, sgd)", &TrainOptions::seed));
   return table;
 }
 
@@ -174,29 +221,37 @@ class DevScorer {
   std::vector<Worker> workers_;
 };
 
-// Picks a few short training sentences (deterministically) to store as the model's self-tests.
-std::vector<Sentence> SelfTestSentences(const std::vector<Sentence>& train) {
-  constexpr int kCount = 5;
-  constexpr int kMaxLength = 15;
-  std::vector<Sentence> chosen;
-  for (const Sentence& s : train) {
-    if (s.size() > 0 && s.size() <= kMaxLength) chosen.push_back(s);
-    if (static_cast<int>(chosen.size()) == kCount) break;
-  }
-  if (chosen.empty()) {
-    for (const Sentence& s : train) {
-      if (s.size() > 0) {
-        chosen.push_back(s);
-        break;
-      }
+// Picks a few short training sentences (deterministically) to store as the model's self-tests:
+// the first kCount of at most kMaxLength tokens, else the first non-empty one. Sentences are
+// offered as they stream past, so the corpus need not be kept.
+class SelfTestPicker {
+ public:
+  void Offer(const Sentence& s) {
+    if (s.size() == 0 || static_cast<int>(chosen_.size()) == kCount) return;
+    if (s.size() <= kMaxLength) {
+      chosen_.push_back(Stripped(s));
+    } else if (chosen_.empty() && !fallback_.has_value()) {
+      fallback_ = Stripped(s);
     }
   }
-  for (Sentence& s : chosen) {
-    s.conllu.reset();  // the self-test needs the input columns only
-    s.offsets.clear();
+  std::vector<Sentence> Take() {
+    if (chosen_.empty() && fallback_.has_value()) chosen_.push_back(std::move(*fallback_));
+    fallback_.reset();
+    return std::move(chosen_);
   }
-  return chosen;
-}
+
+ private:
+  static constexpr int kCount = 5;
+  static constexpr int kMaxLength = 15;
+  static Sentence Stripped(const Sentence& s) {
+    Sentence copy = s;
+    copy.conllu.reset();  // the self-test needs the input columns only
+    copy.offsets.clear();
+    return copy;
+  }
+  std::vector<Sentence> chosen_;
+  std::optional<Sentence> fallback_;
+};
 
 }  // namespace
 
@@ -213,48 +268,133 @@ absl::Status SetTrainOption(TrainOptions* options, std::string_view name, std::s
 }
 
 absl::Status ValidateTrainOptions(const TrainOptions& o) {
+  return ResolveTrainOptions(o).status();
+}
+
+absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
+  TrainOptions o = options;
   auto bad = [](std::string_view what, auto value) {
     return absl::InvalidArgumentError(absl::StrCat("option ", Sv(what), ", found ", value));
   };
-  if (o.algorithm != "lbfgs" && o.algorithm != "owlqn" && o.algorithm != "perceptron") {
-    return bad("algorithm: expected lbfgs, owlqn or perceptron", o.algorithm);
+  if (std::find(Objectives().begin(), Objectives().end(), o.objective) == Objectives().end()) {
+    return bad("objective: expected crf, softmax-margin, ssvm-margin, ssvm-slack or perceptron",
+               o.objective);
   }
+  if (o.algorithm == "perceptron" && o.objective == "crf") o.objective = "perceptron";  // legacy
+  if (o.algorithm == "auto") {
+    if (o.objective == "crf" || o.objective == "softmax-margin") o.algorithm = "lbfgs";
+    if (o.objective == "ssvm-margin") o.algorithm = "bcfw";
+    if (o.objective == "ssvm-slack") o.algorithm = "sgd";
+    if (o.objective == "perceptron") o.algorithm = "perceptron";
+  }
+  const bool smooth = o.objective == "crf" || o.objective == "softmax-margin";
+  const bool fits = smooth ? (o.algorithm == "lbfgs" || o.algorithm == "owlqn")
+                    : o.objective == "ssvm-margin" ? (o.algorithm == "bcfw" || o.algorithm == "sgd")
+                    : o.objective == "ssvm-slack"  ? o.algorithm == "sgd"
+                                                   : o.algorithm == "perceptron";
+  if (!fits) {
+    return bad(absl::StrCat("algorithm: objective ", o.objective, " expects ",
+                            smooth                            ? "lbfgs or owlqn"
+                            : o.objective == "ssvm-margin"    ? "bcfw or sgd"
+                            : o.objective == "ssvm-slack"     ? "sgd"
+                                                              : "perceptron"),
+               o.algorithm);
+  }
+  if (o.loss == "auto") {
+    o.loss = o.objective == "crf" || o.objective == "perceptron" ? "none" : "hamming";
+  }
+  absl::StatusOr<LossSpec> spec = ParseLossSpec(o.loss, o.loss_level);
+  if (!spec.ok()) return spec.status();
+  if (o.objective == "crf" && spec->kind != LossKind::kNone) {
+    return bad("loss: the crf objective has no loss (use --objective softmax-margin)", o.loss);
+  }
+  if (o.objective == "softmax-margin" && !IsDecomposable(*spec)) {
+    return bad("loss: softmax-margin expects a decomposable loss (none, hamming, "
+               "normalized-hamming or weighted-hamming)", o.loss);
+  }
+  if (spec->kind == LossKind::kWeightedHamming && o.loss_weights.empty()) {
+    return bad("loss_weights: weighted-hamming expects a weights file", "none");
+  }
+  if (o.objective != "crf" && o.objective != "softmax-margin" && o.epsilon != 1.0) {
+    return bad("epsilon: the temperature applies to softmax-margin only", o.epsilon);
+  }
+  if (!(o.epsilon > 0)) return bad("epsilon: expected > 0", o.epsilon);
+  if (!(o.p > 1 && o.p <= 2)) return bad("p: expected a number in (1, 2]", o.p);
+  if (o.p != 2 && !smooth) return bad("p: p != 2 applies to crf and softmax-margin only", o.p);
   if (!(o.c1 >= 0)) return bad("c1: expected >= 0", o.c1);
   if (!(o.c2 >= 0)) return bad("c2: expected >= 0", o.c2);
   if (o.algorithm == "owlqn" && o.c1 <= 0) return bad("c1: owlqn expects c1 > 0", o.c1);
-  if (o.algorithm == "lbfgs" && o.c1 != 0) {
-    return bad("c1: lbfgs expects c1 = 0 (use --algorithm owlqn for L1)", o.c1);
+  if (o.algorithm != "owlqn" && o.c1 != 0) {
+    return bad("c1: only owlqn has an L1 term (use --algorithm owlqn)", o.c1);
+  }
+  if ((o.objective == "ssvm-margin" || o.objective == "ssvm-slack") && !(o.c2 > 0)) {
+    return bad("c2: structural SVM training expects c2 > 0", o.c2);
   }
   if (o.max_iterations < 1) return bad("max_iterations: expected >= 1", o.max_iterations);
   if (o.min_feature_count < 1) return bad("min_feature_count: expected >= 1", o.min_feature_count);
   if (o.threads < 0) return bad("threads: expected >= 0", o.threads);
-  if (!(o.epsilon >= 0)) return bad("epsilon: expected >= 0", o.epsilon);
+  if (!(o.tolerance >= 0)) return bad("tolerance: expected >= 0", o.tolerance);
   if (o.period < 0) return bad("period: expected >= 0", o.period);
+  if (!(o.duality_gap >= 0)) return bad("duality_gap: expected >= 0", o.duality_gap);
+  if (!(o.learning_rate >= 0)) return bad("learning_rate: expected >= 0", o.learning_rate);
   if (o.early_stopping < 0) return bad("early_stopping: expected >= 0", o.early_stopping);
   if (o.lbfgs_memory < 1) return bad("lbfgs_memory: expected >= 1", o.lbfgs_memory);
-  return absl::OkStatus();
+  return o;
 }
 
-absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& spec,
-                               const std::vector<Sentence>& train,
-                               const std::vector<Sentence>* dev,
-                               const std::function<void(const TrainProgress&)>& progress) {
-  if (absl::Status s = ValidateTrainOptions(options); !s.ok()) return s;
+namespace {
+
+// The loss spec of resolved options, positives and weights included.
+absl::StatusOr<LossSpec> LossSpecOf(const TrainOptions& o) {
+  absl::StatusOr<LossSpec> spec = ParseLossSpec(o.loss, o.loss_level);
+  if (!spec.ok()) return spec.status();
+  if (!o.positives.empty()) {
+    for (absl::string_view p : absl::StrSplit(o.positives, ',', absl::SkipEmpty())) {
+      spec->positives.emplace_back(p);
+    }
+  }
+  if (spec->kind == LossKind::kWeightedHamming) {
+    if (absl::Status s = ReadLossWeights(o.loss_weights, &*spec); !s.ok()) return s;
+  }
+  return spec;
+}
+
+}  // namespace
+
+// The body of both TrainCrf overloads: sentences are pulled once and featurized as they come.
+static absl::StatusOr<Model> TrainCrfOnStream(const TrainOptions& options, const FeatureSpec& spec,
+                                              train_internal::SentencePull next_sentence,
+                                              const std::vector<Sentence>* dev,
+                                              const std::function<void(const TrainProgress&)>& progress) {
+  absl::StatusOr<TrainOptions> resolved = ResolveTrainOptions(options);
+  if (!resolved.ok()) return resolved.status();
+  const TrainOptions& o = *resolved;
+  absl::StatusOr<LossSpec> loss_spec = LossSpecOf(o);
+  if (!loss_spec.ok()) return loss_spec.status();
   const auto start_time = std::chrono::steady_clock::now();
-  absl::StatusOr<TrainingData> data_or =
-      train_internal::BuildTrainingData(spec, train, options.min_feature_count);
+  SelfTestPicker self_tests;
+  absl::StatusOr<TrainingData> data_or = train_internal::BuildTrainingDataStreaming(
+      spec,
+      [&]() -> absl::StatusOr<const Sentence*> {
+        absl::StatusOr<const Sentence*> sentence = next_sentence();
+        if (sentence.ok() && *sentence != nullptr) self_tests.Offer(**sentence);
+        return sentence;
+      },
+      o.min_feature_count);
   if (!data_or.ok()) return data_or.status();
   TrainingData& data = *data_or;
   TransitionMask mask = InferChunkTransitionMask(data.labels, data.observed_transitions);
 
   std::unique_ptr<DevScorer> dev_scorer;
   if (dev != nullptr && !dev->empty()) {
-    const int threads = options.threads > 0
-                            ? options.threads
+    const int threads = o.threads > 0
+                            ? o.threads
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     dev_scorer = std::make_unique<DevScorer>(data, mask, threads);
     if (absl::Status s = dev_scorer->Prepare(spec, *dev); !s.ok()) return s;
   }
+  // Ids and names are all the optimisers need; the lookup index comes back for the model.
+  data.attributes.ReleaseIndex();
 
   // Dev scoring and early stopping shared by every algorithm; returns false to stop.
   std::optional<double> best_score;
@@ -264,14 +404,9 @@ absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& s
   int iterations = 0;
   double final_objective = 0;
   absl::Status callback_status;
-  auto on_iteration = [&](int iteration, double objective, double gnorm,
-                          absl::Span<const double> w) -> bool {
-    iterations = iteration;
-    final_objective = objective;
-    TrainProgress p;
-    p.iteration = iteration;
-    p.objective = objective;
-    p.gradient_norm = gnorm;
+  auto on_iteration = [&](TrainProgress p, absl::Span<const double> w) -> bool {
+    iterations = p.iteration;
+    final_objective = p.objective;
     p.active_features = CountNonZero(w);
     bool keep_going = true;
     if (dev_scorer != nullptr) {
@@ -286,7 +421,7 @@ absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& s
         best_score = score->first;
         best_weights.assign(w.begin(), w.end());
         since_best = 0;
-      } else if (options.early_stopping > 0 && ++since_best >= options.early_stopping) {
+      } else if (o.early_stopping > 0 && ++since_best >= o.early_stopping) {
         keep_going = false;
       }
     }
@@ -298,32 +433,86 @@ absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& s
   std::vector<double>().swap(data.parameters.weights);  // the optimisers own the weights
   std::vector<double> weights(data.parameters.size(), 0.0);
   std::string stop_reason;
-  std::string objective_name = "crf";
-  if (options.algorithm == "perceptron") {
-    objective_name = "perceptron";
+  const int threads = o.threads > 0 ? o.threads
+                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  absl::StatusOr<std::shared_ptr<const BoundLoss>> loss = BindLoss(*loss_spec, data.labels);
+  if (!loss.ok()) return loss.status();
+  if (o.objective == "perceptron") {
     absl::StatusOr<int> epochs = train_internal::TrainAveragedPerceptron(
-        data, options.max_iterations, options.seed, &weights,
+        data, **loss, o.max_iterations, o.seed, &weights,
         [&](const train_internal::PerceptronEpoch& e) {
-          return on_iteration(e.epoch, static_cast<double>(e.mistakes), 0.0, e.averaged_weights);
+          TrainProgress p;
+          p.iteration = e.epoch;
+          p.objective = static_cast<double>(e.mistakes);
+          return on_iteration(p, e.averaged_weights);
         });
     if (!epochs.ok()) return epochs.status();
-    stop_reason = *epochs < options.max_iterations ? "early stopping" : "maximum epochs";
+    stop_reason = *epochs < o.max_iterations ? "early stopping" : "maximum epochs";
+  } else if (o.objective == "ssvm-margin" || o.objective == "ssvm-slack") {
+    train_internal::SsvmSettings settings;
+    settings.scaling = o.objective == "ssvm-margin" ? LossScaling::kMargin : LossScaling::kSlack;
+    settings.c2 = o.c2;
+    settings.max_passes = o.max_iterations;
+    settings.duality_gap = o.duality_gap;
+    settings.learning_rate = o.learning_rate;
+    settings.seed = o.seed;
+    settings.threads = threads;
+    bool stopped = false;
+    auto on_pass = [&](const train_internal::SsvmPass& pass) {
+      TrainProgress p;
+      p.iteration = pass.pass;
+      p.objective = pass.primal;
+      p.duality_gap = pass.duality_gap;
+      p.mean_loss = pass.mean_loss;
+      p.inference_seconds = pass.inference_seconds;
+      p.pass_seconds = pass.pass_seconds;
+      const bool keep_going = on_iteration(p, pass.weights);
+      stopped = !keep_going;
+      return keep_going;
+    };
+    absl::StatusOr<int> passes =
+        o.algorithm == "bcfw"
+            ? train_internal::TrainBcfw(data, **loss, settings, &weights, on_pass)
+            : train_internal::TrainSubgradient(data, **loss, settings, &weights, on_pass);
+    if (!passes.ok()) return passes.status();
+    stop_reason = stopped                          ? "early stopping"
+                  : *passes < o.max_iterations     ? "duality gap below the tolerance"
+                                                   : "maximum passes";
   } else {
+    train_internal::SmoothLoss smooth;
+    smooth.epsilon = o.epsilon;
+    smooth.p = o.p;
+    if (loss_spec->kind != LossKind::kNone) {
+      // The N x N cost table: the per-token costs of a one-token sentence with each gold label.
+      const int n = data.num_labels();
+      smooth.cost.resize(static_cast<size_t>(n) * n);
+      std::vector<double> costs;
+      for (int g = 0; g < n; ++g) {
+        const int gold[] = {g};
+        if (absl::Status s = DecomposedLossCosts(**loss, gold, &costs); !s.ok()) return s;
+        std::copy(costs.begin(), costs.end(), smooth.cost.begin() + static_cast<size_t>(g) * n);
+      }
+      smooth.per_token_average = loss_spec->kind == LossKind::kNormalizedHamming;
+    }
     // The objective turns the attribute ids into feature offsets in place (saves a copy).
-    train_internal::CrfObjective objective(data, options.c2, options.threads,
-                                           &data.position_attributes);
+    train_internal::CrfObjective objective(data, o.c2, o.threads, &data.position_attributes,
+                                           std::move(smooth));
     train_internal::LbfgsSettings settings;
-    settings.memory = options.lbfgs_memory;
-    settings.c1 = options.algorithm == "owlqn" ? options.c1 : 0.0;
-    settings.max_iterations = options.max_iterations;
-    settings.epsilon = options.epsilon;
-    settings.period = options.period;
+    settings.memory = o.lbfgs_memory;
+    settings.c1 = o.algorithm == "owlqn" ? o.c1 : 0.0;
+    settings.max_iterations = o.max_iterations;
+    settings.epsilon = o.tolerance;
+    settings.period = o.period;
     absl::StatusOr<train_internal::LbfgsResult> result = train_internal::MinimizeLbfgs(
         objective, settings, &weights, [&](const train_internal::LbfgsIteration& it) {
-          return on_iteration(it.iteration, it.objective, it.gradient_norm, it.weights);
+          TrainProgress p;
+          p.iteration = it.iteration;
+          p.objective = it.objective;
+          p.gradient_norm = it.gradient_norm;
+          return on_iteration(p, it.weights);
         });
     if (!result.ok()) return result.status();
-    stop_reason = result->code == 1 /* LBFGS_STOP: our callback stopped it */ ? "early stopping" : result->reason;
+    stop_reason = result->stopped_by_caller ? "early stopping" : result->reason;
   }
   if (!callback_status.ok()) return callback_status;
   if (best_score.has_value()) weights.swap(best_weights);
@@ -342,10 +531,10 @@ absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& s
   dev_scorer.reset();
   data_or = absl::InternalError("released");  // frees the featurized corpus before the model is built
 
+  attributes.RestoreIndex();
   Model model(std::move(labels), spec, std::move(attributes), std::move(params), std::move(mask));
   model.Prune();
-  model.AddMetadata("objective", objective_name);
-  for (const TrainOptionDef& def : TrainOptionTable()) model.AddMetadata(def.name, def.get(options));
+  for (const TrainOptionDef& def : TrainOptionTable()) model.AddMetadata(def.name, def.get(o));
   model.AddMetadata("training_sentences", absl::StrCat(num_sentences));
   model.AddMetadata("training_tokens", absl::StrCat(num_tokens));
   model.AddMetadata("attributes_before_pruning", absl::StrCat(num_attributes));
@@ -358,8 +547,35 @@ absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& s
     model.AddMetadata("dev_metric", dev_metric);
     model.AddMetadata("dev_score", absl::StrCat(*best_score));
   }
-  if (absl::Status s = model.SetSelfTests(SelfTestSentences(train)); !s.ok()) return s;
+  if (absl::Status s = model.SetSelfTests(self_tests.Take()); !s.ok()) return s;
   return model;
+}
+
+absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& spec,
+                               const std::vector<Sentence>& train,
+                               const std::vector<Sentence>* dev,
+                               const std::function<void(const TrainProgress&)>& progress) {
+  size_t i = 0;
+  return TrainCrfOnStream(
+      options, spec,
+      [&]() -> absl::StatusOr<const Sentence*> { return i < train.size() ? &train[i++] : nullptr; },
+      dev, progress);
+}
+
+absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& spec,
+                               const SentenceSource& train, const std::vector<Sentence>* dev,
+                               const std::function<void(const TrainProgress&)>& progress) {
+  if (!train) return absl::InvalidArgumentError("training data: expected a sentence source, found none");
+  std::optional<Sentence> current;  // only the sentence being featurized is alive
+  return TrainCrfOnStream(
+      options, spec,
+      [&]() -> absl::StatusOr<const Sentence*> {
+        absl::StatusOr<std::optional<Sentence>> next = train();
+        if (!next.ok()) return next.status();
+        current = std::move(*next);
+        return current.has_value() ? &*current : nullptr;
+      },
+      dev, progress);
 }
 
 }  // namespace chaintag

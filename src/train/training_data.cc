@@ -95,61 +95,129 @@ void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lat
   }
 }
 
-absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
-                                               const std::vector<Sentence>& corpus,
-                                               int min_feature_count) {
-  if (corpus.empty()) return absl::InvalidArgumentError("training data: expected sentences, found none");
-  Featurizer featurizer(spec);
-  std::vector<std::string> labels;
-  {
-    absl::flat_hash_map<std::string, int> seen;
-    for (const Sentence& sentence : corpus) {
-      if (sentence.size() == 0) continue;
-      if (static_cast<int>(sentence.labels.size()) != sentence.size()) {
-        const int64_t line = sentence.token_lines.empty() ? 0 : sentence.token_lines[0];
-        return absl::InvalidArgumentError(absl::StrCat(
-            sentence.file, ":", line, ": expected a gold label for each of the ", sentence.size(),
-            " tokens, found ", sentence.labels.size(), " labels"));
-      }
-      if (absl::Status status = featurizer.CheckColumns(sentence); !status.ok()) {
-        const int64_t line = sentence.token_lines.empty() ? 0 : sentence.token_lines[0];
-        return absl::InvalidArgumentError(
-            absl::StrCat(sentence.file, ":", line, ": ", status.message()));
-      }
-      for (const std::string& label : sentence.labels) {
-        if (seen.emplace(label, 0).second) labels.push_back(label);
-      }
-    }
-  }
-  std::sort(labels.begin(), labels.end());
-  absl::flat_hash_map<std::string, int> label_ids;
-  for (int i = 0; i < static_cast<int>(labels.size()); ++i) label_ids[labels[i]] = i;
+namespace {
 
+// Drops attributes seen fewer than `min_count` times: renumbers the kept ones in first-occurrence
+// order (as BuildAttributeDictionary does) and compacts the position CSR in place.
+void DropRareAttributes(const std::vector<int64_t>& counts, int64_t min_count, TrainingData* data) {
+  std::vector<int32_t> remap(counts.size(), -1);
+  {
+    AttributeDictionary kept;
+    for (int id = 0; id < data->attributes.size(); ++id) {
+      if (counts[id] >= min_count) remap[id] = kept.Insert(data->attributes.name_view(id));
+    }
+    data->attributes = std::move(kept);
+  }
+  std::vector<int32_t>& attrs = data->position_attributes;
+  std::vector<int64_t>& offsets = data->position_offsets;
+  int64_t read = 0, write = 0;
+  for (size_t p = 0; p + 1 < offsets.size(); ++p) {
+    const int64_t end = offsets[p + 1];
+    for (; read < end; ++read) {
+      const int32_t id = remap[attrs[read]];
+      if (id >= 0) attrs[write++] = id;
+    }
+    offsets[p + 1] = write;
+  }
+  attrs.resize(write);
+}
+
+}  // namespace
+
+absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec, SentencePull next,
+                                                        int min_feature_count) {
+  Featurizer featurizer(spec);
   TrainingData data;
-  data.labels = std::move(labels);
-  data.attributes = BuildAttributeDictionary(featurizer, corpus, min_feature_count);
+  // Labels get ids in first-seen order here and are sorted (and gold renumbered) at the end.
+  absl::flat_hash_map<std::string, int> label_ids;
+  std::vector<std::string> labels;
+  const bool count = min_feature_count > 1;
+  std::vector<int64_t> counts;  // occurrences per attribute id, only when some may be dropped
+  // Per-sentence scratch: (position, id) in emission order, bucketed by position afterwards.
+  std::vector<int32_t> emitted_positions, emitted_ids, cursor;
+  int64_t num_sentences = 0;
   data.sentence_offsets.push_back(0);
   data.position_offsets.push_back(0);
-  FeaturizedSentence featurized;
-  for (const Sentence& sentence : corpus) {
-    if (sentence.size() == 0) continue;
-    featurizer.Featurize(sentence, data.attributes, &featurized);
-    for (int t = 0; t < sentence.size(); ++t) {
-      const auto attrs = featurized.at(t);
-      data.position_attributes.insert(data.position_attributes.end(), attrs.begin(), attrs.end());
-      data.position_offsets.push_back(static_cast<int64_t>(data.position_attributes.size()));
-      data.gold.push_back(label_ids[sentence.labels[t]]);
+  for (;;) {
+    absl::StatusOr<const Sentence*> next_or = next();
+    if (!next_or.ok()) return next_or.status();
+    const Sentence* sentence = *next_or;
+    if (sentence == nullptr) break;
+    ++num_sentences;
+    const int m = sentence->size();
+    if (m == 0) continue;
+    if (static_cast<int>(sentence->labels.size()) != m) {
+      const int64_t line = sentence->token_lines.empty() ? 0 : sentence->token_lines[0];
+      return absl::InvalidArgumentError(absl::StrCat(
+          sentence->file, ":", line, ": expected a gold label for each of the ", m,
+          " tokens, found ", sentence->labels.size(), " labels"));
+    }
+    if (absl::Status status = featurizer.CheckColumns(*sentence); !status.ok()) {
+      const int64_t line = sentence->token_lines.empty() ? 0 : sentence->token_lines[0];
+      return absl::InvalidArgumentError(
+          absl::StrCat(sentence->file, ":", line, ": ", status.message()));
+    }
+    // Interning while featurizing gives the ids BuildAttributeDictionary + Featurize would give,
+    // in one pass instead of two.
+    emitted_positions.clear();
+    emitted_ids.clear();
+    featurizer.ForEachAttribute(*sentence, [&](int t, std::string_view attribute) {
+      const int id = data.attributes.Insert(attribute);
+      if (count) {
+        if (id == static_cast<int>(counts.size())) counts.push_back(0);
+        ++counts[id];
+      }
+      emitted_positions.push_back(t);
+      emitted_ids.push_back(id);
+    });
+    // Stable bucketing by position keeps each position's ids in emission (template) order.
+    cursor.assign(m + 1, 0);
+    for (int32_t t : emitted_positions) ++cursor[t + 1];
+    const int64_t base = static_cast<int64_t>(data.position_attributes.size());
+    for (int t = 0; t < m; ++t) {
+      cursor[t + 1] += cursor[t];
+      data.position_offsets.push_back(base + cursor[t + 1]);
+    }
+    data.position_attributes.resize(base + emitted_ids.size());
+    int32_t* out = data.position_attributes.data() + base;
+    for (size_t k = 0; k < emitted_ids.size(); ++k) out[cursor[emitted_positions[k]]++] = emitted_ids[k];
+    for (const std::string& label : sentence->labels) {
+      auto [it, inserted] = label_ids.emplace(label, static_cast<int>(labels.size()));
+      if (inserted) labels.push_back(label);
+      data.gold.push_back(it->second);
     }
     data.sentence_offsets.push_back(static_cast<int64_t>(data.gold.size()));
   }
+  if (num_sentences == 0) return absl::InvalidArgumentError("training data: expected sentences, found none");
   if (data.gold.empty()) {
     return absl::InvalidArgumentError("training data: expected tokens, found only empty sentences");
   }
+  std::vector<int> order(labels.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return labels[a] < labels[b]; });
+  std::vector<int32_t> sorted_id(labels.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    sorted_id[order[i]] = static_cast<int32_t>(i);
+    data.labels.push_back(std::move(labels[order[i]]));
+  }
+  for (int32_t& y : data.gold) y = sorted_id[y];
+  if (count) DropRareAttributes(counts, min_feature_count, &data);
   data.position_attributes.shrink_to_fit();
   data.position_offsets.shrink_to_fit();
+  data.sentence_offsets.shrink_to_fit();
   data.gold.shrink_to_fit();
   BuildFeatureSet(&data);
   return data;
+}
+
+absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
+                                               const std::vector<Sentence>& corpus,
+                                               int min_feature_count) {
+  size_t i = 0;
+  return BuildTrainingDataStreaming(
+      spec,
+      [&]() -> absl::StatusOr<const Sentence*> { return i < corpus.size() ? &corpus[i++] : nullptr; },
+      min_feature_count);
 }
 
 }  // namespace train_internal

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "chaintag/corpus.h"
@@ -47,8 +48,17 @@ struct TrainingData {
 // position_offsets, position_attributes, gold and labels (which the caller fills).
 void BuildFeatureSet(TrainingData* data);
 
-// Featurizes a labelled corpus once and builds the feature set (attributes seen fewer than
-// `min_feature_count` times are dropped). Errors name the file and line of the bad sentence.
+// Supplies training sentences one at a time: the next sentence (valid until the following call),
+// nullptr at the end, or an error.
+using SentencePull = absl::FunctionRef<absl::StatusOr<const Sentence*>()>;
+
+// Featurizes a labelled corpus in one streaming pass and builds the feature set (attributes seen
+// fewer than `min_feature_count` times are dropped). Each sentence is read once and not kept, so
+// the caller may free it as soon as the next one is pulled. Errors name the file and line of the
+// bad sentence. Attribute ids follow first occurrence, as in BuildAttributeDictionary.
+absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec, SentencePull next,
+                                                        int min_feature_count);
+// The same on a corpus held in memory.
 absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
                                                const std::vector<Sentence>& corpus,
                                                int min_feature_count);

@@ -13,23 +13,6 @@
 namespace chaintag::train_internal {
 namespace {
 
-// Chain score computed directly from the data, independently of the objective's code.
-double BruteScore(const TrainingData& data, int s, const std::vector<int>& y,
-                  const std::vector<double>& w) {
-  const ModelParameters& p = data.parameters;
-  const int n = p.num_labels;
-  const int64_t first = data.sentence_offsets[s];
-  double score = w[p.start_offset() + y.front()] + w[p.end_offset() + y.back()];
-  for (size_t t = 0; t < y.size(); ++t) {
-    for (int32_t a : data.attributes_at(first + t)) {
-      const int64_t f = data.FindFeature(a, y[t]);
-      if (f >= 0) score += w[f];
-    }
-    if (t > 0) score += w[p.transition_offset() + y[t - 1] * n + y[t]];
-  }
-  return score;
-}
-
 // sum_s (log sum_y exp F(y) - F(y*)) + c2 |w|^2 by enumerating every labeling.
 double BruteObjective(const TrainingData& data, const std::vector<double>& w, double c2) {
   const int n = data.num_labels();
@@ -116,6 +99,111 @@ TEST(CrfObjectiveTest, ConsumingTheAttributeArrayGivesTheSameResult) {
   EXPECT_TRUE(data.position_attributes.empty());
   EXPECT_EQ(consuming.Evaluate(w, absl::MakeSpan(g2)), v1);
   EXPECT_EQ(g1, g2);
+}
+
+// sum_s (eps log sum_y exp((Delta + F(y)) / eps) - F(y*)) + (2 c2 / p) |w|_p^p by enumeration.
+double BruteEpsilonObjective(const TrainingData& data, const std::vector<double>& w, double c2,
+                             const SmoothLoss& loss) {
+  const int n = data.num_labels();
+  double total = 0;
+  for (int s = 0; s < data.num_sentences(); ++s) {
+    const int m = data.sentence_size(s);
+    std::vector<int> gold(data.gold.begin() + data.sentence_offsets[s],
+                          data.gold.begin() + data.sentence_offsets[s + 1]);
+    std::vector<int> y(m, 0);
+    std::vector<double> values;
+    for (;;) {
+      double delta = 0;
+      if (!loss.cost.empty()) {
+        for (int t = 0; t < m; ++t) delta += loss.cost[gold[t] * n + y[t]];
+        if (loss.per_token_average) delta /= m;
+      }
+      values.push_back((delta + BruteScore(data, s, y, w)) / loss.epsilon);
+      int t = 0;
+      while (t < m && ++y[t] == n) y[t++] = 0;
+      if (t == m) break;
+    }
+    double mx = values[0];
+    for (double x : values) mx = std::max(mx, x);
+    double sum = 0;
+    for (double x : values) sum += std::exp(x - mx);
+    total += loss.epsilon * (mx + std::log(sum)) - BruteScore(data, s, gold, w);
+  }
+  for (double x : w) total += 2.0 * c2 / loss.p * std::pow(std::abs(x), loss.p);
+  return total;
+}
+
+SmoothLoss HammingLoss(int n, double epsilon, double p, bool average) {
+  SmoothLoss loss;
+  loss.epsilon = epsilon;
+  loss.p = p;
+  loss.per_token_average = average;
+  loss.cost.assign(n * n, 1.0);
+  for (int y = 0; y < n; ++y) loss.cost[y * n + y] = 0.0;
+  return loss;
+}
+
+TEST(EpsilonObjectiveTest, EqualsBruteForce) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    TrainingData data = RandomProblem(seed, 4, 5, 3, 6);
+    const int n = data.num_labels();
+    std::vector<double> w = RandomWeights(seed + 100, data.parameters.size(), 1.0);
+    std::vector<SmoothLoss> losses = {HammingLoss(n, 1.0, 2.0, false), HammingLoss(n, 0.1, 2.0, false),
+                                      HammingLoss(n, 3.0, 1.5, true), HammingLoss(n, 0.5, 1.2, false)};
+    SmoothLoss weighted = HammingLoss(n, 0.7, 2.0, false);
+    for (size_t i = 0; i < weighted.cost.size(); ++i) weighted.cost[i] *= 0.5 + 0.25 * (i % 5);
+    losses.push_back(weighted);
+    SmoothLoss tempered_crf;  // no loss, eps != 1
+    tempered_crf.epsilon = 0.3;
+    losses.push_back(tempered_crf);
+    for (const SmoothLoss& loss : losses) {
+      CrfObjective objective(data, 0.4, 1, nullptr, loss);
+      std::vector<double> g(w.size());
+      const double value = objective.Evaluate(w, absl::MakeSpan(g));
+      EXPECT_NEAR(value, BruteEpsilonObjective(data, w, 0.4, loss),
+                  1e-9 * std::max(1.0, std::abs(value)))
+          << "seed " << seed << " eps " << loss.epsilon << " p " << loss.p;
+    }
+  }
+}
+
+TEST(EpsilonObjectiveTest, GradientEqualsFiniteDifferences) {
+  TrainingData data = RandomProblem(21, 4, 4, 3, 5);
+  const int n = data.num_labels();
+  std::vector<double> w = RandomWeights(22, data.parameters.size(), 1.0);
+  for (const SmoothLoss& loss : {HammingLoss(n, 1.0, 2.0, false), HammingLoss(n, 0.25, 1.5, true),
+                                 HammingLoss(n, 2.0, 1.1, false)}) {
+    CrfObjective objective(data, 0.3, 1, nullptr, loss);
+    std::vector<double> g(w.size()), scratch(w.size());
+    objective.Evaluate(w, absl::MakeSpan(g));
+    for (size_t i = 0; i < w.size(); ++i) {
+      constexpr double kH = 1e-5;
+      std::vector<double> plus = w, minus = w;
+      plus[i] += kH;
+      minus[i] -= kH;
+      const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
+                              objective.Evaluate(minus, absl::MakeSpan(scratch))) / (2 * kH);
+      EXPECT_NEAR(g[i], numeric, 2e-6) << "coordinate " << i << " eps " << loss.epsilon << " p " << loss.p;
+    }
+  }
+}
+
+// At eps = 1 with Delta = 0 (given as an all-zero cost table, so the loss path runs) and p = 2 the
+// objective is the CRF's, value and gradient.
+TEST(EpsilonObjectiveTest, EpsilonOneWithoutLossIsTheCrf) {
+  TrainingData data = RandomProblem(31, 15, 7, 4, 12);
+  const int n = data.num_labels();
+  std::vector<double> w = RandomWeights(32, data.parameters.size(), 1.5);
+  CrfObjective crf(data, 0.6, 1);
+  SmoothLoss zero = HammingLoss(n, 1.0, 2.0, false);
+  std::fill(zero.cost.begin(), zero.cost.end(), 0.0);
+  CrfObjective epsilon(data, 0.6, 1, nullptr, zero);
+  std::vector<double> g1(w.size()), g2(w.size());
+  const double v1 = crf.Evaluate(w, absl::MakeSpan(g1));
+  const double v2 = epsilon.Evaluate(w, absl::MakeSpan(g2));
+  EXPECT_NEAR(v1, v2, 1e-9);
+  EXPECT_NEAR(v1, BruteObjective(RandomProblem(31, 15, 7, 4, 12), w, 0.6), 1e-9 * std::abs(v1));
+  for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(g1[i], g2[i], 1e-9) << i;
 }
 
 TEST(ScaledForwardBackwardTest, MatchesLogSpaceForwardBackward) {

@@ -81,6 +81,20 @@ TEST(LbfgsOptimizerTest, CallbackCanStop) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->iterations, 3);
   EXPECT_EQ(r->reason, "stopped by the caller");
+  EXPECT_TRUE(r->stopped_by_caller);
+}
+
+// libLBFGS's own improvement test also returns LBFGS_STOP; that is not the caller stopping it.
+TEST(LbfgsOptimizerTest, ImprovementTestIsNotACallerStop) {
+  TrainingData data = RandomProblem(6, 30, 6, 3, 10);
+  CrfObjective objective(data, 0.1, 1);
+  std::vector<double> w(data.parameters.size(), 0.0);
+  LbfgsSettings settings;
+  settings.epsilon = 1e-3;  // loose, so the improvement test fires first
+  absl::StatusOr<LbfgsResult> r = MinimizeLbfgs(objective, settings, &w, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->stopped_by_caller);
+  EXPECT_NE(r->reason, "stopped by the caller");
 }
 
 TEST(LbfgsOptimizerTest, RejectsWrongSize) {

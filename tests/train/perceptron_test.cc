@@ -1,29 +1,20 @@
 #include "train/perceptron.h"
 
+#include <memory>
 #include <vector>
 
 #include "chaintag/decode.h"
 #include "gtest/gtest.h"
+#include "train/losses.h"
 #include "train/random_problem.h"
 
 namespace chaintag::train_internal {
 namespace {
 
-// Each position carries one attribute that names its gold label, plus noise: separable.
-TrainingData SeparableProblem() {
-  TrainingData data = RandomProblem(3, 60, 8, 4, 12);
-  std::vector<int32_t> attributes;
-  std::vector<int64_t> offsets = {0};
-  for (int a = 0; a < 4; ++a) data.attributes.Insert(absl::StrCat("gold=", a));
-  for (int64_t p = 0; p < data.num_positions(); ++p) {
-    for (int32_t a : data.attributes_at(p)) attributes.push_back(a);
-    attributes.push_back(12 + data.gold[p]);
-    offsets.push_back(static_cast<int64_t>(attributes.size()));
-  }
-  data.position_attributes = attributes;
-  data.position_offsets = offsets;
-  BuildFeatureSet(&data);
-  return data;
+std::shared_ptr<const BoundLoss> NoLoss(const TrainingData& data) {
+  absl::StatusOr<std::shared_ptr<const BoundLoss>> loss = BindLoss(LossSpec(), data.labels);
+  EXPECT_TRUE(loss.ok()) << loss.status();
+  return *loss;
 }
 
 int64_t Errors(const TrainingData& data, const std::vector<double>& w) {
@@ -44,7 +35,7 @@ TEST(PerceptronTest, LearnsSeparableDataAndReportsEveryEpoch) {
   TrainingData data = SeparableProblem();
   std::vector<double> w;
   std::vector<int64_t> mistakes;
-  absl::StatusOr<int> epochs = TrainAveragedPerceptron(data, 10, 1, &w, [&](const PerceptronEpoch& e) {
+  absl::StatusOr<int> epochs = TrainAveragedPerceptron(data, *NoLoss(data), 10, 1, &w, [&](const PerceptronEpoch& e) {
     EXPECT_EQ(e.epoch, static_cast<int>(mistakes.size()) + 1);
     mistakes.push_back(e.mistakes);
     return true;
@@ -60,11 +51,11 @@ TEST(PerceptronTest, LearnsSeparableDataAndReportsEveryEpoch) {
 TEST(PerceptronTest, SameSeedSameWeightsAndCallbackStops) {
   TrainingData data = RandomProblem(9, 40, 6, 3, 10);
   std::vector<double> w1, w2, w3;
-  ASSERT_TRUE(TrainAveragedPerceptron(data, 3, 5, &w1, nullptr).ok());
-  ASSERT_TRUE(TrainAveragedPerceptron(data, 3, 5, &w2, nullptr).ok());
+  ASSERT_TRUE(TrainAveragedPerceptron(data, *NoLoss(data), 3, 5, &w1, nullptr).ok());
+  ASSERT_TRUE(TrainAveragedPerceptron(data, *NoLoss(data), 3, 5, &w2, nullptr).ok());
   EXPECT_EQ(w1, w2);
   absl::StatusOr<int> epochs =
-      TrainAveragedPerceptron(data, 10, 5, &w3, [](const PerceptronEpoch& e) { return e.epoch < 2; });
+      TrainAveragedPerceptron(data, *NoLoss(data), 10, 5, &w3, [](const PerceptronEpoch& e) { return e.epoch < 2; });
   ASSERT_TRUE(epochs.ok());
   EXPECT_EQ(*epochs, 2);
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "train/training_data.h"
@@ -42,6 +43,60 @@ inline std::vector<double> RandomWeights(uint64_t seed, int64_t n, double scale)
   std::vector<double> w(n);
   for (double& x : w) x = dist(rng);
   return w;
+}
+
+// Each position carries one attribute that names its gold label, plus noise: separable.
+inline TrainingData SeparableProblem() {
+  TrainingData data = RandomProblem(3, 60, 8, 4, 12);
+  std::vector<int32_t> attributes;
+  std::vector<int64_t> offsets = {0};
+  for (int a = 0; a < 4; ++a) data.attributes.Insert(absl::StrCat("gold=", a));
+  for (int64_t p = 0; p < data.num_positions(); ++p) {
+    for (int32_t a : data.attributes_at(p)) attributes.push_back(a);
+    attributes.push_back(12 + data.gold[p]);
+    offsets.push_back(static_cast<int64_t>(attributes.size()));
+  }
+  data.position_attributes = attributes;
+  data.position_offsets = offsets;
+  BuildFeatureSet(&data);
+  return data;
+}
+
+// Chain score of labeling `y` of sentence `s` computed directly from the data, independently of
+// the trainers' code.
+inline double BruteScore(const TrainingData& data, int s, const std::vector<int>& y,
+                         const std::vector<double>& w) {
+  const ModelParameters& p = data.parameters;
+  const int n = p.num_labels;
+  const int64_t first = data.sentence_offsets[s];
+  double score = w[p.start_offset() + y.front()] + w[p.end_offset() + y.back()];
+  for (size_t t = 0; t < y.size(); ++t) {
+    for (int32_t a : data.attributes_at(first + t)) {
+      const int64_t f = data.FindFeature(a, y[t]);
+      if (f >= 0) score += w[f];
+    }
+    if (t > 0) score += w[p.transition_offset() + y[t - 1] * n + y[t]];
+  }
+  return score;
+}
+
+// Calls visit(y) for every labeling of sentence `s` (N^M of them).
+template <typename Visit>
+void ForEachLabeling(const TrainingData& data, int s, Visit visit) {
+  const int m = data.sentence_size(s);
+  const int n = data.num_labels();
+  std::vector<int> y(m, 0);
+  for (;;) {
+    visit(y);
+    int t = 0;
+    while (t < m && ++y[t] == n) y[t++] = 0;
+    if (t == m) break;
+  }
+}
+
+inline std::vector<int> GoldLabels(const TrainingData& data, int s) {
+  return std::vector<int>(data.gold.begin() + data.sentence_offsets[s],
+                          data.gold.begin() + data.sentence_offsets[s + 1]);
 }
 
 }  // namespace chaintag::train_internal

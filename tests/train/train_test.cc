@@ -189,7 +189,10 @@ TEST(TrainOptionTableTest, DefaultsRoundTripAndSettersValidate) {
   EXPECT_EQ(o.max_iterations, 7);
   EXPECT_FALSE(SetTrainOption(&o, "c2", "abc").ok());
   EXPECT_FALSE(SetTrainOption(&o, "max_iterations", "1.5").ok());
-  EXPECT_FALSE(SetTrainOption(&o, "algorithm", "sgd").ok());
+  EXPECT_FALSE(SetTrainOption(&o, "algorithm", "newton").ok());
+  EXPECT_FALSE(SetTrainOption(&o, "objective", "hinge").ok());
+  EXPECT_FALSE(SetTrainOption(&o, "loss", "fbeta:").ok());
+  ASSERT_TRUE(SetTrainOption(&o, "loss", "fbeta:0.5").ok());
   EXPECT_FALSE(SetTrainOption(&o, "no_such_option", "1").ok());
   EXPECT_TRUE(ValidateTrainOptions(TrainOptions()).ok());
   TrainOptions l1;
@@ -197,6 +200,40 @@ TEST(TrainOptionTableTest, DefaultsRoundTripAndSettersValidate) {
   EXPECT_FALSE(ValidateTrainOptions(l1).ok());  // lbfgs with c1 > 0
   l1.algorithm = "owlqn";
   EXPECT_TRUE(ValidateTrainOptions(l1).ok());
+}
+
+TEST(TrainOptionTableTest, ResolveFillsTheAutoChoicesPerObjective) {
+  struct Case {
+    const char* objective;
+    const char* algorithm;
+    const char* loss;
+  };
+  for (const Case& c : {Case{"crf", "lbfgs", "none"}, Case{"softmax-margin", "lbfgs", "hamming"},
+                        Case{"ssvm-margin", "bcfw", "hamming"}, Case{"ssvm-slack", "sgd", "hamming"},
+                        Case{"perceptron", "perceptron", "none"}}) {
+    TrainOptions o;
+    o.objective = c.objective;
+    absl::StatusOr<TrainOptions> resolved = ResolveTrainOptions(o);
+    ASSERT_TRUE(resolved.ok()) << c.objective << ": " << resolved.status();
+    EXPECT_EQ(resolved->algorithm, c.algorithm) << c.objective;
+    EXPECT_EQ(resolved->loss, c.loss) << c.objective;
+  }
+  TrainOptions legacy;
+  legacy.algorithm = "perceptron";
+  EXPECT_EQ(ResolveTrainOptions(legacy)->objective, "perceptron");
+  TrainOptions slack;
+  slack.objective = "ssvm-slack";
+  slack.algorithm = "bcfw";  // Frank-Wolfe does not solve slack scaling
+  EXPECT_FALSE(ResolveTrainOptions(slack).ok());
+  TrainOptions smooth;
+  smooth.objective = "softmax-margin";
+  smooth.loss = "f1";  // not decomposable
+  EXPECT_FALSE(ResolveTrainOptions(smooth).ok());
+  smooth.loss = "hamming";
+  smooth.p = 1.0;
+  EXPECT_FALSE(ResolveTrainOptions(smooth).ok());
+  smooth.p = 1.5;
+  EXPECT_TRUE(ResolveTrainOptions(smooth).ok());
 }
 
 }  // namespace

@@ -1,0 +1,164 @@
+// Exact loss-augmented inference (margin and slack scaling) and the PAC-Bayes bound term, on the
+// auxiliary-variable engine: the loss's statistic is tracked per cell and H(F, state) picks the
+// final state (Bauer, Nakajima, Mueller, Mathematics 11(12):2628, 2023, Section 4.3).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "chaintag/aux_dp.h"
+#include "chaintag/decode.h"
+#include "chaintag/train.h"
+#include "train/losses.h"
+
+namespace chaintag {
+namespace {
+
+absl::Status CheckInputs(const Lattice& lattice, absl::Span<const int> gold, int num_labels) {
+  if (lattice.num_labels() != num_labels) {
+    return absl::InvalidArgumentError(absl::StrCat("loss-augmented decoding: the loss has ",
+                                                   num_labels, " labels; the lattice has ",
+                                                   lattice.num_labels()));
+  }
+  if (static_cast<int>(gold.size()) != lattice.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("loss-augmented decoding: gold has ",
+                                                   gold.size(), " labels; expected ",
+                                                   lattice.size()));
+  }
+  for (size_t t = 0; t < gold.size(); ++t) {
+    if (gold[t] < 0 || gold[t] >= num_labels) {
+      return absl::InvalidArgumentError(absl::StrCat("loss-augmented decoding: gold label ",
+                                                     gold[t], " at position ", t, "; expected 0..",
+                                                     num_labels - 1));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void LossAugmentedScratchDeleter::operator()(LossAugmentedScratch* scratch) const { delete scratch; }
+
+LossAugmentedScratchPtr MakeLossAugmentedScratch() {
+  return LossAugmentedScratchPtr(new LossAugmentedScratch());
+}
+
+absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
+                                                        absl::Span<const int> gold,
+                                                        const BoundLoss& loss, LossScaling scaling,
+                                                        LossAugmentedScratch* scratch) {
+  if (absl::Status st = CheckInputs(lattice, gold, loss.num_labels()); !st.ok()) return st;
+  LossAugmentedScratchPtr local;
+  if (scratch == nullptr) {
+    local = MakeLossAugmentedScratch();
+    scratch = local.get();
+  }
+  LossAugmentedResult result;
+  const double gold_score = lattice.Score(gold);
+  if (scaling == LossScaling::kSlack && gold_score == kNegInf) {
+    return absl::InvalidArgumentError(
+        "slack-scaled loss-augmented decoding: the gold labeling scores -inf on the lattice "
+        "(a masked cell), so (1 + F - F(y*)) is undefined");
+  }
+  if (loss.kind() == LossKind::kNone) {
+    if (scaling == LossScaling::kSlack) {
+      // Every labeling has value 0; y* itself is the canonical maximiser.
+      result.labeling.labels.assign(gold.begin(), gold.end());
+      result.labeling.score = gold_score;
+      return result;
+    }
+    absl::StatusOr<Labeling> best = ViterbiDecode(lattice, &scratch->viterbi);
+    if (!best.ok()) return best.status();
+    result.labeling = *std::move(best);
+    result.labeling.score = lattice.Score(result.labeling.labels);
+    result.value = result.labeling.score;
+    return result;
+  }
+
+  if (scaling == LossScaling::kMargin && IsDecomposable(loss.spec())) {
+    // Delta folds into the unary scores: one Viterbi on lattice + cost.
+    if (absl::Status st = DecomposedLossCosts(loss, gold, &scratch->costs); !st.ok()) return st;
+    scratch->augmented = lattice;
+    const int m = lattice.size(), n = lattice.num_labels();
+    for (int t = 0; t < m; ++t) {
+      absl::Span<double> row = scratch->augmented.unary_row(t);
+      const double* cost = scratch->costs.data() + static_cast<size_t>(t) * n;
+      for (int y = 0; y < n; ++y) row[y] += cost[y];
+    }
+    absl::StatusOr<Labeling> best = ViterbiDecode(scratch->augmented, &scratch->viterbi);
+    if (!best.ok()) return best.status();
+    result.labeling = *std::move(best);
+    result.labeling.score = lattice.Score(result.labeling.labels);
+    result.loss = EvaluateLoss(loss, gold, result.labeling.labels);
+    result.value = result.labeling.score + result.loss;
+    return result;
+  }
+
+  train_internal::LossStatistic* statistic;
+  if (loss.IsErrorLoss()) {
+    scratch->errors.Reset(loss, gold);
+    statistic = &scratch->errors;
+  } else if (loss.level() == LossLevel::kToken) {
+    scratch->token.Reset(loss, gold);
+    statistic = &scratch->token;
+  } else {
+    scratch->chunk.Bind(loss.chunks(), loss.counted_labels(),
+                        train_internal::CountSpace::ModeFor(loss.kind()), &loss);
+    scratch->chunk.Reset(gold);
+    statistic = &scratch->chunk;
+  }
+  const Statistic* statistics[] = {statistic};
+  if (absl::Status st = scratch->decoder.Run(lattice, statistics); !st.ok()) return st;
+  statistic->StateLosses(&scratch->state_loss);
+  const double* state_loss = scratch->state_loss.data();
+  FinalObjective h;
+  if (scaling == LossScaling::kMargin) {
+    h = [state_loss](double f, int s) { return f + state_loss[s]; };
+  } else {
+    // Non-decreasing in F because every loss is >= 0.
+    h = [state_loss, gold_score](double f, int s) { return (1.0 + f - gold_score) * state_loss[s]; };
+  }
+  int final_state = 0;
+  absl::StatusOr<Labeling> best = scratch->decoder.Best(h, &final_state);
+  if (!best.ok()) return best.status();
+  result.labeling = *std::move(best);
+  result.labeling.score = lattice.Score(result.labeling.labels);
+  result.loss = state_loss[final_state];
+  result.value = scaling == LossScaling::kMargin
+                     ? result.labeling.score + result.loss
+                     : (1.0 + result.labeling.score - gold_score) * result.loss;
+  return result;
+}
+
+absl::StatusOr<double> BoundTerm(const Lattice& lattice, absl::Span<const int> gold,
+                                 const ChunkTable& chunks) {
+  if (absl::Status st = CheckInputs(lattice, gold, chunks.num_labels()); !st.ok()) return st;
+  const int n = chunks.num_labels();
+  std::vector<char> counted(n, 0);
+  for (int y = 0; y < n; ++y) counted[y] = chunks.TypeOf(y) >= 0;
+  train_internal::ChunkConfusionStatistic statistic;
+  statistic.Bind(chunks, counted, train_internal::CountSpace::Mode::kTpFp, nullptr);
+  statistic.Reset(gold);
+  const Statistic* statistics[] = {&statistic};
+  AuxDpDecoder decoder;
+  if (absl::Status st = decoder.Run(lattice, statistics); !st.ok()) return st;
+  std::vector<double> one_minus_f1;
+  statistic.StateLosses(&one_minus_f1);
+  const double gold_score = lattice.Score(gold);
+  const int num_gold = statistic.num_gold();
+  // F >= F(y*) - (FP + FN), with a 1e-9 relative tolerance so rounding in the DP's sums cannot
+  // flip a boundary case; FP + FN depends on the state only, so H is non-decreasing in F.
+  const double tolerance = 1e-9 * std::max(1.0, std::abs(gold_score));
+  auto h = [&](double f, int s) {
+    const int errors = statistic.fp(s) + (num_gold - statistic.tp(s));
+    return f + tolerance >= gold_score - errors ? one_minus_f1[s] : 0.0;
+  };
+  int final_state = 0;
+  absl::StatusOr<Labeling> best = decoder.Best(h, &final_state);
+  if (!best.ok()) return best.status();
+  return h(best->score, final_state);
+}
+
+}  // namespace chaintag

@@ -1,0 +1,549 @@
+#include "train/ssvm.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "chaintag/lattice.h"
+#include "train/feature_vectors.h"
+#include "train/losses.h"
+
+namespace chaintag {
+namespace train_internal {
+namespace {
+
+static_assert(std::is_same_v<int32_t, int>, "gold labels are passed to the decoders as int spans");
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+absl::Span<const int> GoldOf(const TrainingData& data, int s) {
+  return absl::MakeConstSpan(data.gold.data() + data.sentence_offsets[s], data.sentence_size(s));
+}
+
+double SquaredNorm(absl::Span<const double> w) {
+  double sum = 0;
+  for (double x : w) sum += x * x;
+  return sum;
+}
+
+// The seeded visiting order of one pass (Fisher-Yates with our own draws, so every standard
+// library gives the same order).
+void Shuffle(std::mt19937_64* rng, std::vector<int>* order) {
+  for (int i = static_cast<int>(order->size()) - 1; i > 0; --i) {
+    const int j = static_cast<int>((*rng)() % static_cast<uint64_t>(i + 1));
+    std::swap((*order)[i], (*order)[j]);
+  }
+}
+
+// The BCFW dual variables in compact form: for each sentence, the convex combination of labelings
+// its block currently holds, kept as per-position label weights (M x N) and transition weights
+// (N x N + start N + end N), plus that combination's expected loss.
+struct BcfwBlocks {
+  int n = 0;
+  std::vector<double> unary;       // P x N
+  std::vector<double> transition;  // S x (N^2 + 2N)
+  std::vector<double> loss;        // S
+
+  int transition_size() const { return n * n + 2 * n; }
+  double* unary_of(const TrainingData& data, int s) {
+    return unary.data() + static_cast<size_t>(data.sentence_offsets[s]) * n;
+  }
+  const double* unary_of(const TrainingData& data, int s) const {
+    return unary.data() + static_cast<size_t>(data.sentence_offsets[s]) * n;
+  }
+  double* transition_of(int s) { return transition.data() + static_cast<size_t>(s) * transition_size(); }
+  const double* transition_of(int s) const {
+    return transition.data() + static_cast<size_t>(s) * transition_size();
+  }
+};
+
+// Expected score E_mu[F] of a block's combination under the lattice's scores.
+double ExpectedScore(const Lattice& lattice, const double* unary, const double* transition) {
+  const int m = lattice.size();
+  const int n = lattice.num_labels();
+  double sum = 0;
+  for (int t = 0; t < m; ++t) {
+    absl::Span<const double> row = lattice.unary_row(t);
+    for (int y = 0; y < n; ++y) {
+      if (unary[t * n + y] != 0) sum += unary[t * n + y] * row[y];
+    }
+  }
+  for (int p = 0; p < n; ++p) {
+    for (int y = 0; y < n; ++y) {
+      if (transition[p * n + y] != 0) sum += transition[p * n + y] * lattice.transition(p, y);
+    }
+  }
+  for (int y = 0; y < n; ++y) {
+    if (transition[n * n + y] != 0) sum += transition[n * n + y] * lattice.start(y);
+    if (transition[n * n + n + y] != 0) sum += transition[n * n + n + y] * lattice.end(y);
+  }
+  return sum;
+}
+
+struct SentenceEvaluation {
+  double hinge = 0;  // H_i
+  double gap = 0;    // BCFW block gap (scaled by n), 0 without blocks
+};
+
+// Loss-augmented inference on every sentence at fixed weights, in parallel; results per sentence,
+// so sums taken in sentence order do not depend on the thread count.
+absl::Status EvaluateAll(const TrainingData& data, const BoundLoss& loss, LossScaling scaling,
+                         absl::Span<const double> w, int threads, const BcfwBlocks* blocks,
+                         std::vector<SentenceEvaluation>* out) {
+  const int num_sentences = data.num_sentences();
+  out->assign(num_sentences, SentenceEvaluation());
+  threads = std::max(1, std::min(threads, num_sentences));
+  std::vector<absl::Status> status(threads);
+  auto run = [&](int k) {
+    Lattice lattice;
+    LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch();
+    const int begin = static_cast<int>(int64_t{num_sentences} * k / threads);
+    const int end = static_cast<int>(int64_t{num_sentences} * (k + 1) / threads);
+    for (int s = begin; s < end; ++s) {
+      ScoreTrainingSentence(data, s, w.data(), &lattice);
+      absl::Span<const int> gold = GoldOf(data, s);
+      absl::StatusOr<LossAugmentedResult> result =
+          LossAugmentedDecode(lattice, gold, loss, scaling, scratch.get());
+      if (!result.ok()) {
+        status[k] = result.status();
+        return;
+      }
+      SentenceEvaluation& e = (*out)[s];
+      e.hinge = scaling == LossScaling::kMargin ? result->value - lattice.Score(gold) : result->value;
+      e.hinge = std::max(0.0, e.hinge);  // y_i itself attains 0; guards rounding
+      if (blocks != nullptr) {
+        e.gap = result->labeling.score + result->loss -
+                ExpectedScore(lattice, blocks->unary_of(data, s), blocks->transition_of(s)) -
+                blocks->loss[s];
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int k = 1; k < threads; ++k) pool.emplace_back(run, k);
+  run(0);
+  for (std::thread& thread : pool) thread.join();
+  for (const absl::Status& s : status) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// w = W / divisor and the running average avg = (A + beta W) / gamma, so that the decay of every
+// step and the averaging cost O(1) and an update costs only the features it touches (the
+// scaling and averaging tricks of Bottou's SGD code and Xu 2011, "Towards optimal one pass large
+// scale learning with averaged stochastic gradient descent").
+class ScaledAveragedWeights {
+ public:
+  explicit ScaledAveragedWeights(int64_t size) : w_(size, 0.0), a_(size, 0.0) {}
+
+  double divisor() const { return divisor_; }
+  const std::vector<double>& raw() const { return w_; }
+
+  void Decay(double factor) {  // w *= factor, 0 < factor <= 1
+    divisor_ /= factor;
+    if (divisor_ > 1e6) Renormalise();
+  }
+  // w[f] += delta
+  void Add(int64_t f, double delta) {
+    const double raw = delta * divisor_;
+    w_[f] += raw;
+    if (averaging_) a_[f] -= beta_ * raw;
+  }
+  // avg <- avg + rate * (w - avg); the first call (or rate 1) restarts the average at w.
+  void Average(double rate) {
+    if (!averaging_ || rate >= 1.0) {
+      std::fill(a_.begin(), a_.end(), 0.0);
+      beta_ = 1.0;
+      gamma_ = divisor_;
+      averaging_ = true;
+      return;
+    }
+    gamma_ /= 1.0 - rate;
+    beta_ += rate * gamma_ / divisor_;
+  }
+  void Current(std::vector<double>* out) const {
+    out->resize(w_.size());
+    for (size_t i = 0; i < w_.size(); ++i) (*out)[i] = w_[i] / divisor_;
+  }
+  void Averaged(std::vector<double>* out) const {
+    if (!averaging_) return Current(out);
+    out->resize(w_.size());
+    for (size_t i = 0; i < w_.size(); ++i) (*out)[i] = (a_[i] + beta_ * w_[i]) / gamma_;
+  }
+
+ private:
+  void Renormalise() {
+    for (double& x : w_) x /= divisor_;
+    beta_ *= divisor_;
+    divisor_ = 1.0;
+  }
+  std::vector<double> w_, a_;
+  double divisor_ = 1.0;
+  double beta_ = 1.0;
+  double gamma_ = 1.0;
+  bool averaging_ = false;
+};
+
+absl::Status CheckSettings(const TrainingData& data, const SsvmSettings& settings) {
+  if (data.num_sentences() == 0) {
+    return absl::InvalidArgumentError("training data: expected sentences, found none");
+  }
+  if (!(settings.c2 > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("option c2: structural SVM training expects c2 > 0, found ", settings.c2));
+  }
+  if (settings.max_passes < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("option max_iterations: expected >= 1, found ", settings.max_passes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<double> SsvmPrimal(const TrainingData& data, const BoundLoss& loss,
+                                  LossScaling scaling, double c2, absl::Span<const double> w,
+                                  int threads) {
+  std::vector<SentenceEvaluation> eval;
+  if (absl::Status s = EvaluateAll(data, loss, scaling, w, threads, nullptr, &eval); !s.ok()) return s;
+  double primal = c2 * SquaredNorm(w);
+  for (const SentenceEvaluation& e : eval) primal += e.hinge;
+  return primal;
+}
+
+absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
+                              const SsvmSettings& settings, std::vector<double>* w,
+                              const std::function<bool(const SsvmPass&)>& on_pass) {
+  if (absl::Status s = CheckSettings(data, settings); !s.ok()) return s;
+  if (settings.scaling != LossScaling::kMargin) {
+    return absl::InvalidArgumentError(
+        "block-coordinate Frank-Wolfe solves the margin-scaled SSVM only; use the subgradient "
+        "trainer for slack scaling");
+  }
+  const ModelParameters& params = data.parameters;
+  const int n = params.num_labels;
+  const int num_sentences = data.num_sentences();
+  w->assign(params.size(), 0.0);
+
+  // Every block starts at its gold labeling (w_i = 0, loss 0), so w = 0 is the matching primal.
+  BcfwBlocks blocks;
+  blocks.n = n;
+  blocks.unary.assign(static_cast<size_t>(data.num_positions()) * n, 0.0);
+  blocks.transition.assign(static_cast<size_t>(num_sentences) * blocks.transition_size(), 0.0);
+  blocks.loss.assign(num_sentences, 0.0);
+  for (int s = 0; s < num_sentences; ++s) {
+    AddLabeling(n, GoldOf(data, s), 1.0, blocks.unary_of(data, s), blocks.transition_of(s));
+  }
+
+  const double two_c2 = 2.0 * settings.c2;
+  // The iterate w (never decayed, so raw() is w) and its weighted average with weights
+  // proportional to the step number (BCFW-wavg, Lacoste-Julien et al. 2013, sec. 4), which is
+  // what the dev scorer and the model get.
+  ScaledAveragedWeights iterate(params.size());
+  int64_t steps = 0;
+  std::vector<double> current;
+  FeatureAccumulator accumulator(params.size());
+  Lattice lattice;
+  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch();
+  std::vector<double> unary_delta, transition_delta;
+  std::vector<int> order(num_sentences);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(settings.seed);
+  std::vector<SentenceEvaluation> eval;
+  w->assign(params.size(), 0.0);
+  int pass = 0;
+  for (pass = 1; pass <= settings.max_passes; ++pass) {
+    const Clock::time_point pass_start = Clock::now();
+    double inference_seconds = 0, loss_sum = 0;
+    Shuffle(&rng, &order);
+    for (int s : order) {
+      ScoreTrainingSentence(data, s, iterate.raw().data(), &lattice);
+      absl::Span<const int> gold = GoldOf(data, s);
+      const Clock::time_point decode_start = Clock::now();
+      absl::StatusOr<LossAugmentedResult> result =
+          LossAugmentedDecode(lattice, gold, loss, LossScaling::kMargin, scratch.get());
+      inference_seconds += Seconds(decode_start);
+      if (!result.ok()) return result.status();
+      loss_sum += result->loss;
+      double* block_unary = blocks.unary_of(data, s);
+      double* block_transition = blocks.transition_of(s);
+      // n * (block gap) = F(y^) + Delta(y^) - E_mu[F] - E_mu[Delta].
+      const double gap = result->labeling.score + result->loss -
+                         ExpectedScore(lattice, block_unary, block_transition) - blocks.loss[s];
+      if (gap > 0) {
+        // d = phi(y^) - E_mu[phi], the direction w moves against.
+        const int m = data.sentence_size(s);
+        unary_delta.assign(block_unary, block_unary + static_cast<size_t>(m) * n);
+        transition_delta.assign(block_transition, block_transition + blocks.transition_size());
+        for (double& x : unary_delta) x = -x;
+        for (double& x : transition_delta) x = -x;
+        AddLabeling(n, result->labeling.labels, 1.0, unary_delta.data(), transition_delta.data());
+        const FeatureAccumulator::Sparse& direction =
+            accumulator.Build(data, s, unary_delta.data(), transition_delta.data());
+        const double norm = direction.squared_norm;
+        if (norm > 0) {
+          // Optimal step for the quadratic along the Frank-Wolfe direction, clipped to [0, 1].
+          const double gamma = std::min(1.0, two_c2 * gap / norm);
+          const double w_step = -gamma / two_c2;
+          for (const auto& [f, value] : direction.entries) iterate.Add(f, w_step * value);
+          for (size_t i = 0; i < unary_delta.size(); ++i) block_unary[i] += gamma * unary_delta[i];
+          for (size_t i = 0; i < transition_delta.size(); ++i) {
+            block_transition[i] += gamma * transition_delta[i];
+          }
+          blocks.loss[s] += gamma * (result->loss - blocks.loss[s]);
+        }
+      }
+      // avg_k = k / (k + 2) avg_{k-1} + 2 / (k + 2) w_k (the first step starts the average).
+      iterate.Average(2.0 / static_cast<double>(++steps + 1));
+    }
+    iterate.Current(&current);
+    if (absl::Status st = EvaluateAll(data, loss, LossScaling::kMargin, current, settings.threads,
+                                      &blocks, &eval);
+        !st.ok()) {
+      return st;
+    }
+    iterate.Averaged(w);
+    double primal = settings.c2 * SquaredNorm(current), gap = 0;
+    for (const SentenceEvaluation& e : eval) {
+      primal += e.hinge;
+      gap += e.gap;
+    }
+    SsvmPass report;
+    report.pass = pass;
+    report.primal = primal;
+    report.duality_gap = gap;
+    report.mean_loss = loss_sum / num_sentences;
+    report.inference_seconds = inference_seconds;
+    report.pass_seconds = Seconds(pass_start);
+    report.weights = *w;
+    const bool keep_going = !on_pass || on_pass(report);
+    if (!keep_going || gap <= settings.duality_gap * primal) break;
+  }
+  return std::min(pass, settings.max_passes);
+}
+
+namespace {
+
+// Loss-augmented maximisers of a mini-batch at the same weights, decoded in parallel (one
+// result per sentence, so the updates applied afterwards do not depend on the thread count).
+class BatchDecoder {
+ public:
+  struct Result {
+    std::vector<int> labels;
+    double loss = 0;
+    double hinge = 0;  // H_i at the batch's weights
+  };
+  BatchDecoder(const TrainingData& data, const BoundLoss& loss, LossScaling scaling, int threads)
+      : data_(data), loss_(loss), scaling_(scaling), workers_(std::max(1, threads)) {
+    for (Worker& w : workers_) w.scratch = MakeLossAugmentedScratch();
+  }
+
+  // Decodes `batch` at weights raw / divisor; adds the wall time spent to *seconds.
+  absl::Status Decode(absl::Span<const int> batch, const double* raw, double divisor,
+                      double* seconds) {
+    const Clock::time_point start = Clock::now();
+    results_.resize(batch.size());
+    const int threads = std::min<int>(workers_.size(), batch.size());
+    std::vector<absl::Status> status(threads);
+    auto run = [&](int k) {
+      Worker& worker = workers_[k];
+      for (size_t i = k; i < batch.size(); i += threads) {
+        const int s = batch[i];
+        ScoreTrainingSentence(data_, s, raw, &worker.lattice);
+        if (divisor != 1.0) ScaleLattice(1.0 / divisor, &worker.lattice);
+        absl::Span<const int> gold = GoldOf(data_, s);
+        absl::StatusOr<LossAugmentedResult> result =
+            LossAugmentedDecode(worker.lattice, gold, loss_, scaling_, worker.scratch.get());
+        if (!result.ok()) {
+          status[k] = result.status();
+          return;
+        }
+        Result& r = results_[i];
+        r.labels = std::move(result->labeling.labels);
+        r.loss = result->loss;
+        r.hinge = std::max(0.0, scaling_ == LossScaling::kMargin
+                                    ? result->value - worker.lattice.Score(gold)
+                                    : result->value);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int k = 1; k < threads; ++k) pool.emplace_back(run, k);
+    run(0);
+    for (std::thread& thread : pool) thread.join();
+    *seconds += Seconds(start);
+    for (const absl::Status& st : status) {
+      if (!st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+  const std::vector<Result>& results() const { return results_; }
+
+ private:
+  struct Worker {
+    Lattice lattice;
+    LossAugmentedScratchPtr scratch;
+  };
+  const TrainingData& data_;
+  const BoundLoss& loss_;
+  LossScaling scaling_;
+  std::vector<Worker> workers_;
+  std::vector<Result> results_;
+};
+
+// Sentences decoded together at the same weights; fixed (not tied to the thread count) so the
+// result is the same on every machine.
+constexpr int kBatchSize = 8;
+
+// One pass of SGD over `order` from step `*step`: decay, then the subgradient of H_i
+// ((phi(y^) - phi(y_i)), times Delta(y^) under slack scaling) for each sentence. Averaging (from
+// `average_from` on) follows each step. Returns the sum of the losses and of the hinges seen.
+absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling, const std::vector<int>& order,
+                             double eta0, double lambda, int64_t average_from,
+                             ScaledAveragedWeights* weights, BatchDecoder* decoder, int64_t* step,
+                             double* inference_seconds, double* loss_sum, double* hinge_sum) {
+  const int n = data.num_labels();
+  FeatureAccumulator accumulator(data.parameters.size());
+  std::vector<double> unary, transition;
+  for (size_t begin = 0; begin < order.size(); begin += kBatchSize) {
+    const size_t end = std::min(order.size(), begin + kBatchSize);
+    absl::Span<const int> batch(order.data() + begin, end - begin);
+    if (absl::Status st = decoder->Decode(batch, weights->raw().data(), weights->divisor(),
+                                          inference_seconds);
+        !st.ok()) {
+      return st;
+    }
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const int s = batch[i];
+      const BatchDecoder::Result& r = decoder->results()[i];
+      const double eta = eta0 / (1.0 + lambda * eta0 * static_cast<double>(*step));
+      weights->Decay(1.0 - eta * lambda);
+      *loss_sum += r.loss;
+      *hinge_sum += r.hinge;
+      absl::Span<const int> gold = GoldOf(data, s);
+      if (r.hinge > 0 && !std::equal(gold.begin(), gold.end(), r.labels.begin(), r.labels.end())) {
+        const double scale = scaling == LossScaling::kSlack ? r.loss : 1.0;
+        const int m = data.sentence_size(s);
+        unary.assign(static_cast<size_t>(m) * n, 0.0);
+        transition.assign(static_cast<size_t>(n) * n + 2 * n, 0.0);
+        AddLabeling(n, r.labels, scale, unary.data(), transition.data());
+        AddLabeling(n, gold, -scale, unary.data(), transition.data());
+        const FeatureAccumulator::Sparse& g =
+            accumulator.Build(data, s, unary.data(), transition.data());
+        for (const auto& [f, value] : g.entries) weights->Add(f, -eta * value);
+      }
+      ++*step;
+      if (*step >= average_from) {
+        weights->Average(1.0 / static_cast<double>(*step - average_from + 1));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& loss,
+                                     const SsvmSettings& settings, std::vector<double>* w,
+                                     const std::function<bool(const SsvmPass&)>& on_pass) {
+  if (absl::Status s = CheckSettings(data, settings); !s.ok()) return s;
+  const ModelParameters& params = data.parameters;
+  const int num_sentences = data.num_sentences();
+  // Per-sentence objective (lambda / 2) |w|^2 + H_i sums to c2 |w|^2 + sum_i H_i.
+  const double lambda = 2.0 * settings.c2 / num_sentences;
+  std::vector<int> order(num_sentences);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(settings.seed);
+  BatchDecoder decoder(data, loss, settings.scaling, settings.threads);
+  constexpr int64_t kNever = INT64_MAX;
+
+  // eta_t = eta_0 / (1 + lambda eta_0 t); eta_0 calibrated (as CRFsuite's l2sgd does) by one
+  // pass over a sample from w = 0 per candidate, keeping the one with the lowest sample objective
+  // (regulariser share |sample| / n plus the sample's hinges at the end of the pass).
+  double eta0 = settings.learning_rate;
+  if (!(eta0 > 0)) {
+    std::vector<int> sample = order;
+    Shuffle(&rng, &sample);
+    sample.resize(std::min<size_t>(sample.size(), 500));
+    double best = 0;
+    for (double candidate : {10.0, 1.0, 0.1, 0.01, 0.001}) {
+      if (candidate * lambda >= 1.0) continue;
+      ScaledAveragedWeights trial(params.size());
+      int64_t step = 0;
+      double unused_seconds = 0, unused_loss = 0, unused_hinge = 0;
+      if (absl::Status st = SubgradientPass(data, settings.scaling, sample, candidate, lambda,
+                                            kNever, &trial, &decoder, &step, &unused_seconds,
+                                            &unused_loss, &unused_hinge);
+          !st.ok()) {
+        return st;
+      }
+      std::vector<double> trial_w;
+      trial.Current(&trial_w);
+      double value = settings.c2 * SquaredNorm(trial_w) * sample.size() / num_sentences;
+      for (size_t begin = 0; begin < sample.size(); begin += kBatchSize) {
+        absl::Span<const int> batch(sample.data() + begin,
+                                    std::min<size_t>(kBatchSize, sample.size() - begin));
+        if (absl::Status st = decoder.Decode(batch, trial_w.data(), 1.0, &unused_seconds); !st.ok()) {
+          return st;
+        }
+        for (const BatchDecoder::Result& r : decoder.results()) value += r.hinge;
+      }
+      if (eta0 <= 0 || value < best) {
+        best = value;
+        eta0 = candidate;
+      }
+    }
+    if (!(eta0 > 0)) eta0 = 0.5 / lambda;
+  }
+
+  ScaledAveragedWeights weights(params.size());
+  int64_t step = 0;
+  int pass = 0;
+  for (pass = 1; pass <= settings.max_passes; ++pass) {
+    const Clock::time_point pass_start = Clock::now();
+    double inference_seconds = 0, loss_sum = 0, hinge_sum = 0;
+    Shuffle(&rng, &order);
+    // Averaging starts with the second pass (the first pass's iterates are far from the optimum).
+    if (absl::Status st = SubgradientPass(data, settings.scaling, order, eta0, lambda, num_sentences,
+                                          &weights, &decoder, &step, &inference_seconds, &loss_sum,
+                                          &hinge_sum);
+        !st.ok()) {
+      return st;
+    }
+    weights.Averaged(w);
+    SsvmPass report;
+    report.pass = pass;
+    if (settings.exact_primal) {
+      absl::StatusOr<double> primal =
+          SsvmPrimal(data, loss, settings.scaling, settings.c2, *w, settings.threads);
+      if (!primal.ok()) return primal.status();
+      report.primal = *primal;
+    } else {
+      std::vector<double> current;
+      weights.Current(&current);
+      report.primal = settings.c2 * SquaredNorm(current) + hinge_sum;
+      report.primal_is_estimate = true;
+    }
+    report.mean_loss = loss_sum / num_sentences;
+    report.inference_seconds = inference_seconds;
+    report.pass_seconds = Seconds(pass_start);
+    report.weights = *w;
+    if (on_pass && !on_pass(report)) break;
+  }
+  return std::min(pass, settings.max_passes);
+}
+
+}  // namespace train_internal
+}  // namespace chaintag

@@ -1,0 +1,136 @@
+// End-to-end tests of the training objectives and losses (issue 5): every objective trains from
+// the CLI on a small fixture, records its objective and loss in the model, and `eval
+// --bound-term` reports the bound term.
+#include <cctype>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "integration/cli_test_util.h"
+
+namespace chaintag::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+
+const char kFixture[] = "tests/fixtures/cli/sample.conll";
+
+struct ObjectiveCase {
+  const char* flags;
+  const char* objective;  // expected in `chaintag info`
+  const char* algorithm;
+  const char* loss;
+  const char* progress;   // expected at the start of a progress line
+};
+
+class ObjectivesTest : public ::testing::TestWithParam<ObjectiveCase> {};
+
+TEST_P(ObjectivesTest, TrainsRecordsAndTags) {
+  const ObjectiveCase& c = GetParam();
+  TempDir dir;
+  const std::string model = (dir.path() / "m.model").string();
+  RunResult r = RunChaintag(std::string("train --format conll --preset chunk-conll --max-iterations 8 ") +
+                            c.flags + " --dev " + kFixture + " -o '" + model + "' " + kFixture);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(c.progress));
+  EXPECT_THAT(r.err, HasSubstr("dev F1"));
+  RunResult info = RunChaintag("info '" + model + "'");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_THAT(info.out, MatchesRegex(std::string("(.|\n)*objective +") + c.objective + "\n(.|\n)*"));
+  EXPECT_THAT(info.out, MatchesRegex(std::string("(.|\n)*algorithm +") + c.algorithm + "\n(.|\n)*"));
+  EXPECT_THAT(info.out, MatchesRegex(std::string("(.|\n)*loss +") + c.loss + "\n(.|\n)*"));
+  // The fixture is learnable: the model tags its own training data well.
+  RunResult e = RunChaintag("eval -m '" + model + "' " + kFixture);
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_THAT(e.out, MatchesRegex("(.|\n)*FB1: +(9[0-9]|100)\\.[0-9][0-9](.|\n)*")) << e.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Objectives, ObjectivesTest,
+    ::testing::Values(
+        ObjectiveCase{"", "crf", "lbfgs", "none", "iter "},
+        ObjectiveCase{"--objective softmax-margin", "softmax-margin", "lbfgs", "hamming", "iter "},
+        ObjectiveCase{"--objective softmax-margin --epsilon 0.5 --p 1.5 --loss normalized-hamming",
+                      "softmax-margin", "lbfgs", "normalized-hamming", "iter "},
+        ObjectiveCase{"--objective ssvm-margin --c2 0.1", "ssvm-margin", "bcfw", "hamming", "pass "},
+        ObjectiveCase{"--objective ssvm-margin --c2 0.1 --loss f1 --loss-level chunk", "ssvm-margin",
+                      "bcfw", "f1", "pass "},
+        ObjectiveCase{"--objective ssvm-slack --c2 0.1 --loss f1 --loss-level chunk", "ssvm-slack",
+                      "sgd", "f1", "pass "},
+        ObjectiveCase{"--objective ssvm-slack --c2 0.1 --loss zero-one", "ssvm-slack", "sgd",
+                      "zero-one", "pass "},
+        ObjectiveCase{"--objective ssvm-margin --algorithm sgd --c2 0.1 --loss recall --loss-level chunk",
+                      "ssvm-margin", "sgd", "recall", "pass "},
+        ObjectiveCase{"--objective perceptron", "perceptron", "perceptron", "none", "iter "},
+        ObjectiveCase{"--algorithm perceptron", "perceptron", "perceptron", "none", "iter "}),
+    [](const ::testing::TestParamInfo<ObjectiveCase>& info) {
+      std::string name = std::string(info.param.objective) + "_" + info.param.loss + "_" +
+                         std::to_string(info.index);
+      for (char& c : name) {
+        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+TEST(ObjectivesCliTest, BcfwPrintsTheDualityGap) {
+  TempDir dir;
+  RunResult r = RunChaintag("train --format conll --preset chunk-conll --objective ssvm-margin "
+                            "--c2 0.1 --max-iterations 3 -o '" + (dir.path() / "m.model").string() +
+                            "' " + kFixture);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, MatchesRegex("(.|\n)*pass +1  primal [0-9.e+]+  gap [0-9.e+-]+  loss (.|\n)*"));
+}
+
+TEST(ObjectivesCliTest, BadCombinationsAreUsageErrors) {
+  const std::string base = std::string("--format conll --preset chunk-conll -o /tmp/never.model ") + kFixture;
+  for (const char* flags : {"--objective crf --loss hamming", "--objective softmax-margin --loss f1",
+                            "--objective ssvm-slack --algorithm bcfw", "--objective ssvm-margin --c2 0",
+                            "--loss fbeta:x", "--objective ssvm-margin --loss hamming --loss-level chunk",
+                            "--objective ssvm-margin --epsilon 0.5", "--objective softmax-margin --p 2.5",
+                            "--objective nosuch", "--objective ssvm-margin --loss weighted-hamming"}) {
+    RunResult r = RunChaintag(std::string("train ") + flags + " " + base);
+    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.err;
+    EXPECT_THAT(r.err, HasSubstr("chaintag train: ")) << flags;
+  }
+}
+
+TEST(ObjectivesCliTest, WeightedHammingReadsItsWeightsFile) {
+  TempDir dir;
+  const std::string weights = (dir.path() / "weights.txt").string();
+  {
+    std::ofstream out(weights);
+    out << "# gold predicted weight\nB-NP O 2\nI-NP O 1.5\n";
+  }
+  const std::string model = (dir.path() / "m.model").string();
+  RunResult r = RunChaintag("train --format conll --preset chunk-conll --objective softmax-margin "
+                            "--loss weighted-hamming --loss-weights '" + weights +
+                            "' --max-iterations 5 -o '" + model + "' " + kFixture);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  {
+    std::ofstream out(weights);
+    out << "B-NP O heavy\n";
+  }
+  r = RunChaintag("train --format conll --preset chunk-conll --objective ssvm-slack --c2 0.1 "
+                  "--loss weighted-hamming --loss-weights '" + weights + "' -o '" + model + "' " + kFixture);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr(weights + ":1"));
+}
+
+TEST(ObjectivesCliTest, EvalBoundTerm) {
+  TempDir dir;
+  const std::string model = (dir.path() / "m.model").string();
+  ASSERT_EQ(RunChaintag("train --format conll --preset chunk-conll --max-iterations 20 -o '" + model +
+                        "' " + kFixture).exit_code, 0);
+  RunResult r = RunChaintag("eval --bound-term -m '" + model + "' " + kFixture);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, MatchesRegex("(.|\n)*bound term: [01]\\.[0-9]{6} \\(mean over [0-9]+ sentences\\)\n"));
+  RunResult j = RunChaintag("eval --json --bound-term -m '" + model + "' " + kFixture);
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_THAT(j.out, HasSubstr("\"bound_term\": "));
+  EXPECT_EQ(RunChaintag(std::string("eval --bound-term --gold-column 3 --pred-column 3 ") + kFixture).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace chaintag::testing

@@ -1,0 +1,170 @@
+#include "train/ssvm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "chaintag/decode.h"
+#include "gtest/gtest.h"
+#include "train/losses.h"
+#include "train/random_problem.h"
+
+namespace chaintag::train_internal {
+namespace {
+
+std::shared_ptr<const BoundLoss> Bind(const TrainingData& data, const char* name,
+                                      const char* level = "token") {
+  absl::StatusOr<LossSpec> spec = ParseLossSpec(name, level);
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  absl::StatusOr<std::shared_ptr<const BoundLoss>> loss = BindLoss(*spec, data.labels);
+  EXPECT_TRUE(loss.ok()) << loss.status();
+  return *loss;
+}
+
+// c2 |w|^2 + sum_i max_y [margin: Delta + F(y) - F(y_i); slack: Delta (1 + F(y) - F(y_i))] by
+// enumerating every labeling.
+double BrutePrimal(const TrainingData& data, const BoundLoss& loss, LossScaling scaling, double c2,
+                   const std::vector<double>& w) {
+  double total = 0;
+  for (double x : w) total += c2 * x * x;
+  for (int s = 0; s < data.num_sentences(); ++s) {
+    const std::vector<int> gold = GoldLabels(data, s);
+    const double gold_score = BruteScore(data, s, gold, w);
+    double best = 0;
+    ForEachLabeling(data, s, [&](const std::vector<int>& y) {
+      const double delta = EvaluateLoss(loss, gold, y);
+      const double f = BruteScore(data, s, y, w) - gold_score;
+      best = std::max(best, scaling == LossScaling::kMargin ? delta + f : delta * (1 + f));
+    });
+    total += best;
+  }
+  return total;
+}
+
+TEST(SsvmTest, PrimalEqualsBruteForce) {
+  TrainingData data = RandomProblem(5, 6, 5, 3, 7);
+  std::vector<double> w = RandomWeights(6, data.parameters.size(), 1.0);
+  for (const char* name : {"hamming", "zero-one", "f1", "normalized-hamming"}) {
+    std::shared_ptr<const BoundLoss> loss = Bind(data, name);
+    for (LossScaling scaling : {LossScaling::kMargin, LossScaling::kSlack}) {
+      absl::StatusOr<double> primal = SsvmPrimal(data, *loss, scaling, 0.3, w, 2);
+      ASSERT_TRUE(primal.ok()) << primal.status();
+      EXPECT_NEAR(*primal, BrutePrimal(data, *loss, scaling, 0.3, w), 1e-9 * std::abs(*primal))
+          << name;
+    }
+  }
+}
+
+// Weak duality: each pass's dual value (primal - gap) must not exceed any primal value seen, and
+// the gap closes.
+TEST(SsvmTest, BcfwDualBoundsEveryPrimalAndGapCloses) {
+  TrainingData data = RandomProblem(7, 25, 6, 3, 10);
+  for (const char* name : {"hamming", "f1"}) {
+    std::shared_ptr<const BoundLoss> loss = Bind(data, name);
+    SsvmSettings settings;
+    settings.c2 = 0.5;
+    settings.max_passes = 300;
+    settings.duality_gap = 0.02;
+    settings.threads = 2;
+    std::vector<double> primals, duals, averaged_primals;
+    std::vector<double> w;
+    absl::StatusOr<int> passes = TrainBcfw(data, *loss, settings, &w, [&](const SsvmPass& p) {
+      EXPECT_TRUE(p.duality_gap.has_value());
+      EXPECT_GE(*p.duality_gap, -1e-9);
+      // The averaged weights reported are feasible for the primal too: weak duality holds.
+      averaged_primals.push_back(BrutePrimal(data, *loss, LossScaling::kMargin, 0.5,
+                                             std::vector<double>(p.weights.begin(), p.weights.end())));
+      primals.push_back(p.primal);
+      duals.push_back(p.primal - *p.duality_gap);
+      return true;
+    });
+    ASSERT_TRUE(passes.ok()) << passes.status();
+    EXPECT_LT(*passes, 300) << name << ": gap did not close";
+    double best_primal = *std::min_element(primals.begin(), primals.end());
+    best_primal = std::min(best_primal, *std::min_element(averaged_primals.begin(), averaged_primals.end()));
+    for (double d : duals) EXPECT_LE(d, best_primal + 1e-9) << name;
+    // The average converges too.
+    EXPECT_LE(averaged_primals.back(), duals.back() * 1.05) << name;
+    EXPECT_LE(primals.back() - duals.back(), 0.02 * primals.back() + 1e-12);
+    EXPECT_LT(primals.back() - duals.back(), (primals.front() - duals.front()) / 20);
+    // The optimum is well below the value at w = 0 (the sum of the largest losses).
+    EXPECT_LT(primals.back(), BrutePrimal(data, *loss, LossScaling::kMargin, 0.5,
+                                          std::vector<double>(w.size(), 0.0)));
+  }
+}
+
+// Averaged SGD on the margin objective approaches the optimum BCFW certifies with its gap.
+TEST(SsvmTest, SubgradientApproachesTheCertifiedOptimum) {
+  TrainingData data = RandomProblem(9, 20, 5, 3, 8);
+  std::shared_ptr<const BoundLoss> loss = Bind(data, "hamming");
+  SsvmSettings settings;
+  settings.c2 = 1.0;
+  settings.max_passes = 400;
+  settings.duality_gap = 1e-6;
+  std::vector<double> w;
+  double dual = 0;
+  ASSERT_TRUE(TrainBcfw(data, *loss, settings, &w, [&](const SsvmPass& p) {
+                dual = p.primal - *p.duality_gap;
+                return true;
+              }).ok());
+  settings.max_passes = 150;
+  double primal = 0;
+  ASSERT_TRUE(TrainSubgradient(data, *loss, settings, &w, [&](const SsvmPass& p) {
+                EXPECT_FALSE(p.duality_gap.has_value());
+                primal = p.primal;
+                return true;
+              }).ok());
+  EXPECT_GE(primal, dual - 1e-9);
+  EXPECT_LE(primal, dual * 1.03) << "averaged SGD ended far from the optimum";
+}
+
+// On separable data slack scaling drives its objective far below the value at w = 0 and fits the
+// training labels; the result does not depend on the evaluation threads.
+TEST(SsvmTest, SlackScalingLearnsSeparableDataAndIsDeterministic) {
+  TrainingData data = SeparableProblem();
+  for (const char* name : {"hamming", "f1"}) {
+    std::shared_ptr<const BoundLoss> loss = Bind(data, name);
+    SsvmSettings settings;
+    settings.scaling = LossScaling::kSlack;
+    settings.c2 = 0.01;
+    settings.max_passes = 40;
+    std::vector<double> w1, w2;
+    double last = 0;
+    ASSERT_TRUE(TrainSubgradient(data, *loss, settings, &w1, [&](const SsvmPass& p) {
+                  last = p.primal;
+                  return true;
+                }).ok());
+    std::vector<double> zero(w1.size(), 0.0);
+    absl::StatusOr<double> start = SsvmPrimal(data, *loss, LossScaling::kSlack, 0.01, zero, 1);
+    ASSERT_TRUE(start.ok());
+    EXPECT_LT(last, 0.1 * *start) << name;
+    Lattice lattice;
+    for (int s = 0; s < data.num_sentences(); ++s) {
+      ScoreTrainingSentence(data, s, w1.data(), &lattice);
+      absl::StatusOr<Labeling> best = ViterbiDecode(lattice);
+      ASSERT_TRUE(best.ok());
+      EXPECT_EQ(best->labels, GoldLabels(data, s)) << name << " sentence " << s;
+    }
+    settings.threads = 2;
+    ASSERT_TRUE(TrainSubgradient(data, *loss, settings, &w2, nullptr).ok());
+    EXPECT_EQ(w1, w2);
+  }
+}
+
+TEST(SsvmTest, RejectsBadSettings) {
+  TrainingData data = RandomProblem(1, 3, 3, 2, 3);
+  std::shared_ptr<const BoundLoss> loss = Bind(data, "hamming");
+  std::vector<double> w;
+  SsvmSettings settings;
+  settings.c2 = 0;
+  EXPECT_FALSE(TrainBcfw(data, *loss, settings, &w, nullptr).ok());
+  settings.c2 = 1;
+  settings.scaling = LossScaling::kSlack;
+  absl::StatusOr<int> slack = TrainBcfw(data, *loss, settings, &w, nullptr);
+  ASSERT_FALSE(slack.ok());
+  EXPECT_NE(slack.status().message().find("slack"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chaintag::train_internal
