@@ -196,6 +196,9 @@ class Featurizer {
                        FeaturizedSentence* out);
   FeatureSpec spec_;
   struct Scratch;
+  // Sizes the attribute-string buffer of the prepared sentence in `scratch`.
+  static void SizeKeyBuffer(const FeatureSpec::Impl& impl, int num_sources, int num_templates,
+                            Scratch* scratch);
   std::unique_ptr<Scratch> scratch_;
   std::vector<std::string> buffer_;
 };

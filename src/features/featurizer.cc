@@ -254,6 +254,29 @@ void LookupKeys(const AttributeDictionary& dict, const char* keys, const uint32_
 
 }  // namespace
 
+// Sizes the sentence's attribute-string buffer from a bound linear in the sentence's bytes (each
+// cell piece reads each source value at most once, plus markers), so writing needs no checks.
+void Featurizer::SizeKeyBuffer(const FeatureSpec::Impl& impl, int num_sources, int num_templates,
+                               Scratch* scratch) {
+  Scratch& s = *scratch;
+  const int n = s.n;
+  s.source_bytes.assign(num_sources, 0);
+  for (int src = 0; src < num_sources; ++src) {
+    const std::string_view* v = s.values.data() + static_cast<size_t>(src) * n;
+    for (int t = 0; t < n; ++t) s.source_bytes[src] += v[t].size();
+  }
+  size_t bound = static_cast<size_t>(n) * impl.literal_bytes;
+  for (const features::UnigramTemplate& tmpl : impl.templates) {
+    for (const features::TemplatePiece& piece : tmpl.pieces) {
+      if (piece.source < 0) continue;
+      bound += s.source_bytes[piece.source] +
+               static_cast<size_t>(std::abs(piece.row)) * impl.longest_marker;
+    }
+  }
+  if (s.keys.size() < bound) s.keys.resize(bound);
+  s.key_ends.resize(static_cast<size_t>(n) * num_templates);
+}
+
 void Featurizer::EnableValueCache(const AttributeDictionary* dict, int max_values) {
   Scratch& s = *scratch_;
   s.cache_dict = dict;
@@ -402,21 +425,7 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
   }
   // Ids in (position, template) order: cached ones directly, the rest as pending strings.
   const int num_templates = static_cast<int>(impl.templates.size());
-  s.source_bytes.assign(num_sources, 0);
-  for (int src = 0; src < num_sources; ++src) {
-    const std::string_view* v = s.values.data() + static_cast<size_t>(src) * n;
-    for (int t = 0; t < n; ++t) s.source_bytes[src] += v[t].size();
-  }
-  size_t bound = static_cast<size_t>(n) * impl.literal_bytes;
-  for (const features::UnigramTemplate& tmpl : impl.templates) {
-    for (const features::TemplatePiece& piece : tmpl.pieces) {
-      if (piece.source < 0) continue;
-      bound += s.source_bytes[piece.source] +
-               static_cast<size_t>(std::abs(piece.row)) * impl.longest_marker;
-    }
-  }
-  if (s.keys.size() < bound) s.keys.resize(bound);
-  s.key_ends.resize(static_cast<size_t>(n) * num_templates);
+  SizeKeyBuffer(impl, num_sources, num_templates, &s);
   s.cell_ids.resize(static_cast<size_t>(n) * num_templates);
   char* const key_begin = s.keys.data();
   char* dst = key_begin;
@@ -508,21 +517,7 @@ void Featurizer::Featurize(const Sentence& sentence, const AttributeDictionary& 
   // is sized once per sentence from a bound that is linear in the sentence's bytes (each cell
   // piece reads each source value at most once, plus markers), so writing needs no checks.
   const int num_sources = static_cast<int>(impl.sources.size());
-  s.source_bytes.assign(num_sources, 0);
-  for (int src = 0; src < num_sources; ++src) {
-    const std::string_view* v = s.values.data() + static_cast<size_t>(src) * n;
-    for (int t = 0; t < n; ++t) s.source_bytes[src] += v[t].size();
-  }
-  size_t bound = static_cast<size_t>(n) * impl.literal_bytes;
-  for (const features::UnigramTemplate& tmpl : impl.templates) {
-    for (const features::TemplatePiece& piece : tmpl.pieces) {
-      if (piece.source < 0) continue;
-      bound += s.source_bytes[piece.source] +
-               static_cast<size_t>(std::abs(piece.row)) * impl.longest_marker;
-    }
-  }
-  if (s.keys.size() < bound) s.keys.resize(bound);
-  s.key_ends.resize(static_cast<size_t>(n) * num_templates);
+  SizeKeyBuffer(impl, num_sources, num_templates, &s);
   const std::string_view* values = s.values.data();
   char* const key_begin = s.keys.data();
   char* dst = key_begin;

@@ -112,9 +112,22 @@ class LossStatistic : public Statistic {
   virtual void StateLosses(std::vector<double>* out) const = 0;
 };
 
+// Loss statistics have many states of which few are reachable at any position, so the engine
+// asks for the successor rows of live cells only, filled with the derived class's Next (called
+// non-virtually).
+template <typename Derived>
+class RowLossStatistic : public LossStatistic {
+ public:
+  bool ComputesRows() const final { return true; }
+  void FillRow(int position, int prev_label, int state, int num_labels, int* row) const final {
+    const Derived& self = static_cast<const Derived&>(*this);
+    for (int y = 0; y < num_labels; ++y) row[y] = self.Derived::Next(state, position, prev_label, y);
+  }
+};
+
 // Number of wrong tokens (in weight units for weighted Hamming), capped at 1 for zero-one and at
 // the largest reachable total otherwise, so the state is exact.
-class TokenErrorStatistic final : public LossStatistic {
+class TokenErrorStatistic final : public RowLossStatistic<TokenErrorStatistic> {
  public:
   void Reset(const BoundLoss& loss, absl::Span<const int> gold);
   int NumStates() const override { return cap_ + 1; }
@@ -123,11 +136,6 @@ class TokenErrorStatistic final : public LossStatistic {
   absl::Status Validate(const Lattice& lattice) const override;
   bool DependsOnPreviousLabel() const override { return false; }
   void FillSuccessors(int position, int num_labels, absl::Span<int> table) const override;
-  // Few of the states are reachable at a position: the engine asks for live rows only.
-  bool ComputesRows() const override { return true; }
-  void FillRow(int position, int prev_label, int state, int num_labels, int* row) const override {
-    for (int y = 0; y < num_labels; ++y) row[y] = Next(state, position, prev_label, y);
-  }
   void StateLosses(std::vector<double>* out) const override;
 
  private:
@@ -137,7 +145,7 @@ class TokenErrorStatistic final : public LossStatistic {
 };
 
 // Token-level confusion counts (TP, FP or what CountSpace::ModeFor(kind) keeps).
-class TokenConfusionStatistic final : public LossStatistic {
+class TokenConfusionStatistic final : public RowLossStatistic<TokenConfusionStatistic> {
  public:
   void Reset(const BoundLoss& loss, absl::Span<const int> gold);
   int NumStates() const override { return space_.size(); }
@@ -146,11 +154,6 @@ class TokenConfusionStatistic final : public LossStatistic {
   absl::Status Validate(const Lattice& lattice) const override;
   bool DependsOnPreviousLabel() const override { return false; }
   void FillSuccessors(int position, int num_labels, absl::Span<int> table) const override;
-  // Few of the states are reachable at a position: the engine asks for live rows only.
-  bool ComputesRows() const override { return true; }
-  void FillRow(int position, int prev_label, int state, int num_labels, int* row) const override {
-    for (int y = 0; y < num_labels; ++y) row[y] = Next(state, position, prev_label, y);
-  }
   void StateLosses(std::vector<double>* out) const override;
 
  private:
@@ -164,7 +167,7 @@ class TokenConfusionStatistic final : public LossStatistic {
 // 1 the open predicted chunk matches a gold chunk so far (same start and type, gold still open),
 // 2 it cannot match. A chunk is counted when it closes (or, in kSum mode, without the flag, when
 // it starts). Used by chunk-level losses and by BoundTerm (all types, F1).
-class ChunkConfusionStatistic final : public LossStatistic {
+class ChunkConfusionStatistic final : public RowLossStatistic<ChunkConfusionStatistic> {
  public:
   // `counted_labels`: per label id, 1 if its chunk type is counted. `loss` may be null (then
   // StateLosses is 1 - F1). The table must outlive the statistic.
@@ -176,11 +179,6 @@ class ChunkConfusionStatistic final : public LossStatistic {
   int Next(int state, int position, int prev_label, int label) const override;
   absl::Status Validate(const Lattice& lattice) const override;
   void FillSuccessors(int position, int num_labels, absl::Span<int> table) const override;
-  // Few of the states are reachable at a position: the engine asks for live rows only.
-  bool ComputesRows() const override { return true; }
-  void FillRow(int position, int prev_label, int state, int num_labels, int* row) const override {
-    for (int y = 0; y < num_labels; ++y) row[y] = Next(state, position, prev_label, y);
-  }
   void StateLosses(std::vector<double>* out) const override;
   int num_gold() const { return num_gold_; }
   // Confusion counts of a final state (exact for the components the mode tracks).

@@ -90,6 +90,27 @@ TEST(AuxDpTest, RandomConstraintsMatchEnumeration) {
   EXPECT_GT(infeasible, 100);
 }
 
+// Runs both decoders on the lattice (each with its statistics) and expects the same best labeling,
+// final state and 4-best list.
+void ExpectSameResults(const Lattice& lattice, AuxDpDecoder* a,
+                       absl::Span<const Statistic* const> a_stats, AuxDpDecoder* b,
+                       absl::Span<const Statistic* const> b_stats, int trial) {
+  ASSERT_TRUE(a->Run(lattice, a_stats).ok());
+  ASSERT_TRUE(b->Run(lattice, b_stats).ok());
+  int state_a = -1, state_b = -1;
+  auto best_a = a->BestAccepted(&state_a);
+  auto best_b = b->BestAccepted(&state_b);
+  ASSERT_EQ(best_a.ok(), best_b.ok()) << "trial " << trial;
+  if (!best_a.ok()) return;
+  EXPECT_EQ(best_a->labels, best_b->labels) << "trial " << trial;
+  EXPECT_EQ(state_a, state_b);
+  auto ka = a->KBest(4);
+  auto kb = b->KBest(4);
+  ASSERT_TRUE(ka.ok() && kb.ok());
+  ASSERT_EQ(ka->size(), kb->size());
+  for (size_t i = 0; i < ka->size(); ++i) EXPECT_EQ((*ka)[i].labels, (*kb)[i].labels);
+}
+
 // With the table budget at zero every position-dependent successor table is refilled on demand;
 // best, k-best and final states must not change.
 TEST(AuxDpTest, StreamingSuccessorTablesGiveTheSameResults) {
@@ -107,20 +128,7 @@ TEST(AuxDpTest, StreamingSuccessorTablesGiveTheSameResults) {
     HammingDistanceStatistic hamming(ref, 1 + trial % 3);
     ChunkDistanceStatistic chunk_distance(chunks, ref, trial % 2);
     const Statistic* stats[] = {&hamming, &chunk_distance};
-    ASSERT_TRUE(stored.Run(lattice, stats).ok());
-    ASSERT_TRUE(streaming.Run(lattice, stats).ok());
-    int state_a = -1, state_b = -1;
-    auto a = stored.BestAccepted(&state_a);
-    auto b = streaming.BestAccepted(&state_b);
-    ASSERT_EQ(a.ok(), b.ok()) << "trial " << trial;
-    if (!a.ok()) continue;
-    EXPECT_EQ(a->labels, b->labels) << "trial " << trial;
-    EXPECT_EQ(state_a, state_b);
-    auto ka = stored.KBest(4);
-    auto kb = streaming.KBest(4);
-    ASSERT_TRUE(ka.ok() && kb.ok());
-    ASSERT_EQ(ka->size(), kb->size());
-    for (size_t i = 0; i < ka->size(); ++i) EXPECT_EQ((*ka)[i].labels, (*kb)[i].labels);
+    ExpectSameResults(lattice, &stored, stats, &streaming, stats, trial);
   }
 }
 
@@ -154,20 +162,8 @@ TEST(AuxDpTest, RowsOnDemandGiveTheSameResults) {
     const Statistic* a_stats[] = {&hamming, &chunk_distance};
     const Statistic* b_stats[] = {&row_hamming, &row_chunk_distance};
     const int count = 1 + trial % 2;  // one statistic (the k == 1 fast path) or two
-    ASSERT_TRUE(tables.Run(lattice, absl::MakeConstSpan(a_stats, count)).ok());
-    ASSERT_TRUE(rows.Run(lattice, absl::MakeConstSpan(b_stats, count)).ok());
-    int state_a = -1, state_b = -1;
-    auto a = tables.BestAccepted(&state_a);
-    auto b = rows.BestAccepted(&state_b);
-    ASSERT_EQ(a.ok(), b.ok()) << "trial " << trial;
-    if (!a.ok()) continue;
-    EXPECT_EQ(a->labels, b->labels) << "trial " << trial;
-    EXPECT_EQ(state_a, state_b);
-    auto ka = tables.KBest(4);
-    auto kb = rows.KBest(4);
-    ASSERT_TRUE(ka.ok() && kb.ok());
-    ASSERT_EQ(ka->size(), kb->size());
-    for (size_t i = 0; i < ka->size(); ++i) EXPECT_EQ((*ka)[i].labels, (*kb)[i].labels);
+    ExpectSameResults(lattice, &tables, absl::MakeConstSpan(a_stats, count), &rows,
+                      absl::MakeConstSpan(b_stats, count), trial);
   }
 }
 

@@ -13,94 +13,6 @@
 namespace chaintag::train_internal {
 namespace {
 
-// sum_s (log sum_y exp F(y) - F(y*)) + c2 |w|^2 by enumerating every labeling.
-double BruteObjective(const TrainingData& data, const std::vector<double>& w, double c2) {
-  const int n = data.num_labels();
-  double total = 0;
-  for (int s = 0; s < data.num_sentences(); ++s) {
-    const int m = data.sentence_size(s);
-    std::vector<int> y(m, 0);
-    std::vector<double> scores;
-    for (;;) {
-      scores.push_back(BruteScore(data, s, y, w));
-      int t = 0;
-      while (t < m && ++y[t] == n) y[t++] = 0;
-      if (t == m) break;
-    }
-    double mx = scores[0];
-    for (double x : scores) mx = std::max(mx, x);
-    double sum = 0;
-    for (double x : scores) sum += std::exp(x - mx);
-    std::vector<int> gold(data.gold.begin() + data.sentence_offsets[s],
-                          data.gold.begin() + data.sentence_offsets[s + 1]);
-    total += mx + std::log(sum) - BruteScore(data, s, gold, w);
-  }
-  for (double x : w) total += c2 * x * x;
-  return total;
-}
-
-TEST(CrfObjectiveTest, ObjectiveEqualsBruteForce) {
-  for (uint64_t seed = 1; seed <= 5; ++seed) {
-    TrainingData data = RandomProblem(seed, 4, 5, 3, 6);
-    std::vector<double> w = RandomWeights(seed + 100, data.parameters.size(), 1.0);
-    for (double c2 : {0.0, 0.7}) {
-      CrfObjective objective(data, c2, 1);
-      std::vector<double> g(w.size());
-      const double value = objective.Evaluate(w, absl::MakeSpan(g));
-      EXPECT_NEAR(value, BruteObjective(data, w, c2), 1e-9 * std::max(1.0, std::abs(value)))
-          << "seed " << seed << " c2 " << c2;
-    }
-  }
-}
-
-TEST(CrfObjectiveTest, GradientEqualsFiniteDifferences) {
-  for (uint64_t seed = 11; seed <= 13; ++seed) {
-    TrainingData data = RandomProblem(seed, 5, 4, 3, 5);
-    std::vector<double> w = RandomWeights(seed + 7, data.parameters.size(), 1.0);
-    CrfObjective objective(data, 0.3, 1);
-    std::vector<double> g(w.size()), scratch(w.size());
-    objective.Evaluate(w, absl::MakeSpan(g));
-    // Every coordinate: state features, transitions, start and end weights.
-    for (size_t i = 0; i < w.size(); ++i) {
-      constexpr double kH = 1e-5;
-      std::vector<double> plus = w, minus = w;
-      plus[i] += kH;
-      minus[i] -= kH;
-      const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
-                              objective.Evaluate(minus, absl::MakeSpan(scratch))) / (2 * kH);
-      EXPECT_NEAR(g[i], numeric, 1e-6) << "coordinate " << i << " of " << w.size();
-    }
-  }
-}
-
-TEST(CrfObjectiveTest, ResultsIdenticalForEveryThreadCount) {
-  TrainingData data = RandomProblem(42, 300, 12, 5, 40);
-  std::vector<double> w = RandomWeights(43, data.parameters.size(), 2.0);
-  CrfObjective one(data, 0.5, 1);
-  std::vector<double> g1(w.size());
-  const double v1 = one.Evaluate(w, absl::MakeSpan(g1));
-  for (int threads : {2, 3, 8}) {
-    CrfObjective many(data, 0.5, threads);
-    EXPECT_EQ(many.threads(), threads);
-    std::vector<double> g(w.size());
-    const double v = many.Evaluate(w, absl::MakeSpan(g));
-    EXPECT_EQ(std::memcmp(&v, &v1, sizeof v), 0) << threads << " threads";
-    EXPECT_EQ(std::memcmp(g.data(), g1.data(), g.size() * sizeof(double)), 0) << threads << " threads";
-  }
-}
-
-TEST(CrfObjectiveTest, ConsumingTheAttributeArrayGivesTheSameResult) {
-  TrainingData data = RandomProblem(8, 40, 7, 4, 15);
-  std::vector<double> w = RandomWeights(9, data.parameters.size(), 1.0);
-  std::vector<double> g1(w.size()), g2(w.size());
-  CrfObjective copying(data, 0.2, 2);
-  const double v1 = copying.Evaluate(w, absl::MakeSpan(g1));
-  CrfObjective consuming(data, 0.2, 2, &data.position_attributes);
-  EXPECT_TRUE(data.position_attributes.empty());
-  EXPECT_EQ(consuming.Evaluate(w, absl::MakeSpan(g2)), v1);
-  EXPECT_EQ(g1, g2);
-}
-
 // sum_s (eps log sum_y exp((Delta + F(y)) / eps) - F(y*)) + (2 c2 / p) |w|_p^p by enumeration.
 double BruteEpsilonObjective(const TrainingData& data, const std::vector<double>& w, double c2,
                              const SmoothLoss& loss) {
@@ -131,6 +43,79 @@ double BruteEpsilonObjective(const TrainingData& data, const std::vector<double>
   }
   for (double x : w) total += 2.0 * c2 / loss.p * std::pow(std::abs(x), loss.p);
   return total;
+}
+
+// The CRF objective sum_s (log sum_y exp F(y) - F(y*)) + c2 |w|^2: eps = 1, no loss, p = 2.
+double BruteObjective(const TrainingData& data, const std::vector<double>& w, double c2) {
+  return BruteEpsilonObjective(data, w, c2, SmoothLoss());
+}
+
+// Every coordinate of the gradient (state features, transitions, start and end weights) against
+// central differences.
+void ExpectGradientMatchesFiniteDifferences(CrfObjective& objective, const std::vector<double>& w,
+                                            double tolerance) {
+  std::vector<double> g(w.size()), scratch(w.size());
+  objective.Evaluate(w, absl::MakeSpan(g));
+  for (size_t i = 0; i < w.size(); ++i) {
+    constexpr double kH = 1e-5;
+    std::vector<double> plus = w, minus = w;
+    plus[i] += kH;
+    minus[i] -= kH;
+    const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
+                            objective.Evaluate(minus, absl::MakeSpan(scratch))) / (2 * kH);
+    EXPECT_NEAR(g[i], numeric, tolerance) << "coordinate " << i << " of " << w.size();
+  }
+}
+
+TEST(CrfObjectiveTest, ObjectiveEqualsBruteForce) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    TrainingData data = RandomProblem(seed, 4, 5, 3, 6);
+    std::vector<double> w = RandomWeights(seed + 100, data.parameters.size(), 1.0);
+    for (double c2 : {0.0, 0.7}) {
+      CrfObjective objective(data, c2, 1);
+      std::vector<double> g(w.size());
+      const double value = objective.Evaluate(w, absl::MakeSpan(g));
+      EXPECT_NEAR(value, BruteObjective(data, w, c2), 1e-9 * std::max(1.0, std::abs(value)))
+          << "seed " << seed << " c2 " << c2;
+    }
+  }
+}
+
+TEST(CrfObjectiveTest, GradientEqualsFiniteDifferences) {
+  for (uint64_t seed = 11; seed <= 13; ++seed) {
+    TrainingData data = RandomProblem(seed, 5, 4, 3, 5);
+    std::vector<double> w = RandomWeights(seed + 7, data.parameters.size(), 1.0);
+    CrfObjective objective(data, 0.3, 1);
+    ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
+  }
+}
+
+TEST(CrfObjectiveTest, ResultsIdenticalForEveryThreadCount) {
+  TrainingData data = RandomProblem(42, 300, 12, 5, 40);
+  std::vector<double> w = RandomWeights(43, data.parameters.size(), 2.0);
+  CrfObjective one(data, 0.5, 1);
+  std::vector<double> g1(w.size());
+  const double v1 = one.Evaluate(w, absl::MakeSpan(g1));
+  for (int threads : {2, 3, 8}) {
+    CrfObjective many(data, 0.5, threads);
+    EXPECT_EQ(many.threads(), threads);
+    std::vector<double> g(w.size());
+    const double v = many.Evaluate(w, absl::MakeSpan(g));
+    EXPECT_EQ(std::memcmp(&v, &v1, sizeof v), 0) << threads << " threads";
+    EXPECT_EQ(std::memcmp(g.data(), g1.data(), g.size() * sizeof(double)), 0) << threads << " threads";
+  }
+}
+
+TEST(CrfObjectiveTest, ConsumingTheAttributeArrayGivesTheSameResult) {
+  TrainingData data = RandomProblem(8, 40, 7, 4, 15);
+  std::vector<double> w = RandomWeights(9, data.parameters.size(), 1.0);
+  std::vector<double> g1(w.size()), g2(w.size());
+  CrfObjective copying(data, 0.2, 2);
+  const double v1 = copying.Evaluate(w, absl::MakeSpan(g1));
+  CrfObjective consuming(data, 0.2, 2, &data.position_attributes);
+  EXPECT_TRUE(data.position_attributes.empty());
+  EXPECT_EQ(consuming.Evaluate(w, absl::MakeSpan(g2)), v1);
+  EXPECT_EQ(g1, g2);
 }
 
 SmoothLoss HammingLoss(int n, double epsilon, double p, bool average) {
@@ -174,17 +159,8 @@ TEST(EpsilonObjectiveTest, GradientEqualsFiniteDifferences) {
   for (const SmoothLoss& loss : {HammingLoss(n, 1.0, 2.0, false), HammingLoss(n, 0.25, 1.5, true),
                                  HammingLoss(n, 2.0, 1.1, false)}) {
     CrfObjective objective(data, 0.3, 1, nullptr, loss);
-    std::vector<double> g(w.size()), scratch(w.size());
-    objective.Evaluate(w, absl::MakeSpan(g));
-    for (size_t i = 0; i < w.size(); ++i) {
-      constexpr double kH = 1e-5;
-      std::vector<double> plus = w, minus = w;
-      plus[i] += kH;
-      minus[i] -= kH;
-      const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
-                              objective.Evaluate(minus, absl::MakeSpan(scratch))) / (2 * kH);
-      EXPECT_NEAR(g[i], numeric, 2e-6) << "coordinate " << i << " eps " << loss.epsilon << " p " << loss.p;
-    }
+    SCOPED_TRACE(testing::Message() << "eps " << loss.epsilon << " p " << loss.p);
+    ExpectGradientMatchesFiniteDifferences(objective, w, 2e-6);
   }
 }
 
