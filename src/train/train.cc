@@ -114,7 +114,7 @@ std::vector<TrainOptionDef> MakeTable() {
   };
   table.push_back(std::move(loss));
   table.push_back(ChoiceOption("loss_level", "token or chunk: where fp, precision, recall, f1, fbeta, iou and label-count count positives", &TrainOptions::loss_level, {"token", "chunk"}));
-  table.push_back(ChoiceOption("loss_weights", "weighted-hamming weights: a file of \"GOLD PREDICTED WEIGHT\" lines (unlisted mismatches weigh 1)", &TrainOptions::loss_weights, {}));
+  table.push_back(ChoiceOption("loss_weights", "weighted-hamming weights: a file of \"GOLD PREDICTED WEIGHT\" lines (unlisted mismatches weigh 1; without a file every mismatch weighs 1)", &TrainOptions::loss_weights, {}));
   table.push_back(ChoiceOption("positives", "comma-separated positive labels (token level; default all but O) or chunk types (chunk level; default all)", &TrainOptions::positives, {}));
   table.push_back(NumberOption("epsilon", "softmax-margin temperature (1: softmax-margin; towards 0: margin-scaled SSVM)", &TrainOptions::epsilon));
   table.push_back(NumberOption("p", "regulariser (2 c2 / p) sum |w|^p for softmax-margin, p in (1, 2]", &TrainOptions::p));
@@ -312,8 +312,8 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
     return bad("loss: softmax-margin expects a decomposable loss (none, hamming, "
                "normalized-hamming or weighted-hamming)", o.loss);
   }
-  if (spec->kind == LossKind::kWeightedHamming && o.loss_weights.empty()) {
-    return bad("loss_weights: weighted-hamming expects a weights file", "none");
+  if (!o.loss_weights.empty() && spec->kind != LossKind::kWeightedHamming) {
+    return bad("loss_weights: weights apply to --loss weighted-hamming only", o.loss);
   }
   if (o.objective != "crf" && o.objective != "softmax-margin" && o.epsilon != 1.0) {
     return bad("epsilon: the temperature applies to softmax-margin only", o.epsilon);
@@ -353,7 +353,8 @@ absl::StatusOr<LossSpec> LossSpecOf(const TrainOptions& o) {
       spec->positives.emplace_back(p);
     }
   }
-  if (spec->kind == LossKind::kWeightedHamming) {
+  // Without a weights file every mismatch weighs 1 (the loss equals Hamming until weights are given).
+  if (spec->kind == LossKind::kWeightedHamming && !o.loss_weights.empty()) {
     if (absl::Status s = ReadLossWeights(o.loss_weights, &*spec); !s.ok()) return s;
   }
   return spec;

@@ -61,6 +61,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "sgd", "f1", "pass "},
         ObjectiveCase{"--objective ssvm-slack --c2 0.1 --loss zero-one", "ssvm-slack", "sgd",
                       "zero-one", "pass "},
+        ObjectiveCase{"--objective ssvm-slack --c2 0.1 --loss weighted-hamming", "ssvm-slack",
+                      "sgd", "weighted-hamming", "pass "},
         ObjectiveCase{"--objective ssvm-margin --algorithm sgd --c2 0.1 --loss recall --loss-level chunk",
                       "ssvm-margin", "sgd", "recall", "pass "},
         ObjectiveCase{"--objective perceptron", "perceptron", "perceptron", "none", "iter "},
@@ -84,12 +86,12 @@ TEST(ObjectivesCliTest, BcfwPrintsTheDualityGap) {
 }
 
 TEST(ObjectivesCliTest, BadCombinationsAreUsageErrors) {
-  const std::string base = std::string("--format conll --preset chunk-conll -o /tmp/never.model ") + kFixture;
+  const std::string base = std::string("--format conll --preset chunk-conll -o /no/such/dir/never.model ") + kFixture;
   for (const char* flags : {"--objective crf --loss hamming", "--objective softmax-margin --loss f1",
                             "--objective ssvm-slack --algorithm bcfw", "--objective ssvm-margin --c2 0",
                             "--loss fbeta:x", "--objective ssvm-margin --loss hamming --loss-level chunk",
                             "--objective ssvm-margin --epsilon 0.5", "--objective softmax-margin --p 2.5",
-                            "--objective nosuch", "--objective ssvm-margin --loss weighted-hamming"}) {
+                            "--objective nosuch", "--objective ssvm-margin --loss hamming --loss-weights /dev/null"}) {
     RunResult r = RunChaintag(std::string("train ") + flags + " " + base);
     EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.err;
     EXPECT_THAT(r.err, HasSubstr("chaintag train: ")) << flags;

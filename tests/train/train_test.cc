@@ -234,6 +234,12 @@ TEST(TrainOptionTableTest, ResolveFillsTheAutoChoicesPerObjective) {
   EXPECT_FALSE(ResolveTrainOptions(smooth).ok());
   smooth.p = 1.5;
   EXPECT_TRUE(ResolveTrainOptions(smooth).ok());
+  smooth.loss_weights = "weights.txt";  // weights belong to weighted-hamming only
+  EXPECT_FALSE(ResolveTrainOptions(smooth).ok());
+  smooth.loss = "weighted-hamming";
+  EXPECT_TRUE(ResolveTrainOptions(smooth).ok());
+  smooth.loss_weights.clear();  // no file: every mismatch weighs 1
+  EXPECT_TRUE(ResolveTrainOptions(smooth).ok());
 }
 
 }  // namespace
