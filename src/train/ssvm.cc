@@ -93,6 +93,14 @@ double ExpectedScore(const Lattice& lattice, const double* unary, const double* 
   return sum;
 }
 
+// H_i of a loss-augmented maximiser: value - F(y_i) (margin) or the value itself (slack); y_i
+// itself attains 0, so clamping at 0 only absorbs rounding.
+double HingeOf(const LossAugmentedResult& result, const Lattice& lattice,
+               absl::Span<const int> gold, LossScaling scaling) {
+  return std::max(0.0, scaling == LossScaling::kMargin ? result.value - lattice.Score(gold)
+                                                       : result.value);
+}
+
 struct SentenceEvaluation {
   double hinge = 0;  // H_i
   double gap = 0;    // BCFW block gap (scaled by n), 0 without blocks
@@ -122,8 +130,7 @@ absl::Status EvaluateAll(const TrainingData& data, const BoundLoss& loss, LossSc
         return;
       }
       SentenceEvaluation& e = (*out)[s];
-      e.hinge = scaling == LossScaling::kMargin ? result->value - lattice.Score(gold) : result->value;
-      e.hinge = std::max(0.0, e.hinge);  // y_i itself attains 0; guards rounding
+      e.hinge = HingeOf(*result, lattice, gold, scaling);
       if (blocks != nullptr) {
         e.gap = result->labeling.score + result->loss -
                 ExpectedScore(lattice, blocks->unary_of(data, s), blocks->transition_of(s)) -
@@ -374,9 +381,7 @@ class BatchDecoder {
         Result& r = results_[i];
         r.labels = std::move(result->labeling.labels);
         r.loss = result->loss;
-        r.hinge = std::max(0.0, scaling_ == LossScaling::kMargin
-                                    ? result->value - worker.lattice.Score(gold)
-                                    : result->value);
+        r.hinge = HingeOf(*result, worker.lattice, gold, scaling_);
       }
     };
     std::vector<std::thread> pool;
@@ -409,11 +414,11 @@ constexpr int kBatchSize = 8;
 
 // One pass of SGD over `order` from step `*step`: decay, then the subgradient of H_i
 // ((phi(y^) - phi(y_i)), times Delta(y^) under slack scaling) for each sentence. Averaging (from
-// `average_from` on) follows each step. Returns the sum of the losses and of the hinges seen.
+// `average_from` on) follows each step. Adds the losses of the maximisers to *loss_sum.
 absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling, const std::vector<int>& order,
                              double eta0, double lambda, int64_t average_from,
                              ScaledAveragedWeights* weights, BatchDecoder* decoder, int64_t* step,
-                             double* inference_seconds, double* loss_sum, double* hinge_sum) {
+                             double* inference_seconds, double* loss_sum) {
   const int n = data.num_labels();
   FeatureAccumulator accumulator(data.parameters.size());
   std::vector<double> unary, transition;
@@ -431,7 +436,6 @@ absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling, cons
       const double eta = eta0 / (1.0 + lambda * eta0 * static_cast<double>(*step));
       weights->Decay(1.0 - eta * lambda);
       *loss_sum += r.loss;
-      *hinge_sum += r.hinge;
       absl::Span<const int> gold = GoldOf(data, s);
       if (r.hinge > 0 && !std::equal(gold.begin(), gold.end(), r.labels.begin(), r.labels.end())) {
         const double scale = scaling == LossScaling::kSlack ? r.loss : 1.0;
@@ -482,10 +486,10 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
       if (candidate * lambda >= 1.0) continue;
       ScaledAveragedWeights trial(params.size());
       int64_t step = 0;
-      double unused_seconds = 0, unused_loss = 0, unused_hinge = 0;
+      double unused_seconds = 0, unused_loss = 0;
       if (absl::Status st = SubgradientPass(data, settings.scaling, sample, candidate, lambda,
                                             kNever, &trial, &decoder, &step, &unused_seconds,
-                                            &unused_loss, &unused_hinge);
+                                            &unused_loss);
           !st.ok()) {
         return st;
       }
@@ -513,29 +517,21 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
   int pass = 0;
   for (pass = 1; pass <= settings.max_passes; ++pass) {
     const Clock::time_point pass_start = Clock::now();
-    double inference_seconds = 0, loss_sum = 0, hinge_sum = 0;
+    double inference_seconds = 0, loss_sum = 0;
     Shuffle(&rng, &order);
     // Averaging starts with the second pass (the first pass's iterates are far from the optimum).
     if (absl::Status st = SubgradientPass(data, settings.scaling, order, eta0, lambda, num_sentences,
-                                          &weights, &decoder, &step, &inference_seconds, &loss_sum,
-                                          &hinge_sum);
+                                          &weights, &decoder, &step, &inference_seconds, &loss_sum);
         !st.ok()) {
       return st;
     }
     weights.Averaged(w);
     SsvmPass report;
     report.pass = pass;
-    if (settings.exact_primal) {
-      absl::StatusOr<double> primal =
-          SsvmPrimal(data, loss, settings.scaling, settings.c2, *w, settings.threads);
-      if (!primal.ok()) return primal.status();
-      report.primal = *primal;
-    } else {
-      std::vector<double> current;
-      weights.Current(&current);
-      report.primal = settings.c2 * SquaredNorm(current) + hinge_sum;
-      report.primal_is_estimate = true;
-    }
+    absl::StatusOr<double> primal =
+        SsvmPrimal(data, loss, settings.scaling, settings.c2, *w, settings.threads);
+    if (!primal.ok()) return primal.status();
+    report.primal = *primal;
     report.mean_loss = loss_sum / num_sentences;
     report.inference_seconds = inference_seconds;
     report.pass_seconds = Seconds(pass_start);

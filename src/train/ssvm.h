@@ -35,17 +35,12 @@ struct SsvmSettings {
   double learning_rate = 0.0;  // SGD eta_0; 0 = calibrate on a sample
   uint64_t seed = 1;
   int threads = 1;  // loss-augmented inference of SGD mini-batches and the per-pass evaluation
-  // SGD: evaluate the exact primal at the averaged weights after every pass (one more decoding
-  // pass); otherwise report the online estimate c2 |w|^2 + sum of the hinges met during the pass.
-  bool exact_primal = true;
 };
 
 struct SsvmPass {
   int pass = 0;       // 1-based
-  // SGD: at the averaged weights (unless primal_is_estimate); BCFW: at the iterate, whose gap
-  // `duality_gap` certifies.
+  // Exact: SGD at the averaged weights; BCFW at the iterate, whose gap `duality_gap` certifies.
   double primal = 0;
-  bool primal_is_estimate = false;
   std::optional<double> duality_gap;  // BCFW only
   double mean_loss = 0;       // mean Delta(y_i, y-hat) of the loss-augmented maximisers in the pass
   double inference_seconds = 0;  // time in loss-augmented inference during the pass

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "chaintag/decode.h"
 #include "chaintag/eval.h"
+#include "string_view_compat.h"
 #include "train/crf_objective.h"
 #include "train/lbfgs_optimizer.h"
 #include "train/losses.h"
@@ -28,21 +29,19 @@ namespace {
 
 using train_internal::TrainingData;
 
-// This Abseil build has its own string_view, which does not convert from std::string_view.
-absl::string_view Sv(std::string_view v) { return absl::string_view(v.data(), v.size()); }
 
 template <typename T>
 absl::Status ParseNumber(std::string_view name, std::string_view text, T* out) {
   bool ok = false;
   if constexpr (std::is_same_v<T, double>) {
-    ok = absl::SimpleAtod(Sv(text), out) && std::isfinite(*out);
+    ok = absl::SimpleAtod(ToAbsl(text), out) && std::isfinite(*out);
   } else {
-    ok = absl::SimpleAtoi(Sv(text), out);
+    ok = absl::SimpleAtoi(ToAbsl(text), out);
   }
   if (!ok) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "option ", Sv(name), ": expected ", std::is_same_v<T, double> ? "a number" : "an integer",
-        ", found \"", Sv(text), "\""));
+        "option ", ToAbsl(name), ": expected ", std::is_same_v<T, double> ? "a number" : "an integer",
+        ", found \"", ToAbsl(text), "\""));
   }
   return absl::OkStatus();
 }
@@ -70,7 +69,7 @@ TrainOptionDef ChoiceOption(std::string name, std::string help, std::string Trai
     if (!choices.empty() && std::find(choices.begin(), choices.end(), v) == choices.end()) {
       return absl::InvalidArgumentError(absl::StrCat("option ", name, ": expected ",
                                                      absl::StrJoin(choices, ", "), "; found \"",
-                                                     Sv(v), "\""));
+                                                     ToAbsl(v), "\""));
     }
     o->*field = std::string(v);
     return absl::OkStatus();
@@ -264,7 +263,7 @@ absl::Status SetTrainOption(TrainOptions* options, std::string_view name, std::s
   for (const TrainOptionDef& def : TrainOptionTable()) {
     if (def.name == name) return def.set(options, value);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown training option \"", Sv(name), "\""));
+  return absl::InvalidArgumentError(absl::StrCat("unknown training option \"", ToAbsl(name), "\""));
 }
 
 absl::Status ValidateTrainOptions(const TrainOptions& o) {
@@ -274,7 +273,7 @@ absl::Status ValidateTrainOptions(const TrainOptions& o) {
 absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
   TrainOptions o = options;
   auto bad = [](std::string_view what, auto value) {
-    return absl::InvalidArgumentError(absl::StrCat("option ", Sv(what), ", found ", value));
+    return absl::InvalidArgumentError(absl::StrCat("option ", ToAbsl(what), ", found ", value));
   };
   if (std::find(Objectives().begin(), Objectives().end(), o.objective) == Objectives().end()) {
     return bad("objective: expected crf, softmax-margin, ssvm-margin, ssvm-slack or perceptron",

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -80,14 +82,21 @@ const Data& LoadData(const std::string& task) {
   return data;
 }
 
-void Featurize(benchmark::State& state, const std::string& preset, const std::string& task,
-               bool value_cache) {
-  const Data& data = LoadData(task);
+// The preset's spec, or nothing after marking the benchmark skipped with the error.
+std::optional<FeatureSpec> PresetOrSkip(benchmark::State& state, const std::string& preset) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(preset);
   if (!spec.ok()) {
     state.SkipWithError(std::string(spec.status().message()).c_str());
-    return;
+    return std::nullopt;
   }
+  return std::move(*spec);
+}
+
+void Featurize(benchmark::State& state, const std::string& preset, const std::string& task,
+               bool value_cache) {
+  const Data& data = LoadData(task);
+  std::optional<FeatureSpec> spec = PresetOrSkip(state, preset);
+  if (!spec) return;
   Featurizer featurizer(*spec);
   const AttributeDictionary dict = BuildAttributeDictionary(featurizer, data.train, 1);
   if (value_cache) featurizer.EnableValueCache(&dict);
@@ -121,11 +130,8 @@ void BM_FeaturizeCached(benchmark::State& state, const std::string& preset,
 void BM_ForEachAttribute(benchmark::State& state, const std::string& preset,
                          const std::string& task) {
   const Data& data = LoadData(task);
-  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(preset);
-  if (!spec.ok()) {
-    state.SkipWithError(std::string(spec.status().message()).c_str());
-    return;
-  }
+  std::optional<FeatureSpec> spec = PresetOrSkip(state, preset);
+  if (!spec) return;
   Featurizer featurizer(*spec);
   int64_t bytes = 0;
   for (auto _ : state) {
@@ -141,11 +147,8 @@ void BM_ForEachAttribute(benchmark::State& state, const std::string& preset,
 void BM_BuildDictionary(benchmark::State& state, const std::string& preset,
                         const std::string& task) {
   const Data& data = LoadData(task);
-  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(preset);
-  if (!spec.ok()) {
-    state.SkipWithError(std::string(spec.status().message()).c_str());
-    return;
-  }
+  std::optional<FeatureSpec> spec = PresetOrSkip(state, preset);
+  if (!spec) return;
   Featurizer featurizer(*spec);
   int64_t tokens = 0;
   for (const Sentence& s : data.train) tokens += s.size();
