@@ -18,9 +18,11 @@ for m in "${models[@]}"; do
   case "$m" in
     pos)
       # Penn tags: EWT train (XPOS) plus the WSJ treebank sample, converted to CoNLL-U.
+      # Softmax-margin with a lighter L1 term beat the CRF at c1 = 0.5 on EWT dev (MODELS.md).
       "$chaintag" convert --from ptb --to conllu -o "$work/ptb.conllu" "$corpora"/ptb-sample/wsj_*.mrg
-      "$chaintag" train --format conllu --label xpos --preset pos --algorithm ${POS_ALGORITHM:-owlqn} \
-        --c1 ${POS_C1:-0.5} --c2 ${POS_C2:-0.05} --lbfgs-memory 6 --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
+      "$chaintag" train --format conllu --label xpos --preset pos --objective softmax-margin --loss hamming \
+        --algorithm ${POS_ALGORITHM:-owlqn} \
+        --c1 ${POS_C1:-0.2} --c2 ${POS_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
         --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" -o models/en-pos.model \
         "$corpora/ud-english-ewt/en_ewt-ud-train.conllu" "$work/ptb.conllu"
       "$chaintag" eval -m models/en-pos.model --format conllu --label xpos "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" | head -n 3

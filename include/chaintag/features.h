@@ -29,14 +29,55 @@
 
 namespace chaintag {
 
+// A word-class lexicon for the `lex` template function: each word has a set of classes (for
+// example the parts of speech a dictionary lists for it). The file format is one
+// "WORD<TAB>CLASS [CLASS ...]" entry per line (classes separated by spaces or tabs; a word on
+// several lines gets the union; blank lines are skipped; no comment syntax, so any word can be
+// listed). Class names may not contain '|' and may not be "-". Keys are compared byte for byte
+// after NFC normalisation, so a lexicon read through lex(lower(...)) should list case-folded
+// words. Models that use a lexicon store it. Immutable; cheap to copy and share across threads.
+class Lexicon {
+ public:
+  // What lex() yields for a word the lexicon does not list.
+  static constexpr std::string_view kAbsent = "-";
+
+  // Reads a lexicon file ("-" is standard input, .gz is decompressed). Errors read
+  // "FILE:LINE: expected ..., found ...".
+  static absl::StatusOr<Lexicon> Read(const std::string& path);
+  // Parses lexicon text in the file format (Serialize() output included); `name` prefixes errors.
+  static absl::StatusOr<Lexicon> Parse(std::string_view text, const std::string& name);
+
+  // The classes of `word`, sorted and joined with '|' ("JJ|NN"), or kAbsent.
+  std::string_view Lookup(std::string_view word) const;
+  int num_words() const;
+  // Distinct class sets (values Lookup can return besides kAbsent).
+  int num_class_sets() const;
+  // Canonical file-format text: words in byte order, one line each, classes sorted.
+  std::string Serialize() const;
+
+  Lexicon();
+  struct Impl;
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
 // A parsed template set. Immutable; cheap to share across threads.
 class FeatureSpec {
  public:
-  // Parses the template language; errors name the template line.
-  static absl::StatusOr<FeatureSpec> Parse(std::string_view text);
-  // Presets: "chunk-conll" (the standard CRF++ CoNLL-2000 template), "chunk", "np", "pos".
-  static absl::StatusOr<FeatureSpec> Preset(std::string_view name);
+  // Parses the template language; errors name the template line. Templates that call lex()
+  // need `lexicon`; the spec keeps it (and models store it).
+  static absl::StatusOr<FeatureSpec> Parse(std::string_view text,
+                                           std::shared_ptr<const Lexicon> lexicon = nullptr);
+  // Presets: "chunk-conll" (the standard CRF++ CoNLL-2000 template), "chunk", "np", "pos", and
+  // "pos-lexicon" (pos plus word classes from a lexicon, which it needs).
+  static absl::StatusOr<FeatureSpec> Preset(std::string_view name,
+                                            std::shared_ptr<const Lexicon> lexicon = nullptr);
   static std::vector<std::string> PresetNames();
+
+  // Whether some template calls lex(), and the lexicon given to Parse (or null).
+  bool uses_lexicon() const;
+  const std::shared_ptr<const Lexicon>& lexicon() const;
 
   // The template text, exactly as parsed (stored in the model).
   const std::string& text() const;

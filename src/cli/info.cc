@@ -42,6 +42,8 @@ int RunInfo(const std::vector<std::string>& args) {
     std::cout << "], \"attributes\": " << model->attributes().size()
               << ", \"state_features\": " << p.num_state_features()
               << ", \"input_columns\": " << model->spec().num_input_columns()
+              << ", \"lexicon_words\": "
+              << (model->spec().lexicon() ? model->spec().lexicon()->num_words() : 0)
               << ", \"templates\": " << JsonString(model->spec().text()) << ", \"metadata\": {";
     bool first = true;
     for (const auto& [key, value] : model->metadata()) {
@@ -64,7 +66,12 @@ int RunInfo(const std::vector<std::string>& args) {
               << "input columns  " << model->spec().num_input_columns() << "\n"
               << "attributes     " << model->attributes().size() << "\n"
               << "state features " << p.num_state_features() << "\n"
-              << "self-tests     " << model->self_tests().size() << " sentences (passed on load)\n\n"
+              << "self-tests     " << model->self_tests().size() << " sentences (passed on load)\n";
+    if (const auto& lexicon = model->spec().lexicon(); lexicon != nullptr) {
+      std::cout << "lexicon        " << lexicon->num_words() << " words, " << lexicon->num_class_sets()
+                << " class sets\n";
+    }
+    std::cout << "\n"
               << "metadata\n";
     for (const auto& [key, value] : model->metadata()) {
       std::cout << "  " << std::left << std::setw(20) << key << " " << value << "\n";

@@ -45,6 +45,9 @@ int RunTrain(const std::vector<std::string>& args) {
       ("output,o", po::value<std::string>()->required(), "model file to write")
       ("preset", po::value<std::string>(), ("feature template preset: " + presets).c_str())
       ("template", po::value<std::string>(), "feature template file (see docs/templates.md)")
+      ("lexicon", po::value<std::string>(),
+       "word-class lexicon (WORD<TAB>CLASS... lines) read by the lex() template function; stored "
+       "in the model")
       ("dev", po::value<std::vector<std::string>>(), "development file(s), scored every iteration");
   po::options_description trainer("trainer options");
   for (const TrainOptionDef& def : TrainOptionTable()) {
@@ -73,18 +76,28 @@ int RunTrain(const std::vector<std::string>& args) {
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
 
+  std::shared_ptr<const Lexicon> lexicon;
+  if (vm.count("lexicon")) {
+    absl::StatusOr<Lexicon> read = Lexicon::Read(vm["lexicon"].as<std::string>());
+    if (!read.ok()) return Fail(cmd, read.status());
+    lexicon = std::make_shared<const Lexicon>(*std::move(read));
+  }
   absl::StatusOr<FeatureSpec> spec;
   std::string spec_name;
   if (vm.count("preset")) {
     spec_name = vm["preset"].as<std::string>();
-    spec = FeatureSpec::Preset(spec_name);
-    if (!spec.ok()) return UsageError(cmd, std::string(spec.status().message()));
+    spec = FeatureSpec::Preset(spec_name, lexicon);
+    if (!spec.ok()) return UsageError(cmd, absl::StrCat("preset '", spec_name, "': ", spec.status().message()));
   } else {
     spec_name = vm["template"].as<std::string>();
     auto text = ReadTextFile(spec_name);
     if (!text.ok()) return Fail(cmd, text.status());
-    spec = FeatureSpec::Parse(*text);
+    spec = FeatureSpec::Parse(*text, lexicon);
     if (!spec.ok()) return Fail(cmd, absl::InvalidArgumentError(absl::StrCat(spec_name, ": ", spec.status().message())));
+  }
+  if (lexicon != nullptr && !spec->uses_lexicon()) {
+    return UsageError(cmd, absl::StrCat("--lexicon is given, but no template of '", spec_name,
+                                        "' calls lex() (try --preset pos-lexicon)"));
   }
 
   // Fail before hours of training, not after.

@@ -1,5 +1,7 @@
 #include "features/functions.h"
 
+#include "chaintag/features.h"
+
 #include <array>
 #include <cstdint>
 
@@ -15,7 +17,7 @@ struct NamedFunction {
   CellFunction function;
 };
 
-constexpr std::array<NamedFunction, 15> kFunctions = {{
+constexpr std::array<NamedFunction, 16> kFunctions = {{
     {"lower", CellFunction::kLower},         {"pre1", CellFunction::kPre1},
     {"pre2", CellFunction::kPre2},           {"pre3", CellFunction::kPre3},
     {"pre4", CellFunction::kPre4},           {"suf1", CellFunction::kSuf1},
@@ -23,7 +25,7 @@ constexpr std::array<NamedFunction, 15> kFunctions = {{
     {"suf4", CellFunction::kSuf4},           {"shape", CellFunction::kShape},
     {"shortshape", CellFunction::kShortShape}, {"hasdigit", CellFunction::kHasDigit},
     {"hashyphen", CellFunction::kHasHyphen}, {"hasupper", CellFunction::kHasUpper},
-    {"allcaps", CellFunction::kAllCaps},
+    {"allcaps", CellFunction::kAllCaps},     {"lex", CellFunction::kLex},
 }};
 
 bool IsAscii(std::string_view s) {
@@ -89,7 +91,7 @@ std::string_view CellFunctionName(CellFunction f) {
 
 std::string_view CellFunctionNameList() {
   return "lower, pre1, pre2, pre3, pre4, suf1, suf2, suf3, suf4, shape, shortshape, hasdigit, "
-         "hashyphen, hasupper, allcaps";
+         "hashyphen, hasupper, allcaps, lex";
 }
 
 void AppendLower(std::string_view value, std::string* out) {
@@ -157,8 +159,12 @@ void AppendShape(std::string_view value, bool collapse_runs, std::string* out) {
   });
 }
 
-void ApplyCellFunction(CellFunction f, std::string_view value, std::string* out) {
+void ApplyCellFunction(CellFunction f, std::string_view value, std::string* out,
+                       const Lexicon* lexicon) {
   switch (f) {
+    case CellFunction::kLex:
+      out->append(lexicon == nullptr ? Lexicon::kAbsent : lexicon->Lookup(value));
+      return;
     case CellFunction::kLower: AppendLower(value, out); return;
     case CellFunction::kPre1: AppendPrefix(value, 1, out); return;
     case CellFunction::kPre2: AppendPrefix(value, 2, out); return;

@@ -9,6 +9,10 @@
 #include "absl/strings/string_view.h"
 #include "string_view_compat.h"
 
+namespace chaintag {
+class Lexicon;
+}
+
 namespace chaintag::features {
 
 using ::chaintag::ToAbsl;
@@ -24,6 +28,7 @@ enum class CellFunction {
   kHasHyphen,
   kHasUpper,
   kAllCaps,
+  kLex,  // word classes from the spec's Lexicon
 };
 
 // The function called `name` in templates, or nullopt.
@@ -34,7 +39,9 @@ std::string_view CellFunctionNameList();
 
 // Appends f(value) to *out. Boolean functions append "1" or "0". `value` is UTF-8 (readers
 // validate it); invalid bytes become U+FFFD in non-ASCII lower and are kept as-is elsewhere.
-void ApplyCellFunction(CellFunction f, std::string_view value, std::string* out);
+// kLex looks `value` up in `lexicon` (Lexicon::kAbsent when it is null or lacks the word).
+void ApplyCellFunction(CellFunction f, std::string_view value, std::string* out,
+                       const Lexicon* lexicon = nullptr);
 
 // Exposed for tests.
 void AppendLower(std::string_view value, std::string* out);

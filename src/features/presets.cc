@@ -1,5 +1,6 @@
 // Preset template sets, stored as template text (models keep the text and re-parse it).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -121,6 +122,20 @@ constexpr char kPos[] =
     "\n"
     "B\n";
 
+// Word classes from a lexicon (lex), for the current word and its neighbours and conjoined with
+// case and suffix; on EWT dev XPOS, WordNet's parts of speech (with inflected forms) read this
+// way gave +0.35 accuracy over `pos` alone (see models/MODELS.md).
+constexpr char kPosLexicon[] =
+    "# Word classes from the lexicon (train --lexicon FILE), keyed by case-folded words.\n"
+    "U50:lex(lower(%x[0,0]))\n"
+    "U51:lex(lower(%x[-1,0]))\n"
+    "U52:lex(lower(%x[1,0]))\n"
+    "U53:lex(lower(%x[0,0]))/hasupper(%x[0,0])\n"
+    "U54:lex(lower(%x[0,0]))/suf2(lower(%x[0,0]))\n"
+    "U55:lex(lower(%x[0,0]))/lex(lower(%x[1,0]))\n"
+    "U56:lex(lower(%x[-1,0]))/lex(lower(%x[0,0]))\n"
+    "U57:lex(lower(%x[0,0]))/shortshape(%x[-1,0])\n";
+
 std::string PresetText(std::string_view name) {
   if (name == "chunk-conll") return kChunkConll;
   if (name == "chunk" || name == "np") {
@@ -131,21 +146,29 @@ std::string PresetText(std::string_view name) {
                         base, kChunkExtra, "\nB\n");
   }
   if (name == "pos") return kPos;
+  if (name == "pos-lexicon") {
+    std::string base = kPos;
+    base.resize(base.size() - 2);  // the trailing "B\n"
+    return absl::StrCat(base, kPosLexicon, "\nB\n");
+  }
   return "";
 }
 
 }  // namespace
 
-std::vector<std::string> FeatureSpec::PresetNames() { return {"chunk-conll", "chunk", "np", "pos"}; }
+std::vector<std::string> FeatureSpec::PresetNames() {
+  return {"chunk-conll", "chunk", "np", "pos", "pos-lexicon"};
+}
 
-absl::StatusOr<FeatureSpec> FeatureSpec::Preset(std::string_view name) {
+absl::StatusOr<FeatureSpec> FeatureSpec::Preset(std::string_view name,
+                                                std::shared_ptr<const Lexicon> lexicon) {
   std::string text = PresetText(name);
   if (text.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("feature preset: expected one of ",
                                                    absl::StrJoin(PresetNames(), ", "), "; found '",
                                                    features::ToAbsl(name), "'"));
   }
-  return Parse(text);
+  return Parse(text, std::move(lexicon));
 }
 
 }  // namespace chaintag

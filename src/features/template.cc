@@ -205,6 +205,10 @@ absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
       if (p.source < 0) continue;
       max_before = std::max(max_before, -p.row);
       max_after = std::max(max_after, p.row);
+      const std::vector<CellFunction>& fns = impl.sources[p.source].functions;
+      if (impl.lex_line == 0 && std::find(fns.begin(), fns.end(), CellFunction::kLex) != fns.end()) {
+        impl.lex_line = line_number;
+      }
     }
     impl.templates.push_back(std::move(tmpl));
   }
@@ -238,9 +242,16 @@ const std::shared_ptr<const FeatureSpec::Impl>& EmptyImpl() {
 }
 }  // namespace
 
-absl::StatusOr<FeatureSpec> FeatureSpec::Parse(std::string_view text) {
+absl::StatusOr<FeatureSpec> FeatureSpec::Parse(std::string_view text,
+                                               std::shared_ptr<const Lexicon> lexicon) {
   absl::StatusOr<Impl> impl = features::ParseTemplates(text);
   if (!impl.ok()) return impl.status();
+  if (impl->lex_line > 0 && lexicon == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "template line ", impl->lex_line,
+        ": lex() reads a word-class lexicon, but none was given (train --lexicon FILE)"));
+  }
+  impl->lexicon = std::move(lexicon);
   FeatureSpec spec;
   spec.impl_ = std::make_shared<const Impl>(*std::move(impl));
   return spec;
@@ -250,6 +261,8 @@ const std::string& FeatureSpec::text() const { return impl_->text; }
 int FeatureSpec::num_input_columns() const { return impl_->num_input_columns; }
 bool FeatureSpec::has_label_bigram() const { return impl_->has_label_bigram; }
 int FeatureSpec::num_templates() const { return static_cast<int>(impl_->templates.size()); }
+bool FeatureSpec::uses_lexicon() const { return impl_->lex_line > 0; }
+const std::shared_ptr<const Lexicon>& FeatureSpec::lexicon() const { return impl_->lexicon; }
 
 FeatureSpec::FeatureSpec() : impl_(EmptyImpl()) {}
 FeatureSpec::~FeatureSpec() = default;

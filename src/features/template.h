@@ -2,6 +2,7 @@
 #ifndef CHAINTAG_FEATURES_TEMPLATE_H_
 #define CHAINTAG_FEATURES_TEMPLATE_H_
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,9 @@ struct FeatureSpec::Impl {
   // For sizing attribute buffers: literal bytes over all templates and the longest marker.
   size_t literal_bytes = 0;
   size_t longest_marker = 0;
+  // Set when a template calls lex(): the first such template line, and the lexicon it reads.
+  int lex_line = 0;
+  std::shared_ptr<const Lexicon> lexicon;
 };
 
 namespace features {

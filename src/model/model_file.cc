@@ -63,6 +63,7 @@ const char* SectionName(uint32_t id) {
     case kTransitionMask: return "transition mask";
     case kMetadata: return "metadata";
     case kSelfTests: return "self-tests";
+    case kLexicon: return "lexicon";
     default: return "unknown";
   }
 }
@@ -477,6 +478,7 @@ std::string Model::ToBytes() const {
     }
     sections.emplace_back(mf::kSelfTests, w.Take());
   }
+  if (spec_.lexicon() != nullptr) sections.emplace_back(mf::kLexicon, spec_.lexicon()->Serialize());
 
   const uint64_t table_end = mf::kFixedHeaderBytes + sections.size() * mf::kSectionEntryBytes;
   uint64_t total = table_end + 4;
@@ -503,7 +505,7 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   namespace mf = model_file;
   absl::StatusOr<std::vector<SectionEntry>> table = mf::ReadSectionTable(bytes, name);
   if (!table.ok()) return table.status();
-  std::array<const SectionEntry*, mf::kSelfTests + 1> found{};
+  std::array<const SectionEntry*, mf::kLexicon + 1> found{};
   for (const SectionEntry& e : *table) {
     const uint32_t crc = mf::Crc32c(bytes.substr(e.offset, e.length));
     if (crc != e.checksum) {
@@ -537,7 +539,18 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   }
   const std::string_view template_text =
       bytes.substr(found[mf::kTemplates]->offset, found[mf::kTemplates]->length);
-  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(template_text);
+  std::shared_ptr<const Lexicon> lexicon;
+  if (found[mf::kLexicon] != nullptr) {
+    absl::StatusOr<Lexicon> parsed = Lexicon::Parse(
+        bytes.substr(found[mf::kLexicon]->offset, found[mf::kLexicon]->length),
+        absl::StrCat(name, " (lexicon section)"));
+    if (!parsed.ok()) {
+      return absl::DataLossError(absl::StrCat(name, ": stored lexicon does not parse: ",
+                                              parsed.status().message()));
+    }
+    lexicon = std::make_shared<const Lexicon>(*std::move(parsed));
+  }
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(template_text, std::move(lexicon));
   if (!spec.ok()) {
     return absl::DataLossError(absl::StrCat(name, ": stored templates do not parse: ",
                                             spec.status().message()));

@@ -29,6 +29,7 @@ enum SectionId : uint32_t {
   kTransitionMask = 5,
   kMetadata = 6,
   kSelfTests = 7,
+  kLexicon = 8,  // optional: the word-class lexicon of templates that call lex()
 };
 const char* SectionName(uint32_t id);
 

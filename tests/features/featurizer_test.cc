@@ -1,3 +1,5 @@
+#include <cctype>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -220,8 +222,18 @@ TEST(FeaturizerTest, ValueCacheGivesUncachedIds) {
   }
   corpus.push_back(MakeSentence({{"only", "words"}}));  // missing column 1
   const std::vector<Sentence> half(corpus.begin(), corpus.begin() + 30);
+  // A lexicon for pos-lexicon that lists a third of the vocabulary (case-folded ASCII).
+  std::string lexicon_text;
+  for (size_t i = 0; i < vocabulary.size(); i += 3) {
+    std::string w = vocabulary[i];
+    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!w.empty()) lexicon_text += w + "\t" + tags[i % tags.size()] + " " + tags[(i / 2) % tags.size()] + "\n";
+  }
+  absl::StatusOr<Lexicon> lexicon = Lexicon::Parse(lexicon_text, "test.lex");
+  ASSERT_TRUE(lexicon.ok()) << lexicon.status();
+  const auto shared_lexicon = std::make_shared<const Lexicon>(*lexicon);
   for (const std::string& preset : FeatureSpec::PresetNames()) {
-    absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(preset);
+    absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(preset, shared_lexicon);
     ASSERT_TRUE(spec.ok()) << spec.status();
     Featurizer plain(*spec);
     const AttributeDictionary dict = BuildAttributeDictionary(plain, half, 1);

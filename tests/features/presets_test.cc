@@ -1,3 +1,4 @@
+#include <memory>
 #include <string>
 
 #include "chaintag/features.h"
@@ -8,14 +9,21 @@
 namespace chaintag {
 namespace {
 
+std::shared_ptr<const Lexicon> OneWordLexicon() {
+  absl::StatusOr<Lexicon> lexicon = Lexicon::Parse("run\tn v\n", "test.lex");
+  EXPECT_TRUE(lexicon.ok()) << lexicon.status();
+  return std::make_shared<const Lexicon>(*lexicon);
+}
+
 TEST(PresetTest, AllPresetsParseAndRoundTripThroughText) {
-  ASSERT_EQ(FeatureSpec::PresetNames().size(), 4u);
+  ASSERT_EQ(FeatureSpec::PresetNames().size(), 5u);
   for (const std::string& name : FeatureSpec::PresetNames()) {
-    absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(name);
+    absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(name, OneWordLexicon());
     ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
     EXPECT_TRUE(spec->has_label_bigram()) << name;
-    // Models store the text and re-parse it at load.
-    absl::StatusOr<FeatureSpec> again = FeatureSpec::Parse(spec->text());
+    EXPECT_EQ(spec->uses_lexicon(), name == "pos-lexicon") << name;
+    // Models store the text (and the lexicon) and re-parse it at load.
+    absl::StatusOr<FeatureSpec> again = FeatureSpec::Parse(spec->text(), spec->lexicon());
     ASSERT_TRUE(again.ok()) << name;
     EXPECT_EQ(again->num_templates(), spec->num_templates()) << name;
   }
@@ -40,13 +48,25 @@ TEST(PresetTest, InputColumns) {
   // `chunk` extends the CRF++ set.
   EXPECT_GT(FeatureSpec::Preset("chunk")->num_templates(), 19);
   EXPECT_GT(FeatureSpec::Preset("pos")->num_templates(), 19);
+  // pos-lexicon is pos plus templates that read the lexicon.
+  absl::StatusOr<FeatureSpec> lex = FeatureSpec::Preset("pos-lexicon", OneWordLexicon());
+  ASSERT_TRUE(lex.ok()) << lex.status();
+  EXPECT_EQ(lex->num_input_columns(), 1);
+  EXPECT_GT(lex->num_templates(), FeatureSpec::Preset("pos")->num_templates());
+  EXPECT_THAT(lex->text(), ::testing::StartsWith(FeatureSpec::Preset("pos")->text().substr(0, 200)));
+}
+
+TEST(PresetTest, PosLexiconNeedsALexicon) {
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("pos-lexicon");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(spec.status().message(), ::testing::HasSubstr("lex() reads a word-class lexicon"));
 }
 
 TEST(PresetTest, UnknownPresetNamesTheChoices) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("ner");
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.status().message(),
-            "feature preset: expected one of chunk-conll, chunk, np, pos; found 'ner'");
+            "feature preset: expected one of chunk-conll, chunk, np, pos, pos-lexicon; found 'ner'");
 }
 
 }  // namespace

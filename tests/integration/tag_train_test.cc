@@ -75,6 +75,59 @@ TEST_F(TagTrainTest, TrainUsageErrors) {
   EXPECT_EQ(RunChaintag("train --format conll --preset pos --algorithm nosuch -o x.model tests/fixtures/cli/sample.conll").exit_code, 2);
 }
 
+TEST_F(TagTrainTest, LexiconModelsStoreTheirLexicon) {
+  TempDir dir;
+  const std::string lexicon = (dir.path() / "words.lex").string();
+  const std::string model = (dir.path() / "lex.model").string();
+  {
+    std::ofstream out(lexicon);
+    out << "dog\tn\ncat\tn\nbarks\tv-s n-s\nsleeps\tv-s\nold\ta\nwolf\tn\n";
+  }
+  RunResult r = RunChaintag("train --format tagged --preset pos-lexicon --lexicon '" + lexicon +
+                            "' --max-iterations 30 -o '" + model + "' tests/fixtures/cli/pos.tagged");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The lexicon travels in the model: tagging needs no --lexicon, and info reports it.
+  std::filesystem::remove(lexicon);
+  r = RunChaintag("info '" + model + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("lexicon        6 words, 4 class sets"));
+  EXPECT_THAT(r.out, HasSubstr("lex(lower(%x[0,0]))"));
+  r = RunChaintag("info --json '" + model + "'");
+  EXPECT_THAT(r.out, HasSubstr("\"lexicon_words\": 6"));
+  r = RunChaintag("tag -m '" + model + "' --format tagged tests/fixtures/cli/pos.tagged");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("The DT DT\ndog NN NN\nbarks VBZ VBZ\n"));
+}
+
+TEST_F(TagTrainTest, LexiconUsageErrors) {
+  TempDir dir;
+  const std::string lexicon = (dir.path() / "bad.lex").string();
+  const std::string model = (dir.path() / "m.model").string();
+  {
+    std::ofstream out(lexicon);
+    out << "dog\tn\ncat n\n";
+  }
+  // A malformed lexicon is named by file and line, before training.
+  RunResult r = RunChaintag("train --format tagged --preset pos-lexicon --lexicon '" + lexicon + "' -o '" +
+                            model + "' tests/fixtures/cli/pos.tagged");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(lexicon + ":2: expected WORD<TAB>CLASS"));
+  EXPECT_FALSE(std::filesystem::exists(model));
+  // pos-lexicon without a lexicon, and a lexicon no template reads, are usage errors.
+  r = RunChaintag("train --format tagged --preset pos-lexicon -o '" + model + "' tests/fixtures/cli/pos.tagged");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("lex() reads a word-class lexicon"));
+  {
+    std::ofstream out(lexicon);
+    out << "dog\tn\n";
+  }
+  r = RunChaintag("train --format tagged --preset pos --lexicon '" + lexicon + "' -o '" + model +
+                  "' tests/fixtures/cli/pos.tagged");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("no template of 'pos' calls lex()"));
+  EXPECT_FALSE(std::filesystem::exists(model));
+}
+
 TEST_F(TagTrainTest, TagConllAppendsAColumnAndLearnsTheFixture) {
   RunResult r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll tests/fixtures/cli/sample.conll");
   ASSERT_EQ(r.exit_code, 0) << r.err;

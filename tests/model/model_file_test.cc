@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -288,6 +289,88 @@ TEST(ModelFileTest, BrokenTemplateRejected) {
   absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "tmpl.model");
   ASSERT_FALSE(loaded.ok());
   EXPECT_TRUE(Contains(loaded.status(), "templates")) << loaded.status();
+}
+
+std::shared_ptr<const Lexicon> TinyLexicon() {
+  absl::StatusOr<Lexicon> lexicon = Lexicon::Parse("cat\tNN VB\ndog\tNN\nbarked\tVBD\n", "tiny.lex");
+  EXPECT_TRUE(lexicon.ok()) << lexicon.status();
+  return std::make_shared<const Lexicon>(*lexicon);
+}
+
+Model SmallLexiconModel() {
+  Model model = BuildTinyModel(7, 0.0, true, TinyLexicon());
+  std::vector<Sentence> corpus = TinyCorpus();
+  corpus.resize(2);
+  EXPECT_TRUE(model.SetSelfTests(corpus).ok());
+  return model;
+}
+
+TEST(ModelFileTest, LexiconRoundTripsAndScoresTheSame) {
+  const Model model = SmallLexiconModel();
+  const std::string bytes = model.ToBytes();
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_EQ(Section(*table, mf::kLexicon).length, model.spec().lexicon()->Serialize().size());
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "lex.model");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_NE(loaded->spec().lexicon(), nullptr);
+  EXPECT_EQ(loaded->spec().lexicon()->Serialize(), model.spec().lexicon()->Serialize());
+  EXPECT_EQ(loaded->spec().lexicon()->Lookup("cat"), "NN|VB");
+  EXPECT_EQ(loaded->ToBytes(), bytes);
+  // The lexicon's attributes are in the model: lex() reaches the weights.
+  int lexicon_attributes = 0;
+  for (int a = 0; a < loaded->attributes().size(); ++a) {
+    const std::string name = loaded->attributes().name(a);
+    lexicon_attributes += name == "U04:NN|VB" || name == "U04:NN" || name == "U04:VBD";
+  }
+  EXPECT_GT(lexicon_attributes, 0);
+  Tagger before(model), after(*loaded);
+  for (const Sentence& s : TinyCorpus()) {
+    absl::StatusOr<Labeling> a = before.Tag(s);
+    absl::StatusOr<Labeling> b = after.Tag(s);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->labels, b->labels);
+    EXPECT_EQ(a->score, b->score);
+  }
+}
+
+TEST(ModelFileTest, EveryTruncationOfALexiconModelIsRejected) {
+  const std::string bytes = SmallLexiconModel().ToBytes();
+  for (size_t len = 0; len < bytes.size(); ++len) {
+    absl::StatusOr<Model> loaded = Model::FromBytes(bytes.substr(0, len), "cut.model");
+    ASSERT_FALSE(loaded.ok()) << "prefix of " << len << " bytes accepted";
+  }
+}
+
+TEST(ModelFileTest, LexiconModelWithoutItsLexiconIsRejected) {
+  std::string bytes = SmallLexiconModel().ToBytes();
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  ASSERT_TRUE(table.ok());
+  // Renumber the lexicon section to an id this reader does not know, so it is skipped.
+  const size_t count = table->size();
+  for (size_t i = 0; i < count; ++i) {
+    const size_t pos = mf::kFixedHeaderBytes + i * mf::kSectionEntryBytes;
+    if ((*table)[i].id == mf::kLexicon) PutU32(&bytes, pos, 60);
+  }
+  ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "nolex.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "lex()")) << loaded.status();
+}
+
+TEST(ModelFileTest, BrokenLexiconRejected) {
+  std::string bytes = SmallLexiconModel().ToBytes();
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  ASSERT_TRUE(table.ok());
+  const mf::SectionEntry& lexicon = Section(*table, mf::kLexicon);
+  const size_t tab = bytes.find('\t', lexicon.offset);
+  ASSERT_LT(tab, lexicon.offset + lexicon.length);
+  bytes[tab] = 'x';
+  ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "badlex.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "lexicon")) << loaded.status();
+  EXPECT_TRUE(Contains(loaded.status(), "expected WORD<TAB>CLASS")) << loaded.status();
 }
 
 TEST(ModelFileTest, SaveRejectsInconsistentModel) {

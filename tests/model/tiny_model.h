@@ -3,8 +3,10 @@
 #define CHAINTAG_TESTS_MODEL_TINY_MODEL_H_
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chaintag/corpus.h"
@@ -43,8 +45,13 @@ inline const char* kTinyTemplates =
 
 // Labels B-NP, I-NP, O with random weights: every attribute of the corpus gets a feature for a
 // random non-empty subset of labels. `zero_fraction` of state weights are set to exactly 0.
-inline Model BuildTinyModel(uint32_t seed = 7, double zero_fraction = 0.0, bool with_mask = true) {
-  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(kTinyTemplates);
+// With `lexicon`, one more template reads it: U04:lex(lower(%x[0,0])).
+inline Model BuildTinyModel(uint32_t seed = 7, double zero_fraction = 0.0, bool with_mask = true,
+                            std::shared_ptr<const Lexicon> lexicon = nullptr) {
+  const std::string templates =
+      lexicon == nullptr ? std::string(kTinyTemplates)
+                         : std::string(kTinyTemplates) + "U04:lex(lower(%x[0,0]))\n";
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(templates, std::move(lexicon));
   EXPECT_TRUE(spec.ok()) << spec.status();
   std::vector<std::string> labels = {"B-NP", "I-NP", "O"};
   const int n = static_cast<int>(labels.size());

@@ -1,0 +1,157 @@
+// Word-class lexicon for the lex() template function (chaintag::Lexicon).
+#include <algorithm>
+#include <istream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "chaintag/corpus.h"
+#include "chaintag/features.h"
+#include "corpus/line_reader.h"
+#include "features/functions.h"
+
+namespace chaintag {
+
+struct Lexicon::Impl {
+  // Word -> index into class_sets; class_sets holds each distinct joined set once.
+  absl::flat_hash_map<std::string, uint32_t> words;
+  std::vector<std::string> class_sets;
+};
+
+namespace {
+
+constexpr int64_t kMaxLexiconLineBytes = 1 << 20;
+
+// Collects entries line by line, then interns the joined class sets.
+class LexiconBuilder {
+ public:
+  // Adds one non-blank line; the error message says what was expected (the caller adds FILE:LINE).
+  absl::Status AddLine(std::string_view line) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string_view::npos || tab == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected WORD<TAB>CLASS [CLASS ...], found ",
+          tab == 0 ? "an empty word" : "no tab", " in ", corpus_internal::QuoteLine(line)));
+    }
+    std::vector<std::string>& classes = entries_[std::string(line.substr(0, tab))];
+    int added = 0;
+    for (absl::string_view c : absl::StrSplit(ToAbsl(line.substr(tab + 1)), absl::ByAnyChar(" \t"),
+                                              absl::SkipEmpty())) {
+      if (c.find('|') != absl::string_view::npos || c == ToAbsl(Lexicon::kAbsent)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "expected a class name without '|' and other than '", ToAbsl(Lexicon::kAbsent),
+            "', found '", c, "'"));
+      }
+      classes.emplace_back(c);
+      ++added;
+    }
+    if (added == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected at least one class after the tab, found none in ",
+                       corpus_internal::QuoteLine(line)));
+    }
+    return absl::OkStatus();
+  }
+
+  std::shared_ptr<const Lexicon::Impl> Finish() {
+    auto impl = std::make_shared<Lexicon::Impl>();
+    absl::flat_hash_map<std::string, uint32_t> set_ids;
+    impl->words.reserve(entries_.size());
+    for (auto& [word, classes] : entries_) {
+      std::sort(classes.begin(), classes.end());
+      classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+      std::string joined = absl::StrJoin(classes, "|");
+      auto [it, inserted] = set_ids.try_emplace(joined, static_cast<uint32_t>(impl->class_sets.size()));
+      if (inserted) impl->class_sets.push_back(std::move(joined));
+      impl->words.emplace(word, it->second);
+    }
+    entries_.clear();
+    return impl;
+  }
+
+ private:
+  absl::flat_hash_map<std::string, std::vector<std::string>> entries_;
+};
+
+absl::Status ReadLines(std::istream& in, const std::string& name,
+                       std::shared_ptr<const Lexicon::Impl>* out) {
+  corpus_internal::LineReader reader(in, name, kMaxLexiconLineBytes);
+  LexiconBuilder builder;
+  std::string_view line;
+  while (true) {
+    absl::StatusOr<bool> more = reader.Next(&line);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    if (absl::Status s = builder.AddLine(line); !s.ok()) {
+      return reader.Error(features::FromAbsl(s.message()));
+    }
+  }
+  *out = builder.Finish();
+  if ((*out)->words.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ":", std::max<int64_t>(reader.line_number(), 1),
+        ": expected WORD<TAB>CLASS lines, found none"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Lexicon::Lexicon() : impl_(std::make_shared<const Impl>()) {}
+
+absl::StatusOr<Lexicon> Lexicon::Read(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<std::istream>> in = OpenInputStream(path);
+  if (!in.ok()) return in.status();
+  Lexicon lexicon;
+  if (absl::Status s = ReadLines(**in, path == "-" ? "<stdin>" : path, &lexicon.impl_); !s.ok()) {
+    return s;
+  }
+  if ((*in)->bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
+  return lexicon;
+}
+
+absl::StatusOr<Lexicon> Lexicon::Parse(std::string_view text, const std::string& name) {
+  std::istringstream in{std::string(text)};
+  Lexicon lexicon;
+  if (absl::Status s = ReadLines(in, name, &lexicon.impl_); !s.ok()) return s;
+  return lexicon;
+}
+
+std::string_view Lexicon::Lookup(std::string_view word) const {
+  auto it = impl_->words.find(ToAbsl(word));
+  if (it == impl_->words.end()) return kAbsent;
+  return impl_->class_sets[it->second];
+}
+
+int Lexicon::num_words() const { return static_cast<int>(impl_->words.size()); }
+int Lexicon::num_class_sets() const { return static_cast<int>(impl_->class_sets.size()); }
+
+std::string Lexicon::Serialize() const {
+  std::vector<std::pair<std::string_view, uint32_t>> sorted;
+  sorted.reserve(impl_->words.size());
+  size_t bytes = 0;
+  for (const auto& [word, set] : impl_->words) {
+    sorted.emplace_back(word, set);
+    bytes += word.size() + impl_->class_sets[set].size() + 2;
+  }
+  std::sort(sorted.begin(), sorted.end());
+  std::string out;
+  out.reserve(bytes);
+  for (const auto& [word, set] : sorted) {
+    out.append(word);
+    out.push_back('\t');
+    for (char c : impl_->class_sets[set]) out.push_back(c == '|' ? ' ' : c);
+    out.push_back('\n');
+  }
+  return out;
+}
+
+}  // namespace chaintag
