@@ -9,7 +9,10 @@ chaintag=${BUILD:-build}/chaintag
 threads=${THREADS:-$(nproc)}
 [ -x "$chaintag" ] || { echo "train-models: build chaintag first (tools/setup.sh)" >&2; exit 1; }
 [ -d "$corpora" ] || { echo "train-models: no corpora at $corpora (see corpora/fetch.sh)" >&2; exit 1; }
-work=$(mktemp -d)
+# A fixed scratch folder: models record their training file names, so a random temporary name
+# would make two runs' model files differ.
+work=${BUILD:-build}/train-models-work
+rm -rf "$work" && mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(pos chunk np)
@@ -23,7 +26,7 @@ for m in "${models[@]}"; do
       "$chaintag" train --format conllu --label xpos --preset pos --objective softmax-margin --loss hamming \
         --algorithm ${POS_ALGORITHM:-owlqn} \
         --c1 ${POS_C1:-0.2} --c2 ${POS_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
-        --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" -o models/en-pos.model \
+        --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" --compress -o models/en-pos.model \
         "$corpora/ud-english-ewt/en_ewt-ud-train.conllu" "$work/ptb.conllu"
       "$chaintag" eval -m models/en-pos.model --format conllu --label xpos "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" | head -n 3
       ;;
@@ -32,7 +35,7 @@ for m in "${models[@]}"; do
       "$chaintag" train --format conll --preset chunk --objective softmax-margin --loss hamming \
         --algorithm ${CHUNK_ALGORITHM:-owlqn} \
         --c1 ${CHUNK_C1:-0.5} --c2 ${CHUNK_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
-        --dev "$corpora/conll2000/dev.txt" -o models/en-chunk.model "$corpora/conll2000/train.txt"
+        --dev "$corpora/conll2000/dev.txt" --compress -o models/en-chunk.model "$corpora/conll2000/train.txt"
       "$chaintag" eval -m models/en-chunk.model "$corpora/conll2000/dev.txt" | head -n 3
       ;;
     np)
@@ -42,7 +45,7 @@ for m in "${models[@]}"; do
       done
       "$chaintag" train --format conll --preset np --algorithm ${NP_ALGORITHM:-owlqn} \
         --c1 ${NP_C1:-0.5} --c2 ${NP_C2:-0.05} --lbfgs-memory 6 --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
-        --dev "$work/np-dev.txt" -o models/en-np.model "$work/np-train.txt"
+        --dev "$work/np-dev.txt" --compress -o models/en-np.model "$work/np-train.txt"
       "$chaintag" eval -m models/en-np.model "$work/np-dev.txt" | head -n 3
       ;;
     *) echo "train-models: unknown model '$m' (pos, chunk, np)" >&2; exit 2 ;;

@@ -44,16 +44,21 @@ struct ModelParameters {
   void Score(const FeaturizedSentence& sentence, absl::Span<const double> w, Lattice* lattice) const;
 };
 
+enum class ModelFileCompression { kNone, kGzip };
+
 // A model is immutable after loading and safe to share across threads.
 class Model {
  public:
   // Loads and fully validates a model file: magic, format version, section table, checksums, every
   // offset and index bounds-checked, then runs the stored self-test sentences. Errors name the file.
   static absl::StatusOr<Model> Load(const std::string& path);
-  // Parses an in-memory model file image (Load uses this; tests feed it truncations).
+  // Parses an in-memory model file image (Load uses this; tests feed it truncations). A
+  // gzip-compressed image (Save with kGzip) is recognised by its magic and decompressed first.
   static absl::StatusOr<Model> FromBytes(std::string_view bytes, const std::string& name);
-  // Writes atomically (temporary name, then rename).
-  absl::Status Save(const std::string& path) const;
+  // Writes atomically (temporary name, then rename); kGzip wraps the file in gzip (models are
+  // about 3x smaller; loading detects it).
+  absl::Status Save(const std::string& path,
+                    ModelFileCompression compression = ModelFileCompression::kNone) const;
   std::string ToBytes() const;
 
   const std::vector<std::string>& labels() const { return labels_; }

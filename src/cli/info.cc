@@ -1,5 +1,6 @@
 // chaintag info [--top K] [--json] MODEL
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <string>
@@ -31,10 +32,18 @@ int RunInfo(const std::vector<std::string>& args) {
 
   std::error_code ec;
   const auto file_size = std::filesystem::file_size(path, ec);
+  bool gzip = false;
+  {
+    std::ifstream in(path, std::ios::binary);
+    char magic[2] = {0, 0};
+    gzip = in.read(magic, 2) && static_cast<unsigned char>(magic[0]) == 0x1f &&
+           static_cast<unsigned char>(magic[1]) == 0x8b;
+  }
   const ModelParameters& p = model->parameters();
   const std::vector<WeightedFeature> features = TopFeatures(*model, top);
   if (vm["json"].as<bool>()) {
     std::cout << "{\"file\": " << JsonString(path) << ", \"bytes\": " << (ec ? 0 : file_size)
+              << ", \"gzip\": " << (gzip ? "true" : "false")
               << ", \"labels\": [";
     for (int i = 0; i < model->num_labels(); ++i) {
       std::cout << (i ? ", " : "") << JsonString(model->labels()[i]);
@@ -59,7 +68,7 @@ int RunInfo(const std::vector<std::string>& args) {
     std::cout << "]}\n";
   } else {
     std::cout << "model          " << path << "\n"
-              << "file size      " << (ec ? 0 : file_size) << " bytes\n"
+              << "file size      " << (ec ? 0 : file_size) << " bytes" << (gzip ? " (gzip-compressed)" : "") << "\n"
               << "labels         " << model->num_labels() << ":";
     for (const std::string& label : model->labels()) std::cout << " " << label;
     std::cout << "\n"

@@ -2,6 +2,8 @@
 // Layout in docs/model-format.md.
 #include "model/model_file.h"
 
+#include "model/compression.h"
+
 #include <array>
 #include <bit>
 #include <cerrno>
@@ -503,6 +505,17 @@ std::string Model::ToBytes() const {
 
 absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string& name) {
   namespace mf = model_file;
+  std::string inflated;
+  if (mf::IsGzip(bytes)) {
+    absl::StatusOr<std::string> image = mf::Gunzip(bytes, name, mf::kMaxInflatedBytes);
+    if (!image.ok()) return image.status();
+    inflated = *std::move(image);
+    bytes = inflated;
+    if (mf::IsGzip(bytes)) {
+      return absl::DataLossError(
+          absl::StrCat(name, ": expected a chaintag model inside the gzip stream, found another gzip stream"));
+    }
+  }
   absl::StatusOr<std::vector<SectionEntry>> table = mf::ReadSectionTable(bytes, name);
   if (!table.ok()) return table.status();
   std::array<const SectionEntry*, mf::kLexicon + 1> found{};
@@ -682,9 +695,10 @@ absl::StatusOr<Model> Model::Load(const std::string& path) {
   return FromBytes(bytes, path);
 }
 
-absl::Status Model::Save(const std::string& path) const {
+absl::Status Model::Save(const std::string& path, ModelFileCompression compression) const {
   CHAINTAG_RETURN_IF_ERROR(Validate(*this, path));
-  const std::string bytes = ToBytes();
+  const std::string bytes =
+      compression == ModelFileCompression::kGzip ? model_file::Gzip(ToBytes()) : ToBytes();
   // Temporary name then rename (AtomicOutputFile), so a failure never leaves half a model.
   AtomicOutputFile file;
   CHAINTAG_RETURN_IF_ERROR(file.Open(path));

@@ -20,6 +20,8 @@ inline constexpr uint64_t kFixedHeaderBytes = 24;
 inline constexpr uint64_t kSectionEntryBytes = 24;
 // Upper bound on the section count, so a corrupt count cannot request a huge table.
 inline constexpr uint32_t kMaxSections = 64;
+// Upper bound on the image inside a gzip-compressed model file (a decompression bomb fails here).
+inline constexpr uint64_t kMaxInflatedBytes = uint64_t{4} << 30;
 
 enum SectionId : uint32_t {
   kLabels = 1,

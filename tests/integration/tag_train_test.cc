@@ -84,16 +84,19 @@ TEST_F(TagTrainTest, LexiconModelsStoreTheirLexicon) {
     out << "dog\tn\ncat\tn\nbarks\tv-s n-s\nsleeps\tv-s\nold\ta\nwolf\tn\n";
   }
   RunResult r = RunChaintag("train --format tagged --preset pos-lexicon --lexicon '" + lexicon +
-                            "' --max-iterations 30 -o '" + model + "' tests/fixtures/cli/pos.tagged");
+                            "' --max-iterations 30 --compress -o '" + model + "' tests/fixtures/cli/pos.tagged");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // The lexicon travels in the model: tagging needs no --lexicon, and info reports it.
+  // The lexicon travels in the (here gzip-compressed) model: tagging needs no --lexicon, and info
+  // reports both.
   std::filesystem::remove(lexicon);
   r = RunChaintag("info '" + model + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" bytes (gzip-compressed)\n"));
   EXPECT_THAT(r.out, HasSubstr("lexicon        6 words, 4 class sets"));
   EXPECT_THAT(r.out, HasSubstr("lex(lower(%x[0,0]))"));
   r = RunChaintag("info --json '" + model + "'");
   EXPECT_THAT(r.out, HasSubstr("\"lexicon_words\": 6"));
+  EXPECT_THAT(r.out, HasSubstr("\"gzip\": true"));
   r = RunChaintag("tag -m '" + model + "' --format tagged tests/fixtures/cli/pos.tagged");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("The DT DT\ndog NN NN\nbarks VBZ VBZ\n"));

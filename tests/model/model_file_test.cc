@@ -1,9 +1,12 @@
 #include "model/model_file.h"
 
+#include "model/compression.h"
+
 #include <bit>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -371,6 +374,64 @@ TEST(ModelFileTest, BrokenLexiconRejected) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_TRUE(Contains(loaded.status(), "lexicon")) << loaded.status();
   EXPECT_TRUE(Contains(loaded.status(), "expected WORD<TAB>CLASS")) << loaded.status();
+}
+
+TEST(ModelFileTest, GzipModelsLoadLikeTheImage) {
+  const Model model = SmallLexiconModel();
+  const std::string image = model.ToBytes();
+  const std::string gz = mf::Gzip(image);
+  ASSERT_TRUE(mf::IsGzip(gz));
+  EXPECT_EQ(mf::Gzip(image), gz);  // no timestamp: reproducible files
+  absl::StatusOr<Model> loaded = Model::FromBytes(gz, "gz.model");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->ToBytes(), image);
+  // Through files: Save with kGzip writes the gzip image, Load detects it.
+  const std::string path = (std::filesystem::temp_directory_path() / "chaintag_gzip_test.model").string();
+  ASSERT_TRUE(model.Save(path, ModelFileCompression::kGzip).ok());
+  std::ifstream in(path, std::ios::binary);
+  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(file, gz);
+  absl::StatusOr<Model> from_file = Model::Load(path);
+  ASSERT_TRUE(from_file.ok()) << from_file.status();
+  EXPECT_EQ(from_file->ToBytes(), image);
+  std::filesystem::remove(path);
+}
+
+TEST(ModelFileTest, EveryTruncationAndFlippedByteOfAGzipModelIsRejected) {
+  const std::string image = SmallModelWithSelfTests().ToBytes();
+  const std::string gz = mf::Gzip(image);
+  for (size_t len = 0; len < gz.size(); ++len) {
+    absl::StatusOr<Model> loaded = Model::FromBytes(gz.substr(0, len), "cut.model");
+    ASSERT_FALSE(loaded.ok()) << "prefix of " << len << " bytes accepted";
+    EXPECT_TRUE(Contains(loaded.status(), "cut.model")) << loaded.status();
+  }
+  int same = 0;
+  for (size_t pos = 0; pos < gz.size(); ++pos) {
+    // Flags, timestamp, extra-flags and OS bytes of the gzip header carry no data.
+    if (pos >= 3 && pos < 10) continue;
+    std::string corrupt = gz;
+    corrupt[pos] = static_cast<char>(corrupt[pos] ^ 0x10);
+    absl::StatusOr<Model> loaded = Model::FromBytes(corrupt, "flip.model");
+    // A flip in the code lengths of a Huffman symbol the stream never uses decodes to the same
+    // bytes (the gzip CRC and the model's checksums agree); any other flip is rejected.
+    if (loaded.ok()) {
+      EXPECT_EQ(loaded->ToBytes(), image) << "flip at byte " << pos << " changed the model";
+      ++same;
+    }
+  }
+  EXPECT_LT(same, static_cast<int>(gz.size()) / 10);
+}
+
+TEST(ModelFileTest, GzipOfSomethingElseIsRejected) {
+  absl::StatusOr<Model> loaded = Model::FromBytes(mf::Gzip("not a model"), "text.gz");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "not a chaintag model")) << loaded.status();
+  loaded = Model::FromBytes(mf::Gzip(mf::Gzip(SmallModelWithSelfTests().ToBytes())), "twice.gz");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "another gzip stream")) << loaded.status();
+  absl::StatusOr<std::string> bomb = mf::Gunzip(mf::Gzip(std::string(100000, 'x')), "bomb.gz", 4096);
+  ASSERT_FALSE(bomb.ok());
+  EXPECT_TRUE(Contains(bomb.status(), "expands beyond 4096 bytes")) << bomb.status();
 }
 
 TEST(ModelFileTest, SaveRejectsInconsistentModel) {
