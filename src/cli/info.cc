@@ -4,12 +4,14 @@
 #include <iomanip>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "chaintag/model.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/json.h"
+#include "model/compression.h"
 
 namespace chaintag::cli {
 
@@ -32,13 +34,9 @@ int RunInfo(const std::vector<std::string>& args) {
 
   std::error_code ec;
   const auto file_size = std::filesystem::file_size(path, ec);
-  bool gzip = false;
-  {
-    std::ifstream in(path, std::ios::binary);
-    char magic[2] = {0, 0};
-    gzip = in.read(magic, 2) && static_cast<unsigned char>(magic[0]) == 0x1f &&
-           static_cast<unsigned char>(magic[1]) == 0x8b;
-  }
+  char magic[2] = {0, 0};
+  const bool gzip = std::ifstream(path, std::ios::binary).read(magic, 2) &&
+                    model_file::IsGzip(std::string_view(magic, 2));
   const ModelParameters& p = model->parameters();
   const std::vector<WeightedFeature> features = TopFeatures(*model, top);
   if (vm["json"].as<bool>()) {

@@ -10,7 +10,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "chaintag/corpus.h"
 #include "chaintag/features.h"
@@ -29,7 +28,8 @@ namespace {
 
 constexpr int64_t kMaxLexiconLineBytes = 1 << 20;
 
-// Collects entries line by line, then interns the joined class sets.
+// Builds the lexicon line by line: each line's classes are sorted, joined and interned at once,
+// so a word costs one map entry and no per-word vector of strings.
 class LexiconBuilder {
  public:
   // Adds one non-blank line; the error message says what was expected (the caller adds FILE:LINE).
@@ -40,8 +40,7 @@ class LexiconBuilder {
           "expected WORD<TAB>CLASS [CLASS ...], found ",
           tab == 0 ? "an empty word" : "no tab", " in ", corpus_internal::QuoteLine(line)));
     }
-    std::vector<std::string>& classes = entries_[std::string(line.substr(0, tab))];
-    int added = 0;
+    classes_.clear();
     for (absl::string_view c : absl::StrSplit(ToAbsl(line.substr(tab + 1)), absl::ByAnyChar(" \t"),
                                               absl::SkipEmpty())) {
       if (c.find('|') != absl::string_view::npos || c == ToAbsl(Lexicon::kAbsent)) {
@@ -49,35 +48,44 @@ class LexiconBuilder {
             "expected a class name without '|' and other than '", ToAbsl(Lexicon::kAbsent),
             "', found '", c, "'"));
       }
-      classes.emplace_back(c);
-      ++added;
+      classes_.push_back(features::FromAbsl(c));
     }
-    if (added == 0) {
+    if (classes_.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("expected at least one class after the tab, found none in ",
                        corpus_internal::QuoteLine(line)));
     }
+    const std::string_view word = line.substr(0, tab);
+    auto it = impl_->words.find(ToAbsl(word));
+    std::vector<std::string> earlier;  // a word listed on several lines gets the union
+    if (it != impl_->words.end()) {
+      earlier = absl::StrSplit(impl_->class_sets[it->second], '|');
+      classes_.insert(classes_.end(), earlier.begin(), earlier.end());
+    }
+    std::sort(classes_.begin(), classes_.end());
+    classes_.erase(std::unique(classes_.begin(), classes_.end()), classes_.end());
+    joined_.clear();
+    for (std::string_view c : classes_) {
+      if (!joined_.empty()) joined_.push_back('|');
+      joined_.append(c);
+    }
+    auto [set, inserted] = set_ids_.try_emplace(joined_, static_cast<uint32_t>(impl_->class_sets.size()));
+    if (inserted) impl_->class_sets.push_back(joined_);
+    if (it != impl_->words.end()) {
+      it->second = set->second;
+    } else {
+      impl_->words.emplace(word, set->second);
+    }
     return absl::OkStatus();
   }
 
-  std::shared_ptr<const Lexicon::Impl> Finish() {
-    auto impl = std::make_shared<Lexicon::Impl>();
-    absl::flat_hash_map<std::string, uint32_t> set_ids;
-    impl->words.reserve(entries_.size());
-    for (auto& [word, classes] : entries_) {
-      std::sort(classes.begin(), classes.end());
-      classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
-      std::string joined = absl::StrJoin(classes, "|");
-      auto [it, inserted] = set_ids.try_emplace(joined, static_cast<uint32_t>(impl->class_sets.size()));
-      if (inserted) impl->class_sets.push_back(std::move(joined));
-      impl->words.emplace(word, it->second);
-    }
-    entries_.clear();
-    return impl;
-  }
+  std::shared_ptr<const Lexicon::Impl> Finish() { return std::move(impl_); }
 
  private:
-  absl::flat_hash_map<std::string, std::vector<std::string>> entries_;
+  std::shared_ptr<Lexicon::Impl> impl_ = std::make_shared<Lexicon::Impl>();
+  absl::flat_hash_map<std::string, uint32_t> set_ids_;
+  std::vector<std::string_view> classes_;
+  std::string joined_;
 };
 
 absl::Status ReadLines(std::istream& in, const std::string& name,

@@ -136,21 +136,20 @@ constexpr char kPosLexicon[] =
     "U56:lex(lower(%x[-1,0]))/lex(lower(%x[0,0]))\n"
     "U57:lex(lower(%x[0,0]))/shortshape(%x[-1,0])\n";
 
+// `base` (which ends in the label bigram "B\n") with `extra` templates inserted before its "B".
+std::string Extend(std::string_view base, std::string_view extra) {
+  base.remove_suffix(2);
+  return absl::StrCat(features::ToAbsl(base), features::ToAbsl(extra), "\nB\n");
+}
+
 std::string PresetText(std::string_view name) {
   if (name == "chunk-conll") return kChunkConll;
   if (name == "chunk" || name == "np") {
-    // The CRF++ set minus its trailing "B", then the additions, then "B".
-    std::string base = kChunkConll;
-    base.resize(base.size() - 2);
     return absl::StrCat("# Preset '", features::ToAbsl(name), "': the CRF++ CoNLL-2000 set plus lexical additions.\n",
-                        base, kChunkExtra, "\nB\n");
+                        Extend(kChunkConll, kChunkExtra));
   }
   if (name == "pos") return kPos;
-  if (name == "pos-lexicon") {
-    std::string base = kPos;
-    base.resize(base.size() - 2);  // the trailing "B\n"
-    return absl::StrCat(base, kPosLexicon, "\nB\n");
-  }
+  if (name == "pos-lexicon") return Extend(kPos, kPosLexicon);
   return "";
 }
 

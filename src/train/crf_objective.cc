@@ -7,6 +7,8 @@
 #include <thread>
 #include <utility>
 
+#include "train/parallel.h"
+
 namespace chaintag {
 namespace train_internal {
 namespace {
@@ -275,10 +277,7 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
       for (int s = begin; s < end; ++s) ProcessSentence(s, w.data(), tables, worker);
     }
   };
-  std::vector<std::thread> pool;
-  for (size_t i = 1; i < workers_.size(); ++i) pool.emplace_back(run, &workers_[i]);
-  run(&workers_[0]);
-  for (std::thread& thread : pool) thread.join();
+  train_internal::RunOnThreads(static_cast<int>(workers_.size()), [&](int k) { run(&workers_[k]); });
 
   double objective = 0;
   for (double z : log_z_) objective += z;

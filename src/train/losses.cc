@@ -21,6 +21,20 @@
 namespace chaintag {
 namespace {
 
+// Loss names as --loss spells them (fbeta:B is parsed separately; f1 is fbeta with B = 1).
+struct NamedLoss {
+  std::string_view name;
+  LossKind kind;
+};
+constexpr NamedLoss kNamedLosses[] = {
+    {"none", LossKind::kNone},           {"hamming", LossKind::kHamming},
+    {"normalized-hamming", LossKind::kNormalizedHamming},
+    {"weighted-hamming", LossKind::kWeightedHamming},
+    {"zero-one", LossKind::kZeroOne},    {"fp", LossKind::kFalsePositives},
+    {"precision", LossKind::kPrecision}, {"recall", LossKind::kRecall},
+    {"f1", LossKind::kFBeta},            {"iou", LossKind::kIou},
+    {"label-count", LossKind::kLabelCount},
+};
 constexpr const char* kLossNames =
     "none, hamming, normalized-hamming, weighted-hamming, zero-one, fp, precision, recall, f1, "
     "fbeta:B, iou, label-count";
@@ -84,25 +98,13 @@ absl::StatusOr<LossSpec> ParseLossSpec(std::string_view loss, std::string_view l
   absl::StatusOr<LossLevel> parsed_level = ParseLevel(level);
   if (!parsed_level.ok()) return parsed_level.status();
   spec.level = *parsed_level;
-  if (name == "none") {
-    spec.kind = LossKind::kNone;
-  } else if (name == "hamming") {
-    spec.kind = LossKind::kHamming;
-  } else if (name == "normalized-hamming") {
-    spec.kind = LossKind::kNormalizedHamming;
-  } else if (name == "weighted-hamming") {
-    spec.kind = LossKind::kWeightedHamming;
-  } else if (name == "zero-one") {
-    spec.kind = LossKind::kZeroOne;
-  } else if (name == "fp") {
-    spec.kind = LossKind::kFalsePositives;
-  } else if (name == "precision") {
-    spec.kind = LossKind::kPrecision;
-  } else if (name == "recall") {
-    spec.kind = LossKind::kRecall;
-  } else if (name == "f1") {
-    spec.kind = LossKind::kFBeta;
-    spec.beta = 1.0;
+  const NamedLoss* named = nullptr;
+  for (const NamedLoss& n : kNamedLosses) {
+    if (n.name == name) named = &n;
+  }
+  if (named != nullptr) {
+    spec.kind = named->kind;
+    if (spec.kind == LossKind::kFBeta) spec.beta = 1.0;  // f1
   } else if (name.substr(0, 6) == "fbeta:") {
     spec.kind = LossKind::kFBeta;
     const std::string text(name.substr(6));
@@ -112,10 +114,6 @@ absl::StatusOr<LossSpec> ParseLossSpec(std::string_view loss, std::string_view l
           "loss '", ToAbsl(loss), "': expected fbeta:B with a finite B > 0, found B = '", text, "'"));
     }
     spec.beta = beta;
-  } else if (name == "iou") {
-    spec.kind = LossKind::kIou;
-  } else if (name == "label-count") {
-    spec.kind = LossKind::kLabelCount;
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown loss '", ToAbsl(loss), "': expected one of ", kLossNames));
@@ -131,32 +129,19 @@ absl::StatusOr<LossSpec> ParseLossSpec(std::string_view loss, std::string_view l
 
 std::string LossSpecName(const LossSpec& spec) {
   std::string name;
-  switch (spec.kind) {
-    case LossKind::kNone: name = "none"; break;
-    case LossKind::kHamming: name = "hamming"; break;
-    case LossKind::kNormalizedHamming: name = "normalized-hamming"; break;
-    case LossKind::kWeightedHamming: name = "weighted-hamming"; break;
-    case LossKind::kZeroOne: name = "zero-one"; break;
-    case LossKind::kFalsePositives: name = "fp"; break;
-    case LossKind::kPrecision: name = "precision"; break;
-    case LossKind::kRecall: name = "recall"; break;
-    case LossKind::kFBeta: {
-      if (spec.beta == 1.0) {
-        name = "f1";
-        break;
-      }
-      // Shortest text that parses back to the same double.
-      std::string beta;
-      for (int digits = 6; digits <= 17; ++digits) {
-        beta = absl::StrFormat("%.*g", digits, spec.beta);
-        double back = 0;
-        if (absl::SimpleAtod(beta, &back) && back == spec.beta) break;
-      }
-      name = absl::StrCat("fbeta:", beta);
-      break;
+  if (spec.kind == LossKind::kFBeta && spec.beta != 1.0) {
+    // Shortest text that parses back to the same double.
+    std::string beta;
+    for (int digits = 6; digits <= 17; ++digits) {
+      beta = absl::StrFormat("%.*g", digits, spec.beta);
+      double back = 0;
+      if (absl::SimpleAtod(beta, &back) && back == spec.beta) break;
     }
-    case LossKind::kIou: name = "iou"; break;
-    case LossKind::kLabelCount: name = "label-count"; break;
+    name = absl::StrCat("fbeta:", beta);
+  } else {
+    for (const NamedLoss& n : kNamedLosses) {
+      if (n.kind == spec.kind) name = std::string(n.name);
+    }
   }
   if (IsLevelled(spec.kind)) {
     absl::StrAppend(&name, spec.level == LossLevel::kChunk ? "/chunk" : "/token");

@@ -7,7 +7,6 @@
 #include <memory>
 #include <numeric>
 #include <random>
-#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -16,6 +15,7 @@
 #include "chaintag/lattice.h"
 #include "train/feature_vectors.h"
 #include "train/losses.h"
+#include "train/parallel.h"
 
 namespace chaintag {
 namespace train_internal {
@@ -138,14 +138,8 @@ absl::Status EvaluateAll(const TrainingData& data, const BoundLoss& loss, LossSc
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (int k = 1; k < threads; ++k) pool.emplace_back(run, k);
-  run(0);
-  for (std::thread& thread : pool) thread.join();
-  for (const absl::Status& s : status) {
-    if (!s.ok()) return s;
-  }
-  return absl::OkStatus();
+  train_internal::RunOnThreads(threads, run);
+  return train_internal::FirstError(status);
 }
 
 // w = W / divisor and the running average avg = (A + beta W) / gamma, so that the decay of every
@@ -384,15 +378,9 @@ class BatchDecoder {
         r.hinge = HingeOf(*result, worker.lattice, gold, scaling_);
       }
     };
-    std::vector<std::thread> pool;
-    for (int k = 1; k < threads; ++k) pool.emplace_back(run, k);
-    run(0);
-    for (std::thread& thread : pool) thread.join();
+    train_internal::RunOnThreads(threads, run);
     *seconds += Seconds(start);
-    for (const absl::Status& st : status) {
-      if (!st.ok()) return st;
-    }
-    return absl::OkStatus();
+    return train_internal::FirstError(status);
   }
   const std::vector<Result>& results() const { return results_; }
 

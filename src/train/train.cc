@@ -20,6 +20,7 @@
 #include "train/crf_objective.h"
 #include "train/lbfgs_optimizer.h"
 #include "train/losses.h"
+#include "train/parallel.h"
 #include "train/perceptron.h"
 #include "train/ssvm.h"
 #include "train/training_data.h"
@@ -188,13 +189,8 @@ class DevScorer {
         predicted_ids_[i] = std::move(best->labels);
       }
     };
-    std::vector<std::thread> pool;
-    for (int k = 1; k < num_workers; ++k) pool.emplace_back(run, k);
-    run(0);
-    for (std::thread& thread : pool) thread.join();
-    for (const absl::Status& s : status) {
-      if (!s.ok()) return s;
-    }
+    train_internal::RunOnThreads(num_workers, run);
+    if (absl::Status s = train_internal::FirstError(status); !s.ok()) return s;
     Evaluator evaluator;
     std::vector<std::string> predicted;
     for (int i = 0; i < num_sentences; ++i) {

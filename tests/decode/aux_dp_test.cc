@@ -111,12 +111,11 @@ void ExpectSameResults(const Lattice& lattice, AuxDpDecoder* a,
   for (size_t i = 0; i < ka->size(); ++i) EXPECT_EQ((*ka)[i].labels, (*kb)[i].labels);
 }
 
-// With the table budget at zero every position-dependent successor table is refilled on demand;
-// best, k-best and final states must not change.
-TEST(AuxDpTest, StreamingSuccessorTablesGiveTheSameResults) {
-  std::mt19937 rng(29);
-  AuxDpDecoder stored, streaming;
-  streaming.set_max_table_entries(0);
+// Random integral lattices (M <= 7, N <= 4) with a random reference labeling over chunk labels:
+// fn(trial, lattice, chunks, reference) for each of 400 trials.
+template <typename Fn>
+void ForEachDistanceCase(uint32_t seed, Fn&& fn) {
+  std::mt19937 rng(seed);
   for (int trial = 0; trial < 400; ++trial) {
     const int m = 1 + trial % 7;
     const int n = 1 + (trial / 7) % 4;
@@ -125,11 +124,22 @@ TEST(AuxDpTest, StreamingSuccessorTablesGiveTheSameResults) {
     ChunkTable chunks(names);
     std::vector<int> ref(m);
     for (int& l : ref) l = std::uniform_int_distribution<int>(0, n - 1)(rng);
+    fn(trial, lattice, chunks, ref);
+  }
+}
+
+// With the table budget at zero every position-dependent successor table is refilled on demand;
+// best, k-best and final states must not change.
+TEST(AuxDpTest, StreamingSuccessorTablesGiveTheSameResults) {
+  AuxDpDecoder stored, streaming;
+  streaming.set_max_table_entries(0);
+  ForEachDistanceCase(29, [&](int trial, const Lattice& lattice, const ChunkTable& chunks,
+                              const std::vector<int>& ref) {
     HammingDistanceStatistic hamming(ref, 1 + trial % 3);
     ChunkDistanceStatistic chunk_distance(chunks, ref, trial % 2);
     const Statistic* stats[] = {&hamming, &chunk_distance};
     ExpectSameResults(lattice, &stored, stats, &streaming, stats, trial);
-  }
+  });
 }
 
 // A statistic that asks for rows on demand gives what its table-filling twin gives.
@@ -145,16 +155,9 @@ class RowChunkDistanceStatistic : public ChunkDistanceStatistic {
 };
 
 TEST(AuxDpTest, RowsOnDemandGiveTheSameResults) {
-  std::mt19937 rng(31);
   AuxDpDecoder tables, rows;
-  for (int trial = 0; trial < 400; ++trial) {
-    const int m = 1 + trial % 7;
-    const int n = 1 + (trial / 7) % 4;
-    Lattice lattice = RandomLattice(rng, m, n, true, 0.1);
-    const std::vector<std::string> names = ChunkLabels(n);
-    ChunkTable chunks(names);
-    std::vector<int> ref(m);
-    for (int& l : ref) l = std::uniform_int_distribution<int>(0, n - 1)(rng);
+  ForEachDistanceCase(31, [&](int trial, const Lattice& lattice, const ChunkTable& chunks,
+                              const std::vector<int>& ref) {
     HammingDistanceStatistic hamming(ref, 1 + trial % 3);
     ChunkDistanceStatistic chunk_distance(chunks, ref, trial % 2);
     RowHammingStatistic row_hamming(ref, 1 + trial % 3);
@@ -164,7 +167,7 @@ TEST(AuxDpTest, RowsOnDemandGiveTheSameResults) {
     const int count = 1 + trial % 2;  // one statistic (the k == 1 fast path) or two
     ExpectSameResults(lattice, &tables, absl::MakeConstSpan(a_stats, count), &rows,
                       absl::MakeConstSpan(b_stats, count), trial);
-  }
+  });
 }
 
 // A general H (margin-rescaling shape F + w * distance, with some states rejected) picks the
