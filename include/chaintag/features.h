@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"  // kept for includers that relied on it
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -60,6 +60,38 @@ class Lexicon {
 
  private:
   std::shared_ptr<const Impl> impl_;
+};
+
+// Builds a tag lexicon (a tag dictionary) from labelled sentences: each word gets the labels
+// that make up at least `min_share` of its occurrences. Built from one corpus and given to
+// `train --lexicon` for another, it tells the tagger the tags of words its own training data
+// lacks (`chaintag lexicon`).
+struct TagLexiconOptions {
+  // Key words by their case folding, as lex(lower(...)) looks them up; false keeps the forms.
+  bool case_fold = true;
+  // A label is kept when its count is at least this share of the word's count (0 < share <= 1).
+  double min_share = 0.1;
+  // Words seen fewer times are left out.
+  int64_t min_count = 1;
+};
+
+class TagLexiconBuilder {
+ public:
+  explicit TagLexiconBuilder(TagLexiconOptions options = {});
+  // Counts the (word, label) pairs of `sentence`. Errors name the file and line: sentences
+  // without labels, and labels that cannot be class names (empty, "-", or with '|' or spaces).
+  absl::Status Add(const Sentence& sentence);
+  int64_t tokens() const { return tokens_; }
+  // The lexicon; an error when no word reaches min_count.
+  absl::StatusOr<Lexicon> Build() const;
+
+ private:
+  TagLexiconOptions options_;
+  int64_t tokens_ = 0;
+  // Word -> (label id -> count).
+  absl::flat_hash_map<std::string, absl::flat_hash_map<int, int64_t>> counts_;
+  absl::flat_hash_map<std::string, int> label_ids_;
+  std::vector<std::string> labels_;
 };
 
 // A parsed template set. Immutable; cheap to share across threads.

@@ -13,6 +13,7 @@ int RunEval(const std::vector<std::string>& args);
 int RunConvert(const std::vector<std::string>& args);
 int RunStats(const std::vector<std::string>& args);
 int RunInfo(const std::vector<std::string>& args);
+int RunLexicon(const std::vector<std::string>& args);
 
 }  // namespace chaintag::cli
 

@@ -1,4 +1,4 @@
-// End-to-end tests of `chaintag stats` and `chaintag convert` (issue 2).
+// End-to-end tests of `chaintag stats`, `chaintag convert` (issue 2) and `chaintag lexicon` (issue 3).
 #include <filesystem>
 #include <string>
 
@@ -85,7 +85,7 @@ TEST(StatsTest, UsageErrorsExitTwo) {
 }
 
 TEST(StatsTest, EveryCommandHasHelp) {
-  for (const char* command : {"tag", "train", "eval", "convert", "stats", "info"}) {
+  for (const char* command : {"tag", "train", "eval", "convert", "stats", "info", "lexicon"}) {
     RunResult r = RunChaintag(std::string(command) + " --help");
     EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
     EXPECT_THAT(r.out, HasSubstr(std::string("usage: chaintag ") + command));
@@ -123,6 +123,63 @@ TEST(ConvertTest, PtbToConllWithNpChunks) {
   RunResult r = RunChaintag("convert --from ptb --to conll --np-chunks ../shared/corpora/ptb-sample/wsj_0001.mrg");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Pierre NNP B-NP\nVinken NNP I-NP\n"));
+}
+
+TEST(LexiconCommandTest, BuildsATagLexiconThatTrainingReads) {
+  TempDir dir;
+  const std::string lexicon = (dir.path() / "tags.lex").string();
+  RunResult r = RunChaintag("lexicon --format conll --label-column 2 -o '" + lexicon +
+                            "' tests/fixtures/cli/sample.conll");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("chaintag lexicon: "));
+  EXPECT_THAT(r.err, HasSubstr(" words, "));
+  const std::string text = ReadAll(lexicon);
+  EXPECT_THAT(text, HasSubstr("\nfirm\tNN\n"));
+  EXPECT_THAT(text, HasSubstr("\nthe\tDT\n"));  // "The" case-folded
+  // --keep-case keeps the form; standard output by default.
+  r = RunChaintag("lexicon --format conll --label-column 2 --keep-case tests/fixtures/cli/sample.conll");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("The\tDT\n"));
+  // The lexicon feeds train --lexicon.
+  const std::string model = (dir.path() / "m.model").string();
+  r = RunChaintag("train --format tagged --preset pos-lexicon --lexicon '" + lexicon +
+                  "' --max-iterations 5 -o '" + model + "' tests/fixtures/cli/pos.tagged");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(LexiconCommandTest, BadInputAndUsageErrors) {
+  TempDir dir;
+  const std::string target = (dir.path() / "out.lex").string();
+  // A broken sentence after a valid one: the error names the line and nothing is left behind.
+  RunResult r = RunChaintag("lexicon --format conll --label-column 2 -o '" + target + "'",
+                            "printf 'a DT B-NP\\n\\nb NN B-NP\\nc NN\\n\\n' | ");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(":4:"));
+  // A label that cannot be a class name.
+  r = RunChaintag("lexicon --format conll --label-column 2 -o '" + target + "'", "printf 'a D|T\\n\\n' | ");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("<stdin>:1: expected a label usable as a lexicon class"));
+  EXPECT_FALSE(std::filesystem::exists(target));
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    ADD_FAILURE() << "left behind: " << entry.path();
+  }
+  r = RunChaintag("lexicon --min-share 1.5 tests/fixtures/cli/sample.conll");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--min-share: expected a share in (0, 1]"));
+  r = RunChaintag("lexicon --min-count 0 tests/fixtures/cli/sample.conll");
+  EXPECT_EQ(r.exit_code, 2);
+  r = RunChaintag("lexicon --format conll --label-column 2 --min-count 1000 tests/fixtures/cli/sample.conll");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("seen 1000 times or more, found none"));
+}
+
+TEST(LexiconCommandTest, Conll2000TagLexicon) {
+  SKIP_WITHOUT_CORPORA();
+  RunResult r = RunChaintag(
+      "lexicon --format conll --label-column 2 ../shared/corpora/conll2000/train.txt ../shared/corpora/conll2000/dev.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("chaintag lexicon: 19158 words, 125 class sets, from 256079 tokens"));
+  EXPECT_THAT(r.out, HasSubstr("\nthe\tDT\n"));
 }
 
 }  // namespace
