@@ -22,8 +22,13 @@ for m in "${models[@]}"; do
     pos)
       # Penn tags: EWT train (XPOS) plus the WSJ treebank sample, converted to CoNLL-U.
       # Softmax-margin with a lighter L1 term beat the CRF at c1 = 0.5 on EWT dev (MODELS.md).
+      # Word classes: the tags each word carries in CoNLL-2000's WSJ text (a tag lexicon stored
+      # in the model), which lends the tagger the vocabulary EWT train lacks.
       "$chaintag" convert --from ptb --to conllu -o "$work/ptb.conllu" "$corpora"/ptb-sample/wsj_*.mrg
-      "$chaintag" train --format conllu --label xpos --preset pos --objective softmax-margin --loss hamming \
+      "$chaintag" lexicon --format conll --label-column 2 -o "$work/wsj-tags.lex" \
+        "$corpora/conll2000/train.txt" "$corpora/conll2000/dev.txt"
+      "$chaintag" train --format conllu --label xpos --preset pos-lexicon --lexicon "$work/wsj-tags.lex" \
+        --objective softmax-margin --loss hamming \
         --algorithm ${POS_ALGORITHM:-owlqn} \
         --c1 ${POS_C1:-0.2} --c2 ${POS_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
         --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" --compress -o models/en-pos.model \
