@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "gtest/gtest.h"
+
 namespace chaintag::testing {
 
 struct RunResult {
@@ -62,6 +64,13 @@ inline RunResult RunChaintag(const std::string& args, const std::string& prefix 
   r.out = ReadAll(out);
   r.err = ReadAll(err);
   return r;
+}
+
+// Fails the test for every file in `dir` (a failed command must leave no partial output).
+inline void ExpectEmptyDirectory(const std::filesystem::path& dir) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    ADD_FAILURE() << "left behind: " << entry.path();
+  }
 }
 
 inline bool HaveSharedCorpora() { return std::filesystem::exists(CHAINTAG_SHARED_CORPORA); }

@@ -113,9 +113,7 @@ TEST(ConvertTest, FailureLeavesNoPartialFile) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr(":4:"));
   EXPECT_FALSE(std::filesystem::exists(target));
-  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
-    ADD_FAILURE() << "left behind: " << entry.path();
-  }
+  ExpectEmptyDirectory(dir.path());
 }
 
 TEST(ConvertTest, PtbToConllWithNpChunks) {
@@ -160,9 +158,7 @@ TEST(LexiconCommandTest, BadInputAndUsageErrors) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("<stdin>:1: expected a label usable as a lexicon class"));
   EXPECT_FALSE(std::filesystem::exists(target));
-  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
-    ADD_FAILURE() << "left behind: " << entry.path();
-  }
+  ExpectEmptyDirectory(dir.path());
   r = RunChaintag("lexicon --min-share 1.5 tests/fixtures/cli/sample.conll");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--min-share: expected a share in (0, 1]"));
