@@ -16,7 +16,7 @@ int RunLexicon(const std::vector<std::string>& args) {
   const std::string cmd = "lexicon";
   po::options_description options("lexicon options");
   options.add_options()
-      ("min-share", po::value<double>()->default_value(0.1),
+      ("min-share", po::value<double>()->default_value(0.1, "0.1"),
        "keep a word's label when it makes up at least this share of the word's occurrences")
       ("min-count", po::value<int64_t>()->default_value(1), "leave out words seen fewer times")
       ("keep-case", po::bool_switch(), "key words by their form, not their case folding (for lex(%x[0,0]))")
