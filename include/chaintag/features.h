@@ -5,7 +5,8 @@
 //   U02:%x[0,0]          the word at offset 0 (column 0)
 //   U11:%x[-1,1]/%x[0,1] conjunction of the POS at -1 and at 0 ('/' is literal text)
 //   U20:lower(%x[0,0])   functions over a cell: lower, suf1..4, pre1..4, shape, shortshape,
-//                        hasdigit, hashyphen, hasupper, allcaps; they nest: suf3(lower(%x[0,0]))
+//                        hasdigit, hashyphen, hasupper, allcaps, lex (a Lexicon's classes);
+//                        they nest: suf3(lower(%x[0,0]))
 //   B                    label bigram (transition) feature (any line starting with 'B')
 // An attribute string is the template line with every cell expression replaced by its value, so
 // the name prefix ("U20:") keeps templates apart. Blank lines and lines starting with '#' are

@@ -1,8 +1,6 @@
 // Tag lexicons built from labelled corpora (chaintag::TagLexiconBuilder).
 #include <algorithm>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "chaintag/features.h"
@@ -55,20 +53,19 @@ absl::StatusOr<Lexicon> TagLexiconBuilder::Build() const {
         absl::StrCat("min_share: expected a share in (0, 1], found ", options_.min_share));
   }
   std::string text;
-  std::vector<std::pair<int, int64_t>> kept;
   for (const auto& [word, by_label] : counts_) {
     int64_t total = 0;
     for (const auto& [label, count] : by_label) total += count;
     if (total < std::max<int64_t>(options_.min_count, 1)) continue;
-    kept.clear();
+    absl::StrAppend(&text, word, "\t");
+    const char* separator = "";
     for (const auto& [label, count] : by_label) {
       // The tolerance keeps exact shares (1 of 10 at 0.1) from failing on rounding.
       if (static_cast<double>(count) >= options_.min_share * static_cast<double>(total) - 1e-9) {
-        kept.emplace_back(label, count);
+        absl::StrAppend(&text, separator, labels_[label]);
+        separator = " ";
       }
     }
-    absl::StrAppend(&text, word, "\t");
-    for (size_t i = 0; i < kept.size(); ++i) absl::StrAppend(&text, i ? " " : "", labels_[kept[i].first]);
     text.push_back('\n');
   }
   if (text.empty()) {
