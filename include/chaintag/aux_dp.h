@@ -187,6 +187,8 @@ class AuxDpDecoder {
  public:
   // Upper bound on M * N * R cells; beyond it Run returns ResourceExhausted.
   static constexpr int64_t kMaxCells = int64_t{1} << 26;
+  // Default memory bound of Run's tables and of a k-best search (ResourceExhausted beyond).
+  static constexpr int64_t kDefaultMaxBytes = int64_t{1} << 30;
 
   absl::Status Run(const Lattice& lattice, absl::Span<const Statistic* const> statistics);
 
@@ -194,6 +196,10 @@ class AuxDpDecoder {
   // total stays within this many entries; beyond it one position's table is kept and refilled on
   // demand (less memory, about twice the table work). Results are the same either way.
   void set_max_table_entries(int64_t entries) { max_table_entries_ = entries; }
+  // Bounds the memory of Run (forward scores) and of KBest (paths, nodes, heap): beyond it they
+  // return ResourceExhausted naming what was needed, before allocating it where it can be known.
+  void set_max_bytes(int64_t bytes) { max_bytes_ = bytes; }
+  int64_t max_bytes() const { return max_bytes_; }
 
   int num_states() const { return num_states_; }  // R
   int ComponentState(int state, int component) const {
@@ -260,6 +266,8 @@ class AuxDpDecoder {
   mutable absl::Status table_status_;       // streaming: first error met while refilling
   bool streaming_tables_ = false;
   int64_t max_table_entries_ = kMaxCells;
+  int64_t max_bytes_ = kDefaultMaxBytes;
+  int64_t kbest_bytes_ = 0;  // memory a KBest query holds so far (approximate)
   std::vector<double> forward_;           // M x N x R best prefix scores
   std::vector<int> components_;           // R x K component states
   std::vector<int> row_;                  // N scratch
@@ -305,11 +313,13 @@ absl::StatusOr<std::vector<Labeling>> DiverseKBest(const Lattice& lattice, int k
 // state is (this needs upper - lower >= M * r, so narrower ranges use r = (upper - lower) / M).
 // r is doubled until the state space fits in `max_states` (and the engine's memory limit), so
 // very fine resolutions over long sentences silently become coarser: check `used_resolution`.
+// The two engines it runs share `max_bytes`; ResourceExhausted when even so they would not fit.
 absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, double upper,
                                           double resolution = 0.001,
                                           absl::Span<const Statistic* const> constraints = {},
                                           double* used_resolution = nullptr,
-                                          int max_states = 1 << 16);
+                                          int max_states = 1 << 16,
+                                          int64_t max_bytes = AuxDpDecoder::kDefaultMaxBytes);
 
 }  // namespace chaintag
 

@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 
@@ -47,6 +48,19 @@ int UsageError(const std::string& command, const std::string& message) {
   std::cerr << "chaintag " << command << ": " << message << "\n"
             << "Run 'chaintag " << command << " --help' for usage.\n";
   return kExitUsage;
+}
+
+absl::StatusOr<int> ThreadsFrom(const std::string& command, int requested) {
+  if (requested < 0) return absl::InvalidArgumentError("--threads must be >= 0");
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (requested == 0) return cores;
+  const int cap = 4 * cores;
+  if (requested > cap) {
+    std::cerr << "chaintag " << command << ": warning: --threads " << requested << " capped at "
+              << cap << " (4 per core on this machine's " << cores << " cores)\n";
+    return cap;
+  }
+  return requested;
 }
 
 std::vector<std::string> InputFiles(const po::variables_map& vm) {

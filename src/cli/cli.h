@@ -12,6 +12,7 @@
 #include <boost/program_options.hpp>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "chaintag/corpus.h"
 
 namespace chaintag::cli {
@@ -37,6 +38,10 @@ int ParseOrExit(const std::string& command, const std::string& synopsis, const p
 // Prints "chaintag COMMAND: message" to stderr and returns kExitError.
 int Fail(const std::string& command, const absl::Status& status);
 int UsageError(const std::string& command, const std::string& message);
+
+// Worker threads for --threads N: 0 means every core; more than 4 per core is capped there with
+// a warning on stderr. Negative is a usage error.
+absl::StatusOr<int> ThreadsFrom(const std::string& command, int requested);
 
 // Input files from the positional arguments; none means standard input ("-").
 std::vector<std::string> InputFiles(const po::variables_map& vm);

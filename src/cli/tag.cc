@@ -9,6 +9,7 @@
 // count.
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,18 +18,19 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "chaintag/corpus.h"
 #include "chaintag/model.h"
+#include "chaintag/tagging.h"
 #include "chaintag/text.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "cli/tag_decode.h"
 #include "cli/tag_output.h"
+#include "corpus/line_reader.h"
 
 namespace chaintag::cli {
 
@@ -49,39 +51,115 @@ std::string ShippedModelPath(const std::string& file) {
   return (dirs.back() / file).string();
 }
 
-// Reads --exclude FILE line by line, one line per input sentence: labelings separated by '|',
-// labels by white space; an empty line excludes nothing for that sentence.
+// Reads --exclude FILE line by line, one line per input sentence (ParseExclusionLine): UTF-8,
+// LF or CRLF line ends, lines no longer than the corpus readers accept.
 class ExcludeReader {
  public:
-  absl::Status Open(const std::string& path) {
+  absl::Status Open(const std::string& path, int64_t max_line_bytes) {
     path_ = path;
-    in_.open(path);
-    if (!in_) return absl::NotFoundError(absl::StrCat(path, ": cannot open the exclusion file"));
+    auto in = OpenInputStream(path);
+    if (!in.ok()) return in.status();
+    in_ = std::move(*in);
+    lines_ = std::make_unique<corpus_internal::LineReader>(*in_, path, max_line_bytes);
     return absl::OkStatus();
   }
-  bool active() const { return in_.is_open(); }
-  absl::Status Next(Result* r) {
-    std::string line;
-    if (!std::getline(in_, line)) {
-      return absl::InvalidArgumentError(absl::StrCat(path_, ":", line_ + 1, ": expected a line of excluded labelings for sentence ",
-                                                     line_ + 1, ", found the end of the file"));
+  bool active() const { return lines_ != nullptr; }
+  absl::Status Next(TagResult* r) {
+    std::string_view line;
+    auto got = lines_->Next(&line);
+    if (!got.ok()) return got.status();
+    if (!*got) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path_, ":", lines_->line_number() + 1, ": expected a line of excluded labelings for sentence ",
+          lines_->line_number() + 1, ", found the end of the file"));
     }
-    ++line_;
-    r->exclude_line = line_;
-    for (absl::string_view labeling : absl::StrSplit(line, '|', absl::SkipWhitespace())) {
-      r->excluded.emplace_back();
-      for (absl::string_view label : absl::StrSplit(labeling, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
-        r->excluded.back().emplace_back(label.data(), label.size());
+    r->exclude_line = lines_->line_number();
+    auto labelings = ParseExclusionLine(line);
+    if (!labelings.ok()) {
+      const absl::string_view message = labelings.status().message();
+      return lines_->Error(std::string_view(message.data(), message.size()));
+    }
+    r->excluded = std::move(*labelings);
+    return absl::OkStatus();
+  }
+  // After the last sentence: the file must hold no further non-empty line.
+  absl::Status Finish() {
+    std::string_view line;
+    while (true) {
+      auto got = lines_->Next(&line);
+      if (!got.ok()) return got.status();
+      if (!*got) return absl::OkStatus();
+      if (line.find_first_not_of(" \t") != std::string_view::npos) {
+        return lines_->Error(
+            "expected one line per input sentence, found a line after the last sentence");
       }
     }
-    return absl::OkStatus();
   }
 
  private:
   std::string path_;
-  std::ifstream in_;
-  int64_t line_ = 0;
+  std::unique_ptr<std::istream> in_;
+  std::unique_ptr<corpus_internal::LineReader> lines_;
 };
+
+// Where `-o DIR` writes the output for `input`.
+std::string OutputPathFor(const std::string& dir, const std::string& input, OutputFormat format) {
+  return (std::filesystem::path(dir) /
+          (std::filesystem::path(input).filename().string() + OutputExtension(format)))
+      .string();
+}
+
+// Two paths name the same file (existing ones by inode, others by their normalised absolute
+// path).
+bool SameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec) && !ec) return true;
+  const auto na = std::filesystem::weakly_canonical(a, ec);
+  if (ec) return false;
+  const auto nb = std::filesystem::weakly_canonical(b, ec);
+  return !ec && na == nb;
+}
+
+// Refuses, before anything is written, outputs that collide with each other or with an input.
+absl::Status CheckOutputs(const std::vector<std::string>& outputs,
+                          const std::vector<std::string>& inputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (SameFile(outputs[i], outputs[j])) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "inputs '", inputs[j], "' and '", inputs[i], "' would both be written to '", outputs[i],
+            "'; tag them into different directories"));
+      }
+    }
+    for (const std::string& input : inputs) {
+      if (input != "-" && SameFile(outputs[i], input)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the output '", outputs[i], "' would overwrite the input '", input, "'"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Runs `work(worker, index)` for index 0..count-1 on up to `workers.size()` threads (the caller's
+// among them). Results go by index, so the output does not depend on the thread count; when the
+// system refuses a thread, the threads already running share the rest.
+void RunParallel(size_t count, int threads, const std::function<void(int, size_t)>& work) {
+  std::atomic<size_t> next{0};
+  auto loop = [&](int worker) {
+    for (size_t i = next++; i < count; i = next++) work(worker, i);
+  };
+  std::vector<std::thread> started;
+  for (int w = 1; w < threads && static_cast<size_t>(w) < count; ++w) {
+    try {
+      started.emplace_back(loop, w);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  loop(0);
+  for (auto& t : started) t.join();
+}
 
 // A progress line on stderr, only when stderr is a terminal.
 class Progress {
@@ -120,7 +198,7 @@ int RunTag(const std::vector<std::string>& args) {
       ("model,m", po::value<std::vector<std::string>>(), "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")
       ("output-format", po::value<std::string>()->default_value("conll"), "conll, conllu, tagged, chunks or jsonl")
       ("marginals", po::bool_switch(), "jsonl: per-token label probabilities of the last model")
-      ("threads", po::value<int>()->default_value(1), "tagging threads (0 = all cores); the output does not depend on it")
+      ("threads", po::value<int>()->default_value(1), "tagging threads (0 = all cores, at most 4 per core); the output does not depend on it")
       ("output,o", po::value<std::string>()->default_value("-"), "output file, or an existing directory for one output per input");
   po::options_description decoding("decoding options (apply to the last model)");
   decoding.add_options()
@@ -132,7 +210,8 @@ int RunTag(const std::vector<std::string>& args) {
       ("score-range", po::value<std::string>(), "best labeling whose model score lies in A..B (use --score-range=A..B for negative A)")
       ("score-resolution", po::value<double>()->default_value(0.001), "score quantisation step for --score-range (coarsened per sentence to fit --score-max-states; jsonl reports the step used)")
       ("score-max-states", po::value<int>()->default_value(256), "--score-range: most quantised score states per position (time and memory grow with it)")
-      ("exclude", po::value<std::string>(), "file with labelings to exclude: one line per sentence, labelings separated by '|'");
+      ("exclude", po::value<std::string>(), "file with labelings to exclude: one line per sentence, labelings separated by '|'")
+      ("decode-memory-mb", po::value<int>()->default_value(static_cast<int>(DecodeRequest::kDefaultMaxMemoryBytes >> 20)), "memory one sentence's constrained decoding may use (per thread); a sentence needing more gets status too_large");
   po::options_description text("raw text options");
   text.add_options()
       ("on-invalid", po::value<std::string>()->default_value("error"), "invalid UTF-8 in raw text: error or replace (U+FFFD)")
@@ -150,9 +229,8 @@ int RunTag(const std::vector<std::string>& args) {
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
   reader_options->label_column = 0;  // keep every column; the models read the ones they need
-  int threads = vm["threads"].as<int>();
-  if (threads < 0) return UsageError(cmd, "--threads must be >= 0");
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  auto threads = ThreadsFrom(cmd, vm["threads"].as<int>());
+  if (!threads.ok()) return UsageError(cmd, std::string(threads.status().message()));
 
   TextOptions text_options;
   {
@@ -185,40 +263,36 @@ int RunTag(const std::vector<std::string>& args) {
   request.kbest = vm["kbest"].as<int>();
   request.diverse = vm["diverse"].as<int>();
   request.min_distance = vm["min-distance"].as<int>();
-  if (request.kbest < 0 || request.diverse < 0) return UsageError(cmd, "--kbest and --diverse must be >= 0");
-  if (request.kbest > 0 && request.diverse > 0) return UsageError(cmd, "give --kbest or --diverse, not both");
-  if (request.min_distance < 1) return UsageError(cmd, "--min-distance must be >= 1");
+  request.max_memory_bytes = int64_t{vm["decode-memory-mb"].as<int>()} << 20;
   const std::string diversity = vm["diversity"].as<std::string>();
   if (diversity != "hamming" && diversity != "chunks") {
     return UsageError(cmd, "--diversity: expected hamming or chunks, found '" + diversity + "'");
   }
   request.chunk_diversity = diversity == "chunks";
-  const ChunkTable chunk_table(last_model.labels());
   if (vm.count("count")) {
     for (const std::string& spec : vm["count"].as<std::vector<std::string>>()) {
-      auto parsed = ParseCountSpec(spec, last_model, chunk_table);
+      auto parsed = ParseCountConstraint(spec, last_model.labels());
       if (!parsed.ok()) return UsageError(cmd, std::string(parsed.status().message()));
       request.counts.push_back(std::move(*parsed));
     }
   }
   if (vm.count("score-range")) {
     request.score_range = true;
-    if (absl::Status s = ParseRange(vm["score-range"].as<std::string>(), &request.score_lower, &request.score_upper);
+    if (absl::Status s = ParseScoreRange(vm["score-range"].as<std::string>(), &request.score_lower,
+                                         &request.score_upper);
         !s.ok()) {
       return UsageError(cmd, "--score-range: " + std::string(s.message()));
     }
     request.score_resolution = vm["score-resolution"].as<double>();
-    if (!(request.score_resolution > 0)) return UsageError(cmd, "--score-resolution must be > 0");
     request.score_max_states = vm["score-max-states"].as<int>();
-    if (request.score_max_states < 2) return UsageError(cmd, "--score-max-states must be >= 2");
-    if (request.kbest > 0 || request.diverse > 0) {
-      return UsageError(cmd, "--score-range does not combine with --kbest or --diverse");
-    }
   }
+  request.exclusions = vm.count("exclude") > 0;
+  if (absl::Status s = request.Validate(); !s.ok()) return UsageError(cmd, std::string(s.message()));
   ExcludeReader exclude;
-  if (vm.count("exclude")) {
-    if (absl::Status s = exclude.Open(vm["exclude"].as<std::string>()); !s.ok()) return Fail(cmd, s);
-    request.exclusions = true;
+  if (request.exclusions) {
+    if (absl::Status s = exclude.Open(vm["exclude"].as<std::string>(), reader_options->max_line_bytes); !s.ok()) {
+      return Fail(cmd, s);
+    }
   }
   request.marginals = vm["marginals"].as<bool>();
   request.probability = *output_format == OutputFormat::kJsonl || request.Constrained();
@@ -230,10 +304,17 @@ int RunTag(const std::vector<std::string>& args) {
   const std::string output_path = vm["output"].as<std::string>();
   std::error_code ec;
   const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
-  if (output_dir) {
-    for (const std::string& f : files) {
-      if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
+  {
+    std::vector<std::string> outputs;
+    if (output_dir) {
+      for (const std::string& f : files) {
+        if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
+        outputs.push_back(OutputPathFor(output_path, f, *output_format));
+      }
+    } else if (output_path != "-") {
+      outputs.push_back(output_path);
     }
+    if (absl::Status s = CheckOutputs(outputs, files); !s.ok()) return UsageError(cmd, std::string(s.message()));
   }
   int64_t total_bytes = 0;
   for (const std::string& f : files) {
@@ -243,28 +324,19 @@ int RunTag(const std::vector<std::string>& args) {
   TagWriter writer(model_ptrs, *output_format, raw_text, request.Constrained(), *reader_options);
   std::vector<std::unique_ptr<Pipeline>> pipelines;
   const std::string exclude_name = vm.count("exclude") ? vm["exclude"].as<std::string>() : "";
-  for (int i = 0; i < threads; ++i) pipelines.push_back(std::make_unique<Pipeline>(model_ptrs, request, exclude_name));
+  for (int i = 0; i < *threads; ++i) pipelines.push_back(std::make_unique<Pipeline>(model_ptrs, request, exclude_name));
 
   Progress progress(total_bytes);
-  int64_t sentences = 0, tokens = 0, bytes_done = 0;
+  int64_t sentences = 0, tokens = 0, bytes_done = 0, too_large = 0;
   constexpr size_t kBatch = 256;
-  std::vector<Result> batch;
+  std::vector<TagResult> batch;
   std::unique_ptr<Output> out;
   auto flush = [&]() -> absl::Status {
     if (batch.empty()) return absl::OkStatus();
-    if (threads == 1 || batch.size() < 2) {
-      for (Result& r : batch) pipelines[0]->Run(&r);
-    } else {
-      std::vector<std::thread> workers;
-      for (int w = 0; w < threads; ++w) {
-        workers.emplace_back([&, w] {
-          for (size_t i = w; i < batch.size(); i += threads) pipelines[w]->Run(&batch[i]);
-        });
-      }
-      for (auto& worker : workers) worker.join();
-    }
-    for (const Result& r : batch) {
-      if (!r.status.ok()) return r.status;
+    RunParallel(batch.size(), *threads, [&](int worker, size_t i) { pipelines[worker]->Run(&batch[i]); });
+    for (const TagResult& r : batch) {
+      if (!r.error.ok()) return r.error;
+      if (r.status == SentenceStatus::kTooLarge) ++too_large;
       if (absl::Status s = writer.Write(r, out->stream()); !s.ok()) return s;
       tokens += r.sentence.size();
     }
@@ -283,11 +355,7 @@ int RunTag(const std::vector<std::string>& args) {
   };
   auto open_output = [&](const std::string& input) -> absl::Status {
     std::string path = output_path;
-    if (output_dir) {
-      path = (std::filesystem::path(output_path) /
-              (std::filesystem::path(input).filename().string() + OutputExtension(*output_format)))
-                 .string();
-    }
+    if (output_dir) path = OutputPathFor(output_path, input, *output_format);
     auto opened = Output::Open(path);
     if (!opened.ok()) return opened.status();
     out = std::move(*opened);
@@ -346,10 +414,17 @@ int RunTag(const std::vector<std::string>& args) {
       if (!output_dir && input_sentences == 0) {
         return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input (empty input)"));
       }
+      if (exclude.active() && fi + 1 == files.size()) {
+        if (absl::Status s = exclude.Finish(); !s.ok()) return Fail(cmd, s);
+      }
       if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
     }
   }
   progress.Update(bytes_done, sentences, tokens, /*final=*/true);
+  if (too_large > 0) {
+    std::cerr << "chaintag tag: warning: " << too_large
+              << " sentence(s) exceeded a decoding limit and have status too_large (see --decode-memory-mb)\n";
+  }
   return kExitOk;
 }
 

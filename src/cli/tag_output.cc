@@ -33,27 +33,29 @@ TagWriter::TagWriter(const std::vector<const Model*>& models, OutputFormat forma
                      bool solution_headers, const ReaderOptions& reader)
     : models_(models), format_(format), raw_text_(raw_text), solution_headers_(solution_headers), reader_(reader) {}
 
-std::vector<std::string> TagWriter::Layer(const Result& r, size_t k) const {
+std::vector<std::string> TagWriter::Layer(const TagResult& r, size_t k) const {
   std::vector<std::string> labels;
   labels.reserve(r.layers[k].size());
   for (int y : r.layers[k]) labels.push_back(models_[k]->labels()[y]);
   return labels;
 }
 
-std::vector<std::string> TagWriter::SolutionLabels(const Result& r, size_t rank) const {
+std::vector<std::string> TagWriter::SolutionLabels(const TagResult& r, size_t rank) const {
   std::vector<std::string> labels;
   if (rank >= r.solutions.size()) {
-    labels.assign(r.sentence.size(), "_");  // infeasible: no labeling satisfies the request
+    labels.assign(r.sentence.size(), "_");  // infeasible or too large: no labeling to show
     return labels;
   }
   for (int y : r.solutions[rank].labels) labels.push_back(models_.back()->labels()[y]);
   return labels;
 }
 
-void TagWriter::WriteHeader(const Result& r, size_t rank, std::ostream& out) const {
+void TagWriter::WriteHeader(const TagResult& r, size_t rank, std::ostream& out) const {
   if (!solution_headers_) return;
-  if (r.infeasible) {
-    out << "# status infeasible\n";
+  if (r.status != SentenceStatus::kOk) {
+    out << "# status " << SentenceStatusName(r.status);
+    if (!r.status_reason.empty()) out << ": " << r.status_reason;
+    out << '\n';
     return;
   }
   const Solution& s = r.solutions[rank];
@@ -62,7 +64,7 @@ void TagWriter::WriteHeader(const Result& r, size_t rank, std::ostream& out) con
   out << buf;
 }
 
-absl::Status TagWriter::Write(const Result& r, std::ostream& out) const {
+absl::Status TagWriter::Write(const TagResult& r, std::ostream& out) const {
   switch (format_) {
     case OutputFormat::kConll: return WriteConll(r, out);
     case OutputFormat::kConllu: return WriteConllu(r, out);
@@ -73,11 +75,11 @@ absl::Status TagWriter::Write(const Result& r, std::ostream& out) const {
   return absl::InternalError("unknown output format");
 }
 
-absl::Status TagWriter::WriteConll(const Result& r, std::ostream& out) const {
+absl::Status TagWriter::WriteConll(const TagResult& r, std::ostream& out) const {
   const Sentence& s = r.sentence;
   std::vector<std::vector<std::string>> layers;
   for (size_t k = 0; k + 1 < models_.size(); ++k) layers.push_back(Layer(r, k));
-  const size_t count = r.infeasible ? 1 : r.solutions.size();
+  const size_t count = r.solutions.empty() ? 1 : r.solutions.size();
   for (size_t rank = 0; rank < count; ++rank) {
     WriteHeader(r, rank, out);
     const std::vector<std::string> last = SolutionLabels(r, rank);
@@ -102,11 +104,11 @@ absl::Status TagWriter::WriteConll(const Result& r, std::ostream& out) const {
   return absl::OkStatus();
 }
 
-absl::Status TagWriter::WriteConllu(const Result& r, std::ostream& out) const {
+absl::Status TagWriter::WriteConllu(const TagResult& r, std::ostream& out) const {
   WriterOptions options;
   options.format = CorpusFormat::kConllu;
   options.conllu_label = reader_.conllu_label;
-  const size_t count = r.infeasible ? 1 : r.solutions.size();
+  const size_t count = r.solutions.empty() ? 1 : r.solutions.size();
   for (size_t rank = 0; rank < count; ++rank) {
     Sentence copy = r.sentence;
     if (solution_headers_) {
@@ -141,11 +143,11 @@ absl::Status TagWriter::WriteConllu(const Result& r, std::ostream& out) const {
   return absl::OkStatus();
 }
 
-absl::Status TagWriter::WriteTagged(const Result& r, std::ostream& out) const {
+absl::Status TagWriter::WriteTagged(const TagResult& r, std::ostream& out) const {
   // word_TAG with the first model's labels; when the last model has several solutions (k-best,
   // constraints) every model's label is appended: word_POS_CHUNK.
   const char sep = reader_.tagged_separator;
-  const size_t count = r.infeasible ? 1 : r.solutions.size();
+  const size_t count = r.solutions.empty() ? 1 : r.solutions.size();
   for (size_t rank = 0; rank < count; ++rank) {
     WriteHeader(r, rank, out);
     const std::vector<std::string> last = SolutionLabels(r, rank);
@@ -172,10 +174,10 @@ absl::Status TagWriter::WriteTagged(const Result& r, std::ostream& out) const {
   return absl::OkStatus();
 }
 
-absl::Status TagWriter::WriteChunks(const Result& r, std::ostream& out) const {
+absl::Status TagWriter::WriteChunks(const TagResult& r, std::ostream& out) const {
   // [NP The/DT old/JJ man/NN] [VP saw/VBD] it/PRP ./.  — chunks of the last model in brackets,
   // each token as word/POS with the first model's tags when the pipeline has more than one model.
-  const size_t count = r.infeasible ? 1 : r.solutions.size();
+  const size_t count = r.solutions.empty() ? 1 : r.solutions.size();
   const bool with_pos = models_.size() > 1;
   const std::vector<std::string> pos = with_pos ? Layer(r, 0) : std::vector<std::string>();
   for (size_t rank = 0; rank < count; ++rank) {
@@ -203,7 +205,7 @@ absl::Status TagWriter::WriteChunks(const Result& r, std::ostream& out) const {
   return absl::OkStatus();
 }
 
-absl::Status TagWriter::WriteJsonl(const Result& r, std::ostream& out) const {
+absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const {
   const Sentence& s = r.sentence;
   auto list = [&](const std::vector<std::string>& items) {
     out << '[';
@@ -227,8 +229,9 @@ absl::Status TagWriter::WriteJsonl(const Result& r, std::ostream& out) const {
     }
     out << ']';
   }
-  out << ", \"status\": " << (r.infeasible ? "\"infeasible\"" : "\"ok\"");
-  if (!r.infeasible) {
+  out << ", \"status\": \"" << SentenceStatusName(r.status) << '"';
+  if (!r.status_reason.empty()) out << ", \"reason\": " << JsonString(r.status_reason);
+  if (!r.solutions.empty()) {
     out << ", \"labels\": ";
     list(SolutionLabels(r, 0));
     out << ", \"score\": " << JsonNumber(r.solutions[0].score)

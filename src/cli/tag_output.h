@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "chaintag/corpus.h"
 #include "chaintag/model.h"
-#include "cli/tag_decode.h"
+#include "chaintag/tagging.h"
 
 namespace chaintag::cli {
 
@@ -24,18 +24,18 @@ class TagWriter {
   // `solution_headers`: precede every solution with "# solution RANK score S probability P".
   TagWriter(const std::vector<const Model*>& models, OutputFormat format, bool raw_text,
             bool solution_headers, const ReaderOptions& reader);
-  absl::Status Write(const Result& r, std::ostream& out) const;
+  absl::Status Write(const TagResult& r, std::ostream& out) const;
 
  private:
   // Label names of pipeline layer k (< last) or of a solution of the last model.
-  std::vector<std::string> Layer(const Result& r, size_t k) const;
-  std::vector<std::string> SolutionLabels(const Result& r, size_t rank) const;
-  void WriteHeader(const Result& r, size_t rank, std::ostream& out) const;
-  absl::Status WriteConll(const Result& r, std::ostream& out) const;
-  absl::Status WriteConllu(const Result& r, std::ostream& out) const;
-  absl::Status WriteTagged(const Result& r, std::ostream& out) const;
-  absl::Status WriteChunks(const Result& r, std::ostream& out) const;
-  absl::Status WriteJsonl(const Result& r, std::ostream& out) const;
+  std::vector<std::string> Layer(const TagResult& r, size_t k) const;
+  std::vector<std::string> SolutionLabels(const TagResult& r, size_t rank) const;
+  void WriteHeader(const TagResult& r, size_t rank, std::ostream& out) const;
+  absl::Status WriteConll(const TagResult& r, std::ostream& out) const;
+  absl::Status WriteConllu(const TagResult& r, std::ostream& out) const;
+  absl::Status WriteTagged(const TagResult& r, std::ostream& out) const;
+  absl::Status WriteChunks(const TagResult& r, std::ostream& out) const;
+  absl::Status WriteJsonl(const TagResult& r, std::ostream& out) const;
 
   std::vector<const Model*> models_;
   OutputFormat format_;

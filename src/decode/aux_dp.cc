@@ -51,7 +51,10 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   n_ = lattice.num_labels();
   statistics_.assign(statistics.begin(), statistics.end());
   const int k = static_cast<int>(statistics_.size());
-  if (k >= 64) return absl::InvalidArgumentError("AuxDpDecoder: at most 63 statistics");
+  if (k >= 64) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the request needs ", k, " statistics; the decoder takes at most 63"));
+  }
   sizes_.assign(k, 1);
   strides_.assign(k, 1);
   position_independent_.assign(k, 0);
@@ -80,6 +83,12 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   if (int64_t{m_} * n_ * r > kMaxCells) {
     return absl::ResourceExhaustedError(absl::StrCat("AuxDpDecoder: M*N*R = ", m_, "*", n_, "*", r,
                                                      " cells exceeds the limit ", kMaxCells));
+  }
+  // Forward scores (8 bytes a cell) and component states; checked before anything is allocated.
+  if (const int64_t bytes = int64_t{m_} * n_ * r * 8 + r * k * 4; bytes > max_bytes_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "constrained decoding needs about ", (bytes >> 20) + 1, " MB (", m_, " tokens x ", n_,
+        " labels x ", r, " states), above the limit of ", max_bytes_ >> 20, " MB"));
   }
   zero_row_.assign(n_, 0);
   row_.assign(n_, 0);

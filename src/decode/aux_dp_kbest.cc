@@ -43,6 +43,8 @@ AuxDpDecoder::Node* AuxDpDecoder::GetNode(int position, int label, int state) {
   std::stable_sort(node->candidates.begin(), node->candidates.end(),
                    [](const Candidate& a, const Candidate& b) { return a.value > b.value; });
   Node* raw = node.get();
+  kbest_bytes_ += static_cast<int64_t>(node->candidates.capacity() * sizeof(Candidate)) +
+                  static_cast<int64_t>(sizeof(Node)) + 64;  // + pool and memo entries
   node_pool_.push_back(std::move(node));
   it->second = raw;
   return raw;
@@ -72,6 +74,7 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::KBest(int k) {
   }
   node_pool_.clear();
   nodes_.clear();
+  kbest_bytes_ = 0;
   Node* sink = GetNode(m_, 0, 0);
   if (sink->candidates.empty()) {
     return absl::NotFoundError("infeasible: no labeling satisfies the constraints");
@@ -91,9 +94,19 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::KBest(int k) {
   std::priority_queue<Item, std::vector<Item>, decltype(worse)> heap(worse);
   int64_t seq = 0;
   std::vector<Path> paths;
-  paths.reserve(k);
+  paths.reserve(std::min(k, 1024));
+  // Memory of one more path: its labels and states, the labeling returned, and at most M heap
+  // items it pushes; nodes are counted as GetNode makes them.
+  const int64_t per_path = int64_t{m_} * (3 * sizeof(int) + sizeof(Item)) + sizeof(Path) +
+                           sizeof(Labeling);
   heap.push({sink->candidates[0].value, seq++, -1, m_, 0});
   while (!heap.empty() && static_cast<int>(out.size()) < k) {
+    kbest_bytes_ += per_path;
+    if (kbest_bytes_ > max_bytes_) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "k-best needs more than ", max_bytes_ >> 20, " MB (the limit) after ", out.size(),
+          " of ", k, " labelings of a ", m_, "-token sentence; ask for fewer"));
+    }
     const Item item = heap.top();
     heap.pop();
     Path path;
@@ -167,6 +180,20 @@ absl::StatusOr<std::vector<Labeling>> DiverseKBest(const Lattice& lattice, int k
   std::vector<Labeling> out;
   std::vector<std::unique_ptr<Statistic>> distances;
   std::vector<const Statistic*> stats(constraints.begin(), constraints.end());
+  // No two labelings of M tokens are more than M tokens (or chunks) apart.
+  if (min_distance > lattice.size()) k = std::min(k, 1);
+  // The last step's state space grows by the distance statistic's states per earlier labeling;
+  // refuse at once what could not be run to the end within the decoder's memory bound.
+  const int64_t per = chunks != nullptr ? 3 * (int64_t{min_distance} + 1) : int64_t{min_distance} + 1;
+  double last_cells = static_cast<double>(std::max(lattice.size(), 1)) * lattice.num_labels();
+  for (const Statistic* c : constraints) last_cells *= c->NumStates();
+  for (int j = 1; j < k; ++j) last_cells *= static_cast<double>(per);
+  if (last_cells * 8 > static_cast<double>(d.max_bytes())) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "diverse k-best of ", k, " labelings at distance ", min_distance, " needs about ",
+        absl::SixDigits(last_cells * 8 / (1 << 20)), " MB at its last step, above the limit of ",
+        d.max_bytes() >> 20, " MB; ask for fewer labelings or a smaller distance"));
+  }
   for (int j = 0; j < k; ++j) {
     if (absl::Status st = d.Run(lattice, stats); !st.ok()) return st;
     absl::StatusOr<Labeling> next = d.BestAccepted();

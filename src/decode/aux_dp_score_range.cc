@@ -257,14 +257,17 @@ void ScoreRangeStatistic::FillSuccessors(int position, int num_labels, absl::Spa
 absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, double upper,
                                           double resolution,
                                           absl::Span<const Statistic* const> constraints,
-                                          double* used_resolution, int max_states) {
+                                          double* used_resolution, int max_states,
+                                          int64_t max_bytes) {
   // Keep the successor tables (M x R x (N+1) x N) and cells within the engine's limits.
   const int64_t per_state = std::max<int64_t>(
       1, int64_t{std::max(lattice.size(), 1)} * (lattice.num_labels() + 1) *
              std::max(lattice.num_labels(), 1));
   int64_t other_states = 1;
   for (const Statistic* c : constraints) other_states *= std::max(c->NumStates(), 1);
-  const int64_t fit = AuxDpDecoder::kMaxCells / per_state / std::max<int64_t>(other_states, 1);
+  // Two engines (max and min per state), 8 bytes a cell each.
+  const int64_t cells = std::min<int64_t>(AuxDpDecoder::kMaxCells, max_bytes / 16);
+  const int64_t fit = cells / per_state / std::max<int64_t>(other_states, 1);
   max_states = static_cast<int>(std::min<int64_t>(max_states, std::max<int64_t>(fit, 2)));
   absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> range =
       ScoreRangeStatistic::Create(lattice, lower, upper, resolution, max_states);
@@ -286,6 +289,7 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
   std::vector<const Statistic*> stats(constraints.begin(), constraints.end());
   stats.push_back(range->get());
   AuxDpDecoder best;
+  best.set_max_bytes(max_bytes / 2);
   if (absl::Status st = best.Run(lattice, stats); !st.ok()) return st;
   // Max per state by the DP above; min per state by the same DP on negated scores.
   Lattice negated = lattice;
@@ -300,6 +304,7 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
     negated.end(y) = neg(lattice.end(y));
   }
   AuxDpDecoder worst;
+  worst.set_max_bytes(max_bytes / 2);
   if (absl::Status st = worst.Run(negated, stats); !st.ok()) return st;
 
   struct Candidate {

@@ -1,0 +1,125 @@
+// The runtime front door: a pipeline of models over a sentence, and the typed request of what to
+// decode with the last model (label counts, score range, exclusions, k-best, diverse k-best,
+// marginals), with the grammar of its textual forms ('B-NP=2..4', 'A..B', exclusion lines).
+// Every request is bounded: a sentence whose request would exceed DecodeRequest::max_memory_bytes
+// gets the status kTooLarge (with the reason) and the next sentence goes on; a request no labeling
+// satisfies gets kInfeasible. Neither is an error of the run.
+#ifndef CHAINTAG_TAGGING_H_
+#define CHAINTAG_TAGGING_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "chaintag/aux_dp.h"
+#include "chaintag/chunks.h"
+#include "chaintag/corpus.h"
+#include "chaintag/model.h"
+
+namespace chaintag {
+
+// One --count constraint: a set of labels (or chunk types) and inclusive bounds.
+struct CountConstraint {
+  bool chunks = false;   // count chunk starts of the given types (chunk:NP=..2)
+  std::vector<int> ids;  // label ids, or chunk type ids of ChunkTable(labels)
+  int lower = 0;
+  int upper = -1;  // -1: no upper bound
+};
+
+// Parses 'B-NP=2..4', 'NN,NNS=..3', 'VB*=1..', 'chunk:NP=3' against a model's labels (chunk
+// types are those of ChunkTable(labels)). Bounds are non-negative ints; errors name the spec.
+absl::StatusOr<CountConstraint> ParseCountConstraint(std::string_view text,
+                                                     const std::vector<std::string>& labels);
+// Parses 'A..B' (either end may be omitted; finite numbers) into [lower, upper].
+absl::Status ParseScoreRange(std::string_view text, double* lower, double* upper);
+// Parses one line of an exclusion file: labelings separated by '|', labels by spaces or tabs; an
+// empty line excludes nothing. Fails on invalid UTF-8 or control characters (a stray CR included).
+absl::StatusOr<std::vector<std::vector<std::string>>> ParseExclusionLine(std::string_view line);
+
+// What a user asks of the last model of a pipeline.
+struct DecodeRequest {
+  // Documented caps on what a request may ask (usage errors beyond them).
+  static constexpr int kMaxScoreStates = 1 << 16;
+  static constexpr int64_t kDefaultMaxMemoryBytes = int64_t{512} << 20;
+
+  std::vector<CountConstraint> counts;
+  bool score_range = false;
+  double score_lower = 0, score_upper = 0, score_resolution = 0.001;
+  int score_max_states = 256;  // quantised states per position; the resolution coarsens to fit
+  int kbest = 0;               // > 0: exact k-best
+  int diverse = 0;             // > 0: diverse k-best with min_distance
+  int min_distance = 1;
+  bool chunk_diversity = false;
+  bool exclusions = false;   // labelings to avoid are given per sentence (TagResult::excluded)
+  bool probability = false;  // compute P(y|x) per solution
+  bool marginals = false;    // per-token marginals of the last model
+  // Memory one sentence's constrained decoding may use (per thread); beyond it the sentence's
+  // status is kTooLarge.
+  int64_t max_memory_bytes = kDefaultMaxMemoryBytes;
+  // Anything beyond plain Viterbi.
+  bool Constrained() const {
+    return !counts.empty() || score_range || kbest > 0 || diverse > 0 || exclusions;
+  }
+  // Checks the numbers of the request (ranges, caps); errors name the option.
+  absl::Status Validate() const;
+};
+
+struct Solution {
+  std::vector<int> labels;
+  double score = 0.0;
+  double probability = 0.0;
+};
+
+// How the request for one sentence ended.
+enum class SentenceStatus {
+  kOk,
+  kInfeasible,  // no labeling satisfies the request
+  kTooLarge,    // the request exceeds a limit for this sentence (reason in status_reason)
+};
+// "ok", "infeasible", "too_large".
+const char* SentenceStatusName(SentenceStatus status);
+
+// What the pipeline produced for one sentence.
+struct TagResult {
+  Sentence sentence;
+  std::vector<std::vector<std::string>> excluded;  // labelings (label names) to avoid
+  int64_t exclude_line = 0;                        // where they came from, for messages
+  std::vector<std::vector<int>> layers;            // best labels of every model but the last
+  std::vector<Solution> solutions;                 // last model, best first
+  SentenceStatus status = SentenceStatus::kOk;
+  std::string status_reason;      // kTooLarge: which limit, in words
+  double score_resolution = 0.0;  // score range: the resolution actually used
+  std::vector<double> marginals;  // last model, M x N
+  absl::Status error;             // a data error (e.g. a bad exclusion line): stops the run
+};
+
+// Runs the models over a sentence. One per thread; the models are shared read-only.
+class Pipeline {
+ public:
+  // `exclude_file` names the exclusion file in messages.
+  Pipeline(const std::vector<const Model*>& models, const DecodeRequest& request,
+           std::string exclude_file = "");
+  void Run(TagResult* r);
+
+ private:
+  absl::Status RunLast(const Sentence& input, TagResult* r);
+  std::vector<const Model*> models_;
+  DecodeRequest request_;
+  std::string exclude_file_;
+  std::vector<Tagger> taggers_;
+  ChunkTable chunk_table_;
+  Sentence stage_;
+  Lattice lattice_;
+  AuxDpDecoder decoder_;
+  ViterbiScratch viterbi_;
+  ForwardBackwardScratch forward_backward_;
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_TAGGING_H_

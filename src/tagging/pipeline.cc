@@ -1,0 +1,190 @@
+// The model pipeline and the dispatch of a DecodeRequest to the decoders of the last model.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "chaintag/tagging.h"
+
+namespace chaintag {
+
+Pipeline::Pipeline(const std::vector<const Model*>& models, const DecodeRequest& request,
+                   std::string exclude_file)
+    : models_(models),
+      request_(request),
+      exclude_file_(std::move(exclude_file)),
+      chunk_table_(models.back()->labels()) {
+  for (const Model* m : models) taggers_.emplace_back(*m);
+  decoder_.set_max_bytes(request_.max_memory_bytes);
+}
+
+void Pipeline::Run(TagResult* r) {
+  for (size_t k = 0; k < taggers_.size(); ++k) {
+    const Sentence* input = &r->sentence;
+    if (k > 0) {
+      // The word column plus the previous models' predictions. The word column, lines and file
+      // name are borrowed from the sentence (swapped in and back), not copied.
+      stage_.columns.resize(1 + k);
+      stage_.columns[0].swap(r->sentence.columns[0]);
+      stage_.token_lines.swap(r->sentence.token_lines);
+      stage_.file.swap(r->sentence.file);
+      const Model& prev = *models_[k - 1];
+      auto& col = stage_.columns[k];
+      const std::vector<int>& layer = r->layers[k - 1];
+      // Assigning into kept strings reuses their buffers: no allocation per token once warm.
+      col.resize(layer.size());
+      for (size_t t = 0; t < layer.size(); ++t) col[t] = prev.labels()[layer[t]];
+      input = &stage_;
+    }
+    absl::Status status;
+    if (k + 1 == taggers_.size()) {
+      status = RunLast(*input, r);
+    } else if (auto labeling = taggers_[k].Tag(*input); labeling.ok()) {
+      r->layers.push_back(std::move(labeling->labels));
+    } else {
+      status = labeling.status();
+    }
+    if (k > 0) {
+      stage_.columns[0].swap(r->sentence.columns[0]);
+      stage_.token_lines.swap(r->sentence.token_lines);
+      stage_.file.swap(r->sentence.file);
+    }
+    if (!status.ok()) {
+      r->error = status;
+      return;
+    }
+  }
+}
+
+absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
+  Tagger& tagger = taggers_.back();
+  const Model& model = *models_.back();
+  if (absl::Status s = tagger.BuildLattice(input, &lattice_); !s.ok()) return s;
+  const int m = lattice_.size();
+
+  // Count constraints, with bounds clamped to what a sentence of M tokens can hold (at most M
+  // labels or chunks), so huge bounds cost nothing and unreachable ones are infeasible at once.
+  std::vector<std::unique_ptr<Statistic>> owned;
+  std::vector<const Statistic*> constraints;
+  bool infeasible = false;
+  for (const CountConstraint& c : request_.counts) {
+    if (c.lower > m) {
+      infeasible = true;
+      continue;
+    }
+    const int upper = c.upper < 0 || c.upper >= m ? -1 : c.upper;
+    if (c.lower == 0 && upper < 0) continue;  // always satisfied
+    if (c.chunks) {
+      owned.push_back(std::make_unique<ChunkCountStatistic>(chunk_table_, c.ids, c.lower, upper));
+    } else {
+      owned.push_back(std::make_unique<LabelCountStatistic>(model.num_labels(), c.ids, c.lower, upper));
+    }
+    constraints.push_back(owned.back().get());
+  }
+
+  std::vector<std::vector<int>> excluded;
+  for (const auto& labels : r->excluded) {
+    if (static_cast<int>(labels.size()) != input.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          exclude_file_, ":", r->exclude_line, ": expected labelings of ", input.size(),
+          " labels (the sentence's length), found ", labels.size()));
+    }
+    std::vector<int> ids;
+    for (const std::string& label : labels) {
+      const int y = model.LabelId(label);
+      if (y < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            exclude_file_, ":", r->exclude_line, ": expected a label of the model, found '", label, "'"));
+      }
+      ids.push_back(y);
+    }
+    excluded.push_back(std::move(ids));
+  }
+  // Score ranges and diverse k-best exclude labelings by Hamming statistics (2 states each);
+  // the others by k-best, linear in the number of exclusions.
+  const bool exclude_by_statistics = request_.score_range || request_.diverse > 0;
+  if (exclude_by_statistics) {
+    for (std::vector<int>& ids : excluded) {
+      owned.push_back(std::make_unique<HammingDistanceStatistic>(std::move(ids), 1));
+      constraints.push_back(owned.back().get());
+    }
+    excluded.clear();
+  }
+
+  absl::StatusOr<std::vector<Labeling>> found;
+  auto one = [&found](absl::StatusOr<Labeling> best) {
+    if (best.ok()) {
+      found = std::vector<Labeling>{std::move(*best)};
+    } else {
+      found = best.status();
+    }
+  };
+  if (infeasible) {
+    found = absl::NotFoundError("infeasible: a count's lower bound exceeds the sentence length");
+  } else if (request_.score_range) {
+    one(ScoreRangeDecode(lattice_, request_.score_lower, request_.score_upper,
+                         request_.score_resolution, constraints, &r->score_resolution,
+                         request_.score_max_states, request_.max_memory_bytes));
+  } else if (request_.diverse > 0) {
+    found = DiverseKBest(lattice_, request_.diverse, request_.min_distance, constraints,
+                         request_.chunk_diversity ? &chunk_table_ : nullptr, &decoder_);
+  } else if (request_.kbest > 0) {
+    // The K best that are not excluded are among the K + |E| best.
+    const int64_t k = std::min<int64_t>(int64_t{request_.kbest} + excluded.size(), INT32_MAX);
+    found = KBestDecode(lattice_, static_cast<int>(k), constraints, &decoder_);
+    if (found.ok() && !excluded.empty()) {
+      std::vector<Labeling> kept;
+      for (Labeling& l : *found) {
+        if (static_cast<int>(kept.size()) == request_.kbest) break;
+        if (std::find(excluded.begin(), excluded.end(), l.labels) == excluded.end()) {
+          kept.push_back(std::move(l));
+        }
+      }
+      if (kept.empty()) {
+        found = absl::NotFoundError("infeasible: every labeling satisfying the request is excluded");
+      } else {
+        found = std::move(kept);
+      }
+    }
+  } else if (!excluded.empty()) {
+    one(ExclusionDecode(lattice_, excluded, constraints, &decoder_));
+  } else if (!constraints.empty()) {
+    one(ConstrainedDecode(lattice_, constraints, &decoder_));
+  } else {
+    one(ViterbiDecode(lattice_, &viterbi_));
+  }
+  if (!found.ok()) {
+    if (IsInfeasible(found.status())) {
+      r->status = SentenceStatus::kInfeasible;
+      return absl::OkStatus();
+    }
+    if (found.status().code() == absl::StatusCode::kResourceExhausted) {
+      r->status = SentenceStatus::kTooLarge;
+      r->status_reason = std::string(found.status().message());
+      return absl::OkStatus();
+    }
+    return found.status();
+  }
+  double log_z = 0.0;
+  if (request_.marginals) {
+    auto marginals = ForwardBackward(lattice_, &forward_backward_);
+    if (!marginals.ok()) return marginals.status();
+    log_z = marginals->log_z;
+    r->marginals = std::move(marginals->unary);
+  } else if (request_.probability) {
+    auto z = LogPartition(lattice_, &forward_backward_);
+    if (!z.ok()) return z.status();
+    log_z = *z;
+  }
+  for (Labeling& l : *found) {
+    Solution s;
+    s.score = l.score;
+    s.probability = request_.probability ? std::exp(l.score - log_z) : 0.0;
+    s.labels = std::move(l.labels);
+    r->solutions.push_back(std::move(s));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace chaintag
