@@ -2,7 +2,9 @@
 #ifndef CHAINTAG_SRC_MODEL_COMPRESSION_H_
 #define CHAINTAG_SRC_MODEL_COMPRESSION_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -20,9 +22,26 @@ inline bool IsGzip(std::string_view bytes) {
 // give equal files (reproducible models).
 std::string Gzip(std::string_view bytes);
 
+// Supplies compressed input: copies at most `n` bytes to `buffer` and returns how many (0 at the
+// end of the input), or an error.
+using ByteSource = std::function<absl::StatusOr<size_t>(char* buffer, size_t n)>;
+// Sees the first `header_bytes` of the decompressed output (fewer only when the whole output is
+// shorter) before anything else is decompressed; returns the size the output may reach, or an
+// error that stops decompression.
+using HeaderCheck = std::function<absl::StatusOr<uint64_t>(std::string_view prefix)>;
+
+// Decompresses a gzip stream incrementally: `check` runs as soon as the first `header_bytes` are
+// out, and decompression stops with an error as soon as the output exceeds the smaller of
+// `max_bytes` and the size `check` allows. So a bomb costs at most that much memory, and a stream
+// of something else fails after a few bytes. Errors name `name`.
+absl::StatusOr<std::string> GunzipStream(const ByteSource& source, const std::string& name,
+                                         size_t header_bytes, const HeaderCheck& check,
+                                         uint64_t max_bytes);
+
 // Decompresses a gzip image. Fails (naming `name`) on a corrupt or truncated stream, a CRC or
 // length mismatch, or when the output would exceed `max_bytes`.
-absl::StatusOr<std::string> Gunzip(std::string_view bytes, const std::string& name, uint64_t max_bytes);
+absl::StatusOr<std::string> Gunzip(std::string_view bytes, const std::string& name,
+                                   uint64_t max_bytes);
 
 }  // namespace chaintag::model_file
 

@@ -4,13 +4,20 @@
 
 #include "model/compression.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <iterator>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,8 +26,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "chaintag/model.h"
+#include "corpus/line_reader.h"
+#include "string_view_compat.h"
+#include "unicode/uchar.h"
+#include "unicode/utf8.h"
 
 namespace chaintag {
 namespace model_file {
@@ -76,8 +88,7 @@ uint32_t Crc32c(std::string_view data) {
   return crc ^ 0xFFFFFFFFu;
 }
 
-absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view bytes,
-                                                           const std::string& name) {
+absl::Status CheckMagicAndVersion(std::string_view bytes, const std::string& name) {
   const uint64_t size = bytes.size();
   if (size < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic) {
     if (size < kMagic.size() && kMagic.substr(0, size) == bytes) {
@@ -101,13 +112,88 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
     return absl::DataLossError(absl::StrCat(name, ": truncated model file: expected at least ",
                                             kFixedHeaderBytes, " header bytes, found ", size));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> CheckHeader(std::string_view prefix, const std::string& name) {
+  if (absl::Status s = CheckMagicAndVersion(prefix, name); !s.ok()) return s;
+  const uint64_t declared_size = GetU64At(prefix, 16);
+  if (declared_size > kMaxModelBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": expected a model of at most ", kMaxModelBytes,
+                     " bytes, the header declares ", declared_size, " bytes"));
+  }
+  return declared_size;
+}
+
+absl::Status SizeMismatch(const std::string& name, uint64_t declared_size, uint64_t size) {
+  return absl::DataLossError(absl::StrCat(name, ": expected ", declared_size,
+                                          " bytes (size recorded in the header), found ", size,
+                                          size < declared_size ? " (truncated file)" : ""));
+}
+
+absl::Status CheckModelString(std::string_view text, StringRule rule, std::string_view what,
+                              const std::string& name) {
+  const std::string_view requirement =
+      rule == StringRule::kName   ? "without whitespace or control characters"
+      : rule == StringRule::kCell ? "without tabs, line breaks or control characters"
+      : rule == StringRule::kLine ? "without line breaks or control characters"
+                                  : "without control characters other than tab and line feed";
+  if (rule == StringRule::kName && text.empty()) {
+    return absl::DataLossError(
+        absl::StrCat(name, ": expected ", ToAbsl(what), " to be non-empty, found \"\""));
+  }
+  bool is_nul = false, all_ascii = true;
+  const int64_t bad = corpus_internal::FindInvalidUtf8(text, &is_nul, &all_ascii);
+  if (bad >= 0) {
+    return absl::DataLossError(absl::StrFormat(
+        "%s: expected %s to be UTF-8 text %s, found %s at byte offset %d in %s", name,
+        ToAbsl(what), ToAbsl(requirement),
+        is_nul ? std::string("a NUL byte")
+               : absl::StrFormat("invalid byte 0x%02X", static_cast<unsigned char>(text[bad])),
+        bad, corpus_internal::QuoteLine(text)));
+  }
+  const auto* data = reinterpret_cast<const uint8_t*>(text.data());
+  const int32_t length = static_cast<int32_t>(std::min<size_t>(text.size(), INT32_MAX));
+  int32_t i = 0;
+  while (i < length) {
+    const int32_t begin = i;
+    UChar32 c;
+    U8_NEXT(data, i, length, c);
+    bool refused = false;
+    if (c == '\t') {
+      refused = rule == StringRule::kName || rule == StringRule::kCell;
+    } else if (c == '\n') {
+      refused = rule != StringRule::kText;
+    } else if (c == '\r') {
+      // A template file with CRLF line ends is stored as written.
+      refused = rule != StringRule::kText || i >= length || data[i] != '\n';
+    } else if (c < 0x20 || (c >= 0x7F && c < 0xA0)) {
+      refused = true;
+    } else if (rule == StringRule::kName) {
+      refused = u_isUWhiteSpace(c);
+    }
+    if (refused) {
+      const std::string found = c == ' '    ? std::string("a space")
+                                : c == '\t' ? std::string("a tab")
+                                : c == '\n' ? std::string("a line feed")
+                                : c == '\r' ? std::string("a carriage return")
+                                             : absl::StrFormat("U+%04X", static_cast<uint32_t>(c));
+      return absl::DataLossError(absl::StrFormat("%s: expected %s to be UTF-8 text %s, found %s at byte offset %d in %s",
+                                                 name, ToAbsl(what), ToAbsl(requirement), found,
+                                                 begin, corpus_internal::QuoteLine(text)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view bytes,
+                                                           const std::string& name) {
+  const uint64_t size = bytes.size();
+  if (absl::Status s = CheckMagicAndVersion(bytes, name); !s.ok()) return s;
   const uint32_t count = GetU32At(bytes, 12);
   const uint64_t declared_size = GetU64At(bytes, 16);
-  if (declared_size != size) {
-    return absl::DataLossError(absl::StrCat(name, ": expected ", declared_size,
-                                            " bytes (size recorded in the header), found ", size,
-                                            size < declared_size ? " (truncated file)" : ""));
-  }
+  if (declared_size != size) return SizeMismatch(name, declared_size, size);
   if (count == 0 || count > kMaxSections) {
     return absl::DataLossError(absl::StrCat(name, ": expected 1 to ", kMaxSections,
                                             " sections, header says ", count));
@@ -306,17 +392,50 @@ absl::Status ReadFlags(ByteReader& r, uint64_t expected, absl::string_view what,
   return absl::OkStatus();
 }
 
+// Every string besides the labels: a CRC-valid file may still carry text that breaks the
+// writers or `info --json` (issue 18).
+absl::Status CheckStrings(const Model& model, const std::string& name) {
+  using model_file::CheckModelString;
+  using model_file::StringRule;
+  CHAINTAG_RETURN_IF_ERROR(
+      CheckModelString(model.spec().text(), StringRule::kText, "the template text", name));
+  for (int a = 0; a < model.attributes().size(); ++a) {
+    CHAINTAG_RETURN_IF_ERROR(CheckModelString(model.attributes().name_view(a), StringRule::kLine,
+                                              absl::StrCat("attribute ", a + 1), name));
+  }
+  for (size_t i = 0; i < model.metadata().size(); ++i) {
+    const auto& [key, value] = model.metadata()[i];
+    CHAINTAG_RETURN_IF_ERROR(CheckModelString(key, StringRule::kName,
+                                              absl::StrCat("metadata key ", i + 1), name));
+    CHAINTAG_RETURN_IF_ERROR(CheckModelString(value, StringRule::kLine,
+                                              absl::StrCat("metadata value '", key, "'"), name));
+  }
+  for (size_t k = 0; k < model.self_tests().size(); ++k) {
+    for (const std::vector<std::string>& column : model.self_tests()[k].sentence.columns) {
+      for (const std::string& cell : column) {
+        CHAINTAG_RETURN_IF_ERROR(CheckModelString(
+            cell, StringRule::kCell, absl::StrCat("a cell of self-test ", k + 1), name));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Consistency of a model, in memory (before saving) or just parsed (on load).
 absl::Status Validate(const Model& model, const std::string& name) {
   const int n = model.num_labels();
   if (n == 0) return absl::DataLossError(absl::StrCat(name, ": expected at least one label"));
   absl::flat_hash_set<std::string_view> seen;
-  for (const std::string& label : model.labels()) {
+  for (size_t i = 0; i < model.labels().size(); ++i) {
+    const std::string& label = model.labels()[i];
     if (label.empty()) return absl::DataLossError(absl::StrCat(name, ": empty label name"));
+    CHAINTAG_RETURN_IF_ERROR(model_file::CheckModelString(
+        label, model_file::StringRule::kName, absl::StrCat("label ", i + 1), name));
     if (!seen.insert(label).second) {
       return absl::DataLossError(absl::StrCat(name, ": label '", label, "' appears twice"));
     }
   }
+  CHAINTAG_RETURN_IF_ERROR(CheckStrings(model, name));
   const ModelParameters& p = model.parameters();
   if (p.num_labels != n) {
     return absl::DataLossError(absl::StrCat(name, ": parameters are for ", p.num_labels,
@@ -407,6 +526,116 @@ absl::Status RunSelfTests(const Model& model, const std::string& name) {
     }
   }
   return absl::OkStatus();
+}
+
+
+// Decompresses a gzip model file, checking the image header (magic, version, declared size) as
+// soon as its first bytes are out and stopping at the declared size.
+absl::StatusOr<std::string> GunzipModelImage(const model_file::ByteSource& source,
+                                             const std::string& name) {
+  namespace mf = model_file;
+  return mf::GunzipStream(
+      source, name, mf::kFixedHeaderBytes,
+      [&](std::string_view prefix) -> absl::StatusOr<uint64_t> {
+        if (mf::IsGzip(prefix)) {
+          return absl::DataLossError(absl::StrCat(
+              name, ": expected a chaintag model inside the gzip stream, found another gzip stream"));
+        }
+        return mf::CheckHeader(prefix, name);
+      },
+      mf::kMaxModelBytes);
+}
+
+// Closes a file descriptor on scope exit.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Reads the model file at `path` without trusting it: the header comes first, so a file that is
+// not a model (even /dev/zero) costs a few bytes, and nothing past the declared size is read.
+absl::StatusOr<Model> LoadFile(const std::string& path) {
+  namespace mf = model_file;
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open model file: ", std::strerror(errno)));
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) {
+    return absl::DataLossError(absl::StrCat(path, ": cannot stat model file: ", std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": expected a model file, found a directory"));
+  }
+  const bool regular = S_ISREG(st.st_mode);
+  absl::Status read_error;
+  // Reads up to `n` bytes (fewer only at the end of the file).
+  auto read_some = [&](char* buffer, size_t n) -> absl::StatusOr<size_t> {
+    size_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::read(fd.get(), buffer + done, n - done);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        return absl::DataLossError(absl::StrCat(path, ": read error: ", std::strerror(errno)));
+      }
+      if (got == 0) break;
+      done += static_cast<size_t>(got);
+    }
+    return done;
+  };
+  std::string head(mf::kFixedHeaderBytes, '\0');
+  absl::StatusOr<size_t> got = read_some(head.data(), head.size());
+  if (!got.ok()) return got.status();
+  head.resize(*got);
+  if (mf::IsGzip(head)) {
+    size_t head_pos = 0;
+    const mf::ByteSource source = [&](char* buffer, size_t n) -> absl::StatusOr<size_t> {
+      if (head_pos < head.size()) {
+        const size_t k = std::min(n, head.size() - head_pos);
+        std::memcpy(buffer, head.data() + head_pos, k);
+        head_pos += k;
+        return k;
+      }
+      return read_some(buffer, n);
+    };
+    absl::StatusOr<std::string> image = GunzipModelImage(source, path);
+    if (!image.ok()) return image.status();
+    return Model::FromBytes(*image, path);
+  }
+  if (head.size() < mf::kFixedHeaderBytes) return Model::FromBytes(head, path);
+  absl::StatusOr<uint64_t> declared = mf::CheckHeader(head, path);
+  if (!declared.ok()) return declared.status();
+  if (regular && static_cast<uint64_t>(st.st_size) != *declared) {
+    return mf::SizeMismatch(path, *declared, static_cast<uint64_t>(st.st_size));
+  }
+  std::string bytes = std::move(head);
+  if (*declared > bytes.size()) {
+    // One byte more than declared, so a longer stream is reported as such.
+    const uint64_t want = *declared + 1;
+    if (regular) bytes.reserve(want);
+    constexpr size_t kChunk = size_t{1} << 20;
+    while (bytes.size() < want) {
+      const size_t old = bytes.size();
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, want - old));
+      bytes.resize(old + n);
+      absl::StatusOr<size_t> more = read_some(bytes.data() + old, n);
+      if (!more.ok()) return more.status();
+      bytes.resize(old + *more);
+      if (*more < n) break;
+    }
+  }
+  return Model::FromBytes(bytes, path);
 }
 
 }  // namespace
@@ -507,14 +736,17 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   namespace mf = model_file;
   std::string inflated;
   if (mf::IsGzip(bytes)) {
-    absl::StatusOr<std::string> image = mf::Gunzip(bytes, name, mf::kMaxInflatedBytes);
+    size_t pos = 0;
+    const mf::ByteSource source = [&](char* buffer, size_t n) -> absl::StatusOr<size_t> {
+      const size_t k = std::min(n, bytes.size() - pos);
+      std::memcpy(buffer, bytes.data() + pos, k);
+      pos += k;
+      return k;
+    };
+    absl::StatusOr<std::string> image = GunzipModelImage(source, name);
     if (!image.ok()) return image.status();
     inflated = *std::move(image);
     bytes = inflated;
-    if (mf::IsGzip(bytes)) {
-      return absl::DataLossError(
-          absl::StrCat(name, ": expected a chaintag model inside the gzip stream, found another gzip stream"));
-    }
   }
   absl::StatusOr<std::vector<SectionEntry>> table = mf::ReadSectionTable(bytes, name);
   if (!table.ok()) return table.status();
@@ -683,16 +915,15 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
 }
 
 absl::StatusOr<Model> Model::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat(path, ": cannot open model file: ", std::strerror(errno)));
+  // Boost, the standard library and allocation may throw; no exception leaves the module.
+  try {
+    return LoadFile(path);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": out of memory while loading the model"));
+  } catch (const std::exception& e) {
+    return absl::DataLossError(absl::StrCat(path, ": cannot read the model: ", e.what()));
   }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    return absl::DataLossError(absl::StrCat(path, ": read error: ", std::strerror(errno)));
-  }
-  return FromBytes(bytes, path);
 }
 
 absl::Status Model::Save(const std::string& path, ModelFileCompression compression) const {

@@ -20,8 +20,9 @@ inline constexpr uint64_t kFixedHeaderBytes = 24;
 inline constexpr uint64_t kSectionEntryBytes = 24;
 // Upper bound on the section count, so a corrupt count cannot request a huge table.
 inline constexpr uint32_t kMaxSections = 64;
-// Upper bound on the image inside a gzip-compressed model file (a decompression bomb fails here).
-inline constexpr uint64_t kMaxInflatedBytes = uint64_t{4} << 30;
+// Upper bound on a model image, plain or inside a gzip-compressed file: a header declaring more
+// is refused before anything else is read, and a decompression bomb fails here at the latest.
+inline constexpr uint64_t kMaxModelBytes = uint64_t{4} << 30;
 
 enum SectionId : uint32_t {
   kLabels = 1,
@@ -44,6 +45,27 @@ struct SectionEntry {
 
 // CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as in iSCSI / RFC 3720.
 uint32_t Crc32c(std::string_view data);
+
+// Checks the magic and format version of the first bytes of an image (at least 24 unless the
+// image is shorter); errors read like ReadSectionTable's.
+absl::Status CheckMagicAndVersion(std::string_view bytes, const std::string& name);
+// CheckMagicAndVersion on the first kFixedHeaderBytes of an image, then returns the size the
+// header declares (refused above kMaxModelBytes), so a loader can stop reading there.
+absl::StatusOr<uint64_t> CheckHeader(std::string_view prefix, const std::string& name);
+// "NAME: expected D bytes (size recorded in the header), found S".
+absl::Status SizeMismatch(const std::string& name, uint64_t declared_size, uint64_t size);
+
+// What a string stored in a model may contain besides valid UTF-8 without NUL, control
+// characters (C0, DEL, C1) or the characters below being refused.
+enum class StringRule {
+  kName,  // non-empty, no whitespace at all: labels, metadata keys
+  kCell,  // spaces, no tab or line break: self-test cells (tab-separated fields keep spaces)
+  kLine,  // spaces and tabs, no line break: attribute names, metadata values
+  kText,  // spaces, tabs and line feeds: the template text
+};
+// Checks `text` against `rule`; the error reads "NAME: expected WHAT to be ..., found ...".
+absl::Status CheckModelString(std::string_view text, StringRule rule, std::string_view what,
+                              const std::string& name);
 
 // Checks magic, version, declared size, header checksum, and that every section lies inside the
 // file; returns the section table. Does not verify section checksums.

@@ -2,6 +2,9 @@
 
 #include "model/compression.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <cstring>
@@ -10,8 +13,10 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "chaintag/model.h"
 #include "gtest/gtest.h"
 #include "model/tiny_model.h"
@@ -432,6 +437,210 @@ TEST(ModelFileTest, GzipOfSomethingElseIsRejected) {
   absl::StatusOr<std::string> bomb = mf::Gunzip(mf::Gzip(std::string(100000, 'x')), "bomb.gz", 4096);
   ASSERT_FALSE(bomb.ok());
   EXPECT_TRUE(Contains(bomb.status(), "expands beyond 4096 bytes")) << bomb.status();
+}
+
+// Issue 18, item 2: a directory is refused with a status, never an std::ios_failure.
+TEST(ModelFileTest, LoadRefusesADirectory) {
+  const std::string dir = ::testing::TempDir() + "/chaintag_model_dir_test";
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<Model> loaded = Model::Load(dir);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(), dir + ": expected a model file, found a directory");
+  std::filesystem::remove(dir);
+}
+
+// Issue 18, item 3: /dev/zero is endless; the loader reads its header only and stops.
+TEST(ModelFileTest, LoadOfAnEndlessDeviceReadsOnlyTheHeader) {
+  absl::StatusOr<Model> loaded = Model::Load("/dev/zero");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(), "/dev/zero: not a chaintag model (bad magic)");
+}
+
+// A file of zeros (regular file) fails on its magic too.
+TEST(ModelFileTest, LoadOfAFileOfZerosFailsOnTheMagic) {
+  const std::string path = ::testing::TempDir() + "/chaintag_zeros.model";
+  std::ofstream(path, std::ios::binary) << std::string(1 << 20, '\0');
+  absl::StatusOr<Model> loaded = Model::Load(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "bad magic")) << loaded.status();
+  std::remove(path.c_str());
+}
+
+// Models also stream from pipes (no size known in advance).
+TEST(ModelFileTest, LoadFromAPipe) {
+  const std::string image = SmallModelWithSelfTests().ToBytes();
+  for (const std::string& bytes : {image, mf::Gzip(image)}) {
+    const std::string fifo = ::testing::TempDir() + "/chaintag_model_fifo";
+    std::remove(fifo.c_str());
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << bytes; });
+    absl::StatusOr<Model> loaded = Model::Load(fifo);
+    writer.join();
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->ToBytes(), image);
+    std::remove(fifo.c_str());
+  }
+}
+
+// A gzip bomb of zeros: the image header is checked on the first decompressed bytes, so only the
+// start of the compressed stream is consumed (64 MiB of zeros compress to about 64 KiB).
+TEST(ModelFileTest, GzipBombOfZerosStopsAtTheHeader) {
+  const std::string bomb = mf::Gzip(std::string(64 << 20, '\0'));
+  ASSERT_GT(bomb.size(), 60000u);
+  size_t consumed = 0;
+  const mf::ByteSource source = [&](char* buffer, size_t n) -> absl::StatusOr<size_t> {
+    const size_t k = std::min(n, bomb.size() - consumed);
+    std::memcpy(buffer, bomb.data() + consumed, k);
+    consumed += k;
+    return k;
+  };
+  size_t seen_prefix = 0;
+  absl::StatusOr<std::string> out = mf::GunzipStream(
+      source, "bomb.gz", mf::kFixedHeaderBytes,
+      [&](std::string_view prefix) -> absl::StatusOr<uint64_t> {
+        seen_prefix = prefix.size();
+        return mf::CheckHeader(prefix, "bomb.gz");
+      },
+      mf::kMaxModelBytes);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(), "bomb.gz: not a chaintag model (bad magic)");
+  EXPECT_EQ(seen_prefix, mf::kFixedHeaderBytes);
+  EXPECT_LE(consumed, 16384u);
+  // The same through Load of a file.
+  const std::string path = ::testing::TempDir() + "/chaintag_bomb.model";
+  std::ofstream(path, std::ios::binary) << bomb;
+  absl::StatusOr<Model> loaded = Model::Load(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(), path + ": not a chaintag model (bad magic)");
+  std::remove(path.c_str());
+}
+
+// A valid image followed by 64 MiB of zeros inside the gzip stream: decompression stops at the
+// size the header declares instead of inflating everything.
+TEST(ModelFileTest, GzipStopsAtTheDeclaredSize) {
+  const std::string image = SmallModelWithSelfTests().ToBytes();
+  const std::string padded = mf::Gzip(image + std::string(64 << 20, '\0'));
+  absl::StatusOr<Model> loaded = Model::FromBytes(padded, "padded.gz");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            absl::StrCat("padded.gz: gzip-compressed model expands beyond ", image.size(),
+                         " bytes (the size its header declares)"));
+}
+
+// A header declaring more than kMaxModelBytes is refused before anything else is read.
+TEST(ModelFileTest, HugeDeclaredSizeIsRefusedUpFront) {
+  std::string bytes = SmallModelWithSelfTests().ToBytes();
+  for (int i = 0; i < 8; ++i) bytes[16 + i] = static_cast<char>(i == 5 ? 1 : 0);  // 2^40
+  const std::string path = ::testing::TempDir() + "/chaintag_huge.model";
+  std::ofstream(path, std::ios::binary) << bytes;
+  absl::StatusOr<Model> loaded = Model::Load(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            absl::StrCat(path, ": expected a model of at most ", mf::kMaxModelBytes,
+                         " bytes, the header declares 1099511627776 bytes"));
+  absl::StatusOr<Model> gz = Model::FromBytes(mf::Gzip(bytes), "huge.gz");
+  ASSERT_FALSE(gz.ok());
+  EXPECT_TRUE(Contains(gz.status(), "the header declares 1099511627776 bytes")) << gz.status();
+  std::remove(path.c_str());
+}
+
+// Issue 18, item 13: CRC-valid models with strings that would break the writers or JSON output
+// are refused on load (and on save).
+Model WithLabels(const Model& base, std::vector<std::string> labels) {
+  return Model(std::move(labels), base.spec(), base.attributes(), base.parameters(),
+               base.transition_mask());
+}
+
+TEST(ModelFileTest, LabelsWithWhitespaceControlsOrBadUtf8AreRefused) {
+  const Model base = BuildTinyModel();
+  const struct {
+    std::string label;
+    std::string message;
+  } cases[] = {
+      {"B NP", "x.model: expected label 1 to be UTF-8 text without whitespace or control "
+               "characters, found a space at byte offset 1 in \"B NP\""},
+      {"B\tNP", "found a tab at byte offset 1"},
+      {"B\nNP", "found a line feed at byte offset 1"},
+      {std::string("B\0NP", 4), "found a NUL byte at byte offset 1 in \"B\\x00NP\""},
+      {"B\xFFNP", "found invalid byte 0xFF at byte offset 1"},
+      {"B\xC2\x85NP", "found U+0085 at byte offset 1"},
+      {"B\xC2\xA0NP", "found U+00A0 at byte offset 1"},
+      {"B\x7FNP", "found U+007F at byte offset 1"},
+  };
+  for (const auto& c : cases) {
+    const Model model = WithLabels(base, {c.label, "I-NP", "O"});
+    absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "x.model");
+    ASSERT_FALSE(loaded.ok()) << c.message;
+    EXPECT_TRUE(Contains(loaded.status(), c.message)) << loaded.status();
+    EXPECT_FALSE(model.Save(::testing::TempDir() + "/chaintag_bad_label.model").ok());
+  }
+  // Non-ASCII labels are fine.
+  absl::StatusOr<Model> ok =
+      Model::FromBytes(WithLabels(base, {"B-NP", "I-NP", "Ö"}).ToBytes(), "x.model");
+  EXPECT_TRUE(ok.ok()) << ok.status();
+}
+
+TEST(ModelFileTest, MetadataAttributesAndSelfTestsAreValidated) {
+  {
+    Model model = BuildTinyModel();
+    model.AddMetadata("task", std::string("po\0s", 4));
+    absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "m.model");
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_TRUE(Contains(loaded.status(), "expected metadata value 'task' to be UTF-8 text"))
+        << loaded.status();
+  }
+  {
+    Model model = BuildTinyModel();
+    model.AddMetadata("a key", "v");
+    absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "m.model");
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_TRUE(Contains(loaded.status(), "expected metadata key 4 to be UTF-8 text without "
+                                          "whitespace"))
+        << loaded.status();
+  }
+  {
+    // Tab-separated metadata values (file lists) and spaces stay allowed.
+    Model model = BuildTinyModel();
+    model.AddMetadata("training_files", "a b.conll\tc.conll");
+    absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "m.model");
+    EXPECT_TRUE(loaded.ok()) << loaded.status();
+  }
+  {
+    const Model base = BuildTinyModel();
+    AttributeDictionary attributes;
+    for (int a = 0; a < base.attributes().size(); ++a) {
+      attributes.Insert(a == 2 ? std::string("U00:\xE2\x82") : base.attributes().name(a));
+    }
+    const Model model(base.labels(), base.spec(), std::move(attributes), base.parameters(),
+                      base.transition_mask());
+    absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "a.model");
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_TRUE(Contains(loaded.status(), "expected attribute 3 to be UTF-8 text")) << loaded.status();
+  }
+  {
+    Model model = BuildTinyModel();
+    std::vector<Sentence> corpus = TinyCorpus();
+    corpus.resize(1);
+    corpus[0].columns[0][1] = "c\x01t";
+    ASSERT_TRUE(model.SetSelfTests(corpus).ok());
+    absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "s.model");
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_TRUE(Contains(loaded.status(), "expected a cell of self-test 1 to be UTF-8 text without "
+                                          "tabs, line breaks or control characters, found U+0001"))
+        << loaded.status();
+  }
+}
+
+TEST(ModelFileTest, CheckModelStringRules) {
+  using mf::StringRule;
+  EXPECT_TRUE(mf::CheckModelString("U00:a b\tc", StringRule::kLine, "x", "n").ok());
+  EXPECT_FALSE(mf::CheckModelString("a\nb", StringRule::kLine, "x", "n").ok());
+  EXPECT_TRUE(mf::CheckModelString("U00:%x[0,0]\r\nB\r\n", StringRule::kText, "x", "n").ok());
+  EXPECT_FALSE(mf::CheckModelString("U00:%x[0,0]\rB", StringRule::kText, "x", "n").ok());
+  EXPECT_TRUE(mf::CheckModelString("a b", StringRule::kCell, "x", "n").ok());
+  EXPECT_FALSE(mf::CheckModelString("a\tb", StringRule::kCell, "x", "n").ok());
+  EXPECT_FALSE(mf::CheckModelString("", StringRule::kName, "x", "n").ok());
+  EXPECT_TRUE(mf::CheckModelString("", StringRule::kLine, "x", "n").ok());
 }
 
 TEST(ModelFileTest, SaveRejectsInconsistentModel) {
