@@ -14,6 +14,7 @@ packages=(
   liblbfgs-dev
   zlib1g-dev
   python3 time
+  clang libfuzzer-14-dev
 )
 
 missing=()
