@@ -144,6 +144,10 @@ absl::StatusOr<std::unique_ptr<std::istream>> OpenInputStream(const std::string&
 // and it is not a directory), so long jobs fail before the work rather than after it.
 absl::Status CheckWritable(const std::string& path);
 
+// Removes the temporary files of every AtomicOutputFile not yet committed or destroyed. Safe to
+// call from a signal handler (SIGINT/SIGTERM), so an interrupted command leaves no temporary.
+void RemoveTemporaryFiles();
+
 // Writes a file under a temporary name (path + ".tmp-XXXXXX", same directory) and renames it
 // into place on Commit(), so a failure never leaves half a file. Without Commit() the
 // destructor removes the temporary file.

@@ -143,6 +143,7 @@ struct TrainOptions {
   double duality_gap = 0.01;  // bcfw: stop when the duality gap <= duality_gap * primal
   double learning_rate = 0.0;  // sgd: initial step eta_0 (0 = calibrate on a sample)
   int early_stopping = 0;  // > 0: stop after this many dev evaluations without improvement
+  int max_labels = 1000;   // more distinct training labels is refused (memory grows as N^2)
   int lbfgs_memory = 5;    // L-BFGS corrections m; memory is about (2m + 5) * 8 bytes per weight
   uint64_t seed = 1;       // shuffling (perceptron, bcfw, sgd)
 };

@@ -1,9 +1,13 @@
 // The `chaintag` command: dispatches to one subcommand per file in src/cli/.
+#include <csignal>
 #include <cstring>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "chaintag/corpus.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 
@@ -32,10 +36,33 @@ void PrintUsage(std::ostream& out) {
   out << "\nRun 'chaintag <command> --help' for a command's options.\n";
 }
 
+// SIGINT/SIGTERM/SIGHUP: remove unfinished output files, then die of the signal as usual.
+extern "C" void OnTerminatingSignal(int sig) {
+  chaintag::RemoveTemporaryFiles();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// Runs a subcommand; anything it throws (out of memory, an I/O or thread failure) becomes a
+// message and exit 1, after unwinding has removed its temporary files.
+int RunCommand(const chaintag::cli::Command& c, const std::vector<std::string>& args) {
+  try {
+    return c.run(args);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "chaintag " << c.name << ": out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "chaintag " << c.name << ": internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "chaintag " << c.name << ": internal error\n";
+  }
+  return chaintag::cli::kExitError;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, OnTerminatingSignal);
   if (argc < 2) {
     PrintUsage(std::cerr);
     return chaintag::cli::kExitUsage;
@@ -51,7 +78,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : kCommands) {
-    if (command == c.name) return c.run(args);
+    if (command == c.name) return RunCommand(c, args);
   }
   std::cerr << "chaintag: unknown command '" << command << "'\n";
   PrintUsage(std::cerr);

@@ -31,6 +31,7 @@
 #include "cli/commands.h"
 #include "cli/tag_output.h"
 #include "corpus/line_reader.h"
+#include "worker_threads.h"
 
 namespace chaintag::cli {
 
@@ -141,24 +142,14 @@ absl::Status CheckOutputs(const std::vector<std::string>& outputs,
   return absl::OkStatus();
 }
 
-// Runs `work(worker, index)` for index 0..count-1 on up to `workers.size()` threads (the caller's
-// among them). Results go by index, so the output does not depend on the thread count; when the
-// system refuses a thread, the threads already running share the rest.
+// Runs `work(worker, index)` for index 0..count-1 on up to `threads` workers (the caller's among
+// them). Results go by index, so the output does not depend on the thread count.
 void RunParallel(size_t count, int threads, const std::function<void(int, size_t)>& work) {
   std::atomic<size_t> next{0};
-  auto loop = [&](int worker) {
+  const int workers = static_cast<int>(std::min<size_t>(std::max(threads, 1), count));
+  RunOnThreads(workers, [&](int worker) {
     for (size_t i = next++; i < count; i = next++) work(worker, i);
-  };
-  std::vector<std::thread> started;
-  for (int w = 1; w < threads && static_cast<size_t>(w) < count; ++w) {
-    try {
-      started.emplace_back(loop, w);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  loop(0);
-  for (auto& t : started) t.join();
+  });
 }
 
 // A progress line on stderr, only when stderr is a terminal.

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -118,12 +120,49 @@ absl::Status CheckWritable(const std::string& path) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Temporary files not yet committed, for RemoveTemporaryFiles() in a signal handler: a fixed
+// table of heap copies of the names, claimed and released by atomic exchanges (no locks, no
+// allocation in the handler).
+constexpr int kMaxTemporaryFiles = 256;
+std::atomic<char*> temporary_files[kMaxTemporaryFiles];
+
+void RegisterTemporaryFile(const std::string& path) {
+  char* copy = ::strdup(path.c_str());
+  if (copy == nullptr) return;
+  for (auto& slot : temporary_files) {
+    char* expected = nullptr;
+    if (slot.compare_exchange_strong(expected, copy)) return;
+  }
+  std::free(copy);  // table full: the destructor still removes the file on a normal exit
+}
+
+void UnregisterTemporaryFile(const std::string& path) {
+  for (auto& slot : temporary_files) {
+    char* name = slot.load();
+    if (name != nullptr && path == name && slot.compare_exchange_strong(name, nullptr)) {
+      std::free(name);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void RemoveTemporaryFiles() {
+  for (auto& slot : temporary_files) {
+    if (char* name = slot.exchange(nullptr); name != nullptr) ::unlink(name);
+  }
+}
+
 AtomicOutputFile::AtomicOutputFile() = default;
 
 AtomicOutputFile::~AtomicOutputFile() {
   if (!committed_ && !temp_path_.empty()) {
     out_.reset();
     ::unlink(temp_path_.c_str());
+    UnregisterTemporaryFile(temp_path_);
   }
 }
 
@@ -147,6 +186,7 @@ absl::Status AtomicOutputFile::Open(const std::string& path) {
   path_ = path;
   temp_path_ = name;
   committed_ = false;
+  RegisterTemporaryFile(temp_path_);
   auto out = std::make_unique<std::ofstream>(name, std::ios::out | std::ios::binary |
                                                        std::ios::trunc);
   if (!out->is_open()) {
@@ -178,6 +218,7 @@ absl::Status AtomicOutputFile::Commit() {
                                                     ": ", ErrnoText(errno)));
   }
   committed_ = true;
+  UnregisterTemporaryFile(temp_path_);
   out_.reset();
   return absl::OkStatus();
 }

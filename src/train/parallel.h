@@ -2,23 +2,14 @@
 #ifndef CHAINTAG_SRC_TRAIN_PARALLEL_H_
 #define CHAINTAG_SRC_TRAIN_PARALLEL_H_
 
-#include <thread>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "worker_threads.h"
 
 namespace chaintag::train_internal {
 
-// Calls run(k) for k = 0 .. n-1: k = 0 on the calling thread, the others on threads of their own;
-// returns when all have finished.
-template <typename Fn>
-void RunOnThreads(int n, Fn&& run) {
-  std::vector<std::thread> pool;
-  for (int k = 1; k < n; ++k) pool.emplace_back([&run, k] { run(k); });
-  run(0);
-  for (std::thread& thread : pool) thread.join();
-}
+using ::chaintag::RunOnThreads;
 
 // The first error in `statuses` (one per worker), or OK.
 inline absl::Status FirstError(absl::Span<const absl::Status> statuses) {

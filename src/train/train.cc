@@ -128,6 +128,7 @@ std::vector<TrainOptionDef> MakeTable() {
   table.push_back(NumberOption("duality_gap", "bcfw: stop when the duality gap is at most this fraction of the primal objective", &TrainOptions::duality_gap));
   table.push_back(NumberOption("learning_rate", "sgd: initial step size eta_0 (0 = calibrate on a sample of 500 sentences)", &TrainOptions::learning_rate));
   table.push_back(NumberOption("early_stopping", "with --dev: stop after this many iterations without dev improvement (0 = off); the best weights are kept", &TrainOptions::early_stopping));
+  table.push_back(NumberOption("max_labels", "refuse training data with more distinct labels (transition memory grows with the square of the count)", &TrainOptions::max_labels));
   table.push_back(NumberOption("lbfgs_memory", "L-BFGS corrections kept (memory: about (2m + 4) * 8 bytes per weight)", &TrainOptions::lbfgs_memory));
   table.push_back(NumberOption("seed", "random seed for the order of sentences (perceptron, bcfw, sgd)", &TrainOptions::seed));
   return table;
@@ -333,7 +334,10 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
   if (!(o.duality_gap >= 0)) return bad("duality_gap: expected >= 0", o.duality_gap);
   if (!(o.learning_rate >= 0)) return bad("learning_rate: expected >= 0", o.learning_rate);
   if (o.early_stopping < 0) return bad("early_stopping: expected >= 0", o.early_stopping);
-  if (o.lbfgs_memory < 1) return bad("lbfgs_memory: expected >= 1", o.lbfgs_memory);
+  if (o.lbfgs_memory < 1 || o.lbfgs_memory > 100) {
+    return bad("lbfgs_memory: expected 1 to 100 corrections", o.lbfgs_memory);
+  }
+  if (o.max_labels < 2) return bad("max_labels: expected >= 2", o.max_labels);
   return o;
 }
 
@@ -376,7 +380,7 @@ static absl::StatusOr<Model> TrainCrfOnStream(const TrainOptions& options, const
         if (sentence.ok() && *sentence != nullptr) self_tests.Offer(**sentence);
         return sentence;
       },
-      o.min_feature_count);
+      o.min_feature_count, o.max_labels);
   if (!data_or.ok()) return data_or.status();
   TrainingData& data = *data_or;
   TransitionMask mask = InferChunkTransitionMask(data.labels, data.observed_transitions);

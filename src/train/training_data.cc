@@ -125,7 +125,7 @@ void DropRareAttributes(const std::vector<int64_t>& counts, int64_t min_count, T
 }  // namespace
 
 absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec, SentencePull next,
-                                                        int min_feature_count) {
+                                                        int min_feature_count, int max_labels) {
   Featurizer featurizer(spec);
   TrainingData data;
   // Labels get ids in first-seen order here and are sorted (and gold renumbered) at the end.
@@ -181,8 +181,19 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     data.position_attributes.resize(base + emitted_ids.size());
     int32_t* out = data.position_attributes.data() + base;
     for (size_t k = 0; k < emitted_ids.size(); ++k) out[cursor[emitted_positions[k]]++] = emitted_ids[k];
-    for (const std::string& label : sentence->labels) {
+    for (size_t t = 0; t < sentence->labels.size(); ++t) {
+      const std::string& label = sentence->labels[t];
       auto [it, inserted] = label_ids.emplace(label, static_cast<int>(labels.size()));
+      if (inserted && static_cast<int>(labels.size()) >= max_labels) {
+        const int64_t line = t < sentence->token_lines.size() ? sentence->token_lines[t] : 0;
+        const double n = max_labels + 1.0;
+        return absl::InvalidArgumentError(absl::StrCat(
+            sentence->file, ":", line, ": expected at most ", max_labels,
+            " distinct labels (--max-labels), found more at '", label, "'; is the label column right? ",
+            "Each label pair has a transition weight, so ", max_labels + 1, " labels need over ",
+            static_cast<int64_t>(n * n * 8 * 8 / (1 << 20)) + 1,
+            " MB for transitions alone while training, growing with the square of the count"));
+      }
       if (inserted) labels.push_back(label);
       data.gold.push_back(it->second);
     }

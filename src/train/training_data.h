@@ -52,12 +52,17 @@ void BuildFeatureSet(TrainingData* data);
 // nullptr at the end, or an error.
 using SentencePull = absl::FunctionRef<absl::StatusOr<const Sentence*>()>;
 
+inline constexpr int kDefaultMaxLabels = 1000;
+
 // Featurizes a labelled corpus in one streaming pass and builds the feature set (attributes seen
 // fewer than `min_feature_count` times are dropped). Each sentence is read once and not kept, so
 // the caller may free it as soon as the next one is pulled. Errors name the file and line of the
 // bad sentence. Attribute ids follow first occurrence, as in BuildAttributeDictionary.
+// More than `max_labels` distinct labels is refused at the sentence that brings one too many,
+// before any table of labels x labels is allocated.
 absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec, SentencePull next,
-                                                        int min_feature_count);
+                                                        int min_feature_count,
+                                                        int max_labels = kDefaultMaxLabels);
 // The same on a corpus held in memory.
 absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
                                                const std::vector<Sentence>& corpus,
