@@ -191,5 +191,55 @@ TEST(DiverseKBestTest, MatchesGreedyEnumeration) {
   }
 }
 
+// Memory bounds: a request that would exceed the decoder's limit returns ResourceExhausted naming
+// the limit, before (Run, DiverseKBest) or while (KBest) it is allocated; within it, results are
+// unchanged.
+TEST(AuxDpLimitsTest, KBestStopsAtTheMemoryBound) {
+  std::mt19937 rng(5);
+  const Lattice lattice = RandomLattice(rng, 12, 4, false, 0.0);
+  AuxDpDecoder decoder;
+  decoder.set_max_bytes(int64_t{2} << 20);
+  auto huge = KBestDecode(lattice, 1000000, {}, &decoder);
+  ASSERT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted) << huge.status();
+  EXPECT_NE(huge.status().message().find("k-best needs more than 2 MB"), std::string::npos);
+  auto small = KBestDecode(lattice, 50, {}, &decoder);
+  ASSERT_TRUE(small.ok()) << small.status();
+  AuxDpDecoder unbounded;
+  auto same = KBestDecode(lattice, 50, {}, &unbounded);
+  ASSERT_TRUE(same.ok());
+  ASSERT_EQ(small->size(), same->size());
+  for (size_t i = 0; i < same->size(); ++i) EXPECT_EQ((*small)[i].labels, (*same)[i].labels);
+}
+
+TEST(AuxDpLimitsTest, RunRefusesBeforeAllocating) {
+  std::mt19937 rng(6);
+  const Lattice lattice = RandomLattice(rng, 200, 20, false, 0.0);
+  const LabelCountStatistic count(20, {1}, 0, 199);  // 201 states: 200*20*201 cells
+  AuxDpDecoder decoder;
+  decoder.set_max_bytes(int64_t{4} << 20);
+  const Statistic* stats[] = {&count};
+  absl::Status status = decoder.Run(lattice, stats);
+  ASSERT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_NE(status.message().find("above the limit of 4 MB"), std::string::npos) << status;
+  decoder.set_max_bytes(int64_t{64} << 20);
+  EXPECT_TRUE(decoder.Run(lattice, stats).ok());
+}
+
+TEST(AuxDpLimitsTest, DiverseKBestRefusesUpFrontAndStopsWhenNothingIsFarEnough) {
+  std::mt19937 rng(7);
+  const Lattice lattice = RandomLattice(rng, 10, 5, false, 0.0);
+  AuxDpDecoder decoder;
+  decoder.set_max_bytes(int64_t{64} << 20);
+  auto refused = DiverseKBest(lattice, 50, 5, {}, nullptr, &decoder);
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted) << refused.status();
+  EXPECT_NE(refused.status().message().find("diverse k-best of 50 labelings at distance 5"),
+            std::string::npos);
+  // No two labelings of 10 tokens are 11 apart: the best one only, without any search.
+  auto one = DiverseKBest(lattice, 50, 11, {}, nullptr, &decoder);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].labels, ViterbiDecode(lattice)->labels);
+}
+
 }  // namespace
 }  // namespace chaintag

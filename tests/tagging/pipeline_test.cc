@@ -1,0 +1,207 @@
+// Pipeline: the dispatch of a DecodeRequest, checked against brute-force enumeration of every
+// labeling on a tiny model; per-sentence statuses for infeasible and over-limit requests.
+#include <algorithm>
+#include <climits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "chaintag/tagging.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "model/tiny_model.h"
+
+namespace chaintag {
+namespace {
+
+using testing_model::BuildTinyModel;
+using testing_model::ForEachLabeling;
+using testing_model::MakeSentence;
+using ::testing::HasSubstr;
+
+Sentence Words(int m) {
+  const std::vector<std::string> words = {"The", "cat", "sat", "A", "dog", "barked", "loudly", "big"};
+  const std::vector<std::string> tags = {"DT", "NN", "VBD", "DT", "NN", "VBD", "RB", "JJ"};
+  std::vector<std::string> w, t;
+  for (int i = 0; i < m; ++i) {
+    w.push_back(words[i % words.size()]);
+    t.push_back(tags[i % tags.size()]);
+  }
+  return MakeSentence(w, t);
+}
+
+// Every labeling with a finite score, best first (ties: lexicographic order is stable).
+std::vector<std::pair<double, std::vector<int>>> AllLabelings(const Model& model, const Sentence& s) {
+  Tagger tagger(model);
+  Lattice lattice;
+  EXPECT_TRUE(tagger.BuildLattice(s, &lattice).ok());
+  std::vector<std::pair<double, std::vector<int>>> all;
+  ForEachLabeling(s.size(), model.num_labels(), [&](const std::vector<int>& y) {
+    const double score = lattice.Score(y);
+    if (score != kNegInf) all.emplace_back(score, y);
+  });
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return all;
+}
+
+std::vector<std::string> Names(const Model& model, const std::vector<int>& ids) {
+  std::vector<std::string> names;
+  for (int y : ids) names.push_back(model.labels()[y]);
+  return names;
+}
+
+TagResult RunOne(const Model& model, const DecodeRequest& request, const Sentence& s,
+                 const std::vector<std::vector<int>>& excluded = {}) {
+  Pipeline pipeline({&model}, request, "excluded.txt");
+  TagResult r;
+  r.sentence = s;
+  for (const auto& e : excluded) r.excluded.push_back(Names(model, e));
+  pipeline.Run(&r);
+  EXPECT_TRUE(r.error.ok()) << r.error;
+  return r;
+}
+
+TEST(PipelineTest, ExclusionsMatchBruteForce) {
+  std::mt19937 rng(11);
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    const Model model = BuildTinyModel(seed);
+    const Sentence s = Words(2 + seed % 4);
+    const auto all = AllLabelings(model, s);
+    ASSERT_GE(all.size(), 3u);
+    for (int trial = 0; trial < 8; ++trial) {
+      // Exclude a random subset biased to the best labelings, sometimes all of them.
+      std::vector<std::vector<int>> excluded;
+      const bool everything = trial == 7;
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (everything || std::bernoulli_distribution(i < 4 ? 0.6 : 0.05)(rng)) {
+          excluded.push_back(all[i].second);
+        }
+      }
+      DecodeRequest request;
+      request.exclusions = true;
+      const TagResult r = RunOne(model, request, s, excluded);
+      const auto expected = std::find_if(all.begin(), all.end(), [&](const auto& l) {
+        return std::find(excluded.begin(), excluded.end(), l.second) == excluded.end();
+      });
+      if (expected == all.end()) {
+        EXPECT_EQ(r.status, SentenceStatus::kInfeasible);
+        continue;
+      }
+      ASSERT_EQ(r.status, SentenceStatus::kOk);
+      ASSERT_EQ(r.solutions.size(), 1u);
+      EXPECT_DOUBLE_EQ(r.solutions[0].score, expected->first) << "seed " << seed;
+
+      // k-best under the same exclusions: the K best not excluded.
+      request.kbest = 3;
+      const TagResult k = RunOne(model, request, s, excluded);
+      std::vector<double> want;
+      for (const auto& l : all) {
+        if (want.size() < 3 && std::find(excluded.begin(), excluded.end(), l.second) == excluded.end()) {
+          want.push_back(l.first);
+        }
+      }
+      ASSERT_EQ(k.solutions.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) EXPECT_DOUBLE_EQ(k.solutions[i].score, want[i]);
+      for (const Solution& sol : k.solutions) {
+        EXPECT_EQ(std::find(excluded.begin(), excluded.end(), sol.labels), excluded.end());
+      }
+    }
+  }
+}
+
+TEST(PipelineTest, ManyExclusionsStayLinear) {
+  // 60 exclusions would need 2^60 states as Hamming statistics; by k-best they are cheap.
+  const Model model = BuildTinyModel(3);
+  const Sentence s = Words(6);
+  const auto all = AllLabelings(model, s);
+  ASSERT_GT(all.size(), 61u);
+  std::vector<std::vector<int>> excluded;
+  for (int i = 0; i < 60; ++i) excluded.push_back(all[i].second);
+  DecodeRequest request;
+  request.exclusions = true;
+  const TagResult r = RunOne(model, request, s, excluded);
+  ASSERT_EQ(r.status, SentenceStatus::kOk);
+  EXPECT_DOUBLE_EQ(r.solutions[0].score, all[60].first);
+}
+
+TEST(PipelineTest, CountBoundsAreClampedToTheSentence) {
+  const Model model = BuildTinyModel(5);
+  const Sentence s = Words(5);
+  const auto all = AllLabelings(model, s);
+  DecodeRequest plain;
+  const TagResult best = RunOne(model, plain, s);
+  ASSERT_EQ(best.status, SentenceStatus::kOk);
+
+  for (const char* always : {"B-NP=..2147483647", "B-NP=0..1000000", "chunk:NP=..2147483647"}) {
+    DecodeRequest request;
+    request.counts.push_back(*ParseCountConstraint(always, model.labels()));
+    const TagResult r = RunOne(model, request, s);
+    ASSERT_EQ(r.status, SentenceStatus::kOk) << always;
+    EXPECT_EQ(r.solutions[0].labels, best.solutions[0].labels) << always;
+  }
+  for (const char* never : {"B-NP=1000000", "O=6..", "chunk:NP=2147483647"}) {
+    DecodeRequest request;
+    request.counts.push_back(*ParseCountConstraint(never, model.labels()));
+    EXPECT_EQ(RunOne(model, request, s).status, SentenceStatus::kInfeasible) << never;
+  }
+  // A bound equal to the length still constrains: every label O.
+  DecodeRequest all_o;
+  all_o.counts.push_back(*ParseCountConstraint("O=5", model.labels()));
+  const TagResult r = RunOne(model, all_o, s);
+  ASSERT_EQ(r.status, SentenceStatus::kOk);
+  EXPECT_EQ(Names(model, r.solutions[0].labels), std::vector<std::string>(5, "O"));
+}
+
+TEST(PipelineTest, OverLimitRequestsGetTooLargeAndTheNextSentenceGoesOn) {
+  const Model model = BuildTinyModel(2);
+  DecodeRequest request;
+  request.kbest = 400000;
+  request.max_memory_bytes = int64_t{4} << 20;
+  Pipeline pipeline({&model}, request);
+  TagResult big;
+  big.sentence = Words(14);  // 3^14 labelings, far more than 4 MB of paths
+  pipeline.Run(&big);
+  ASSERT_TRUE(big.error.ok()) << big.error;
+  EXPECT_EQ(big.status, SentenceStatus::kTooLarge);
+  EXPECT_THAT(big.status_reason, HasSubstr("k-best needs more than 4 MB"));
+  EXPECT_TRUE(big.solutions.empty());
+  TagResult small;
+  small.sentence = Words(3);  // every labeling fits
+  pipeline.Run(&small);
+  ASSERT_EQ(small.status, SentenceStatus::kOk);
+  EXPECT_EQ(small.solutions.size(), AllLabelings(model, small.sentence).size());
+
+  DecodeRequest diverse;
+  diverse.diverse = 50;
+  diverse.min_distance = 3;
+  const TagResult d = RunOne(model, diverse, Words(8));
+  EXPECT_EQ(d.status, SentenceStatus::kTooLarge);
+  EXPECT_THAT(d.status_reason, HasSubstr("diverse k-best of 50 labelings at distance 3"));
+  // A distance longer than the sentence: only the best labeling qualifies, at no cost.
+  diverse.min_distance = 40;
+  const TagResult one = RunOne(model, diverse, Words(8));
+  ASSERT_EQ(one.status, SentenceStatus::kOk);
+  EXPECT_EQ(one.solutions.size(), 1u);
+}
+
+TEST(PipelineTest, BadExclusionsAreDataErrors) {
+  const Model model = BuildTinyModel(2);
+  DecodeRequest request;
+  request.exclusions = true;
+  Pipeline pipeline({&model}, request, "ex.txt");
+  TagResult r;
+  r.sentence = Words(3);
+  r.exclude_line = 7;
+  r.excluded = {{"O", "O"}};
+  pipeline.Run(&r);
+  EXPECT_THAT(std::string(r.error.message()), HasSubstr("ex.txt:7: expected labelings of 3 labels"));
+  TagResult u;
+  u.sentence = Words(2);
+  u.exclude_line = 2;
+  u.excluded = {{"O", "X"}};
+  pipeline.Run(&u);
+  EXPECT_THAT(std::string(u.error.message()), HasSubstr("ex.txt:2: expected a label of the model, found 'X'"));
+}
+
+}  // namespace
+}  // namespace chaintag
