@@ -270,9 +270,9 @@ class Featurizer {
                        FeaturizedSentence* out);
   FeatureSpec spec_;
   struct Scratch;
-  // Sizes the attribute-string buffer of the prepared sentence in `scratch`.
+  // Sizes the attribute-string buffer for positions [begin, end) of the prepared sentence.
   static void SizeKeyBuffer(const FeatureSpec::Impl& impl, int num_sources, int num_templates,
-                            Scratch* scratch);
+                            int begin, int end, Scratch* scratch);
   std::unique_ptr<Scratch> scratch_;
   std::vector<std::string> buffer_;
 };

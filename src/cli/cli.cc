@@ -63,18 +63,29 @@ absl::StatusOr<int> ThreadsFrom(const std::string& command, int requested) {
   return requested;
 }
 
+int FinishStdout(const std::string& command) {
+  std::cout.flush();
+  if (std::cout) return kExitOk;
+  return Fail(command, absl::DataLossError("error writing to standard output (disk full?)"));
+}
+
 std::vector<std::string> InputFiles(const po::variables_map& vm) {
   if (vm.count("files")) return vm["files"].as<std::vector<std::string>>();
   return {"-"};
 }
 
-void AddReaderOptions(po::options_description* options, bool with_label_column) {
+void AddReaderOptions(po::options_description* options, bool with_label_column,
+                      bool with_sentence_limit) {
   options->add_options()
       ("format", po::value<std::string>(), "input format: conll, conllu, ptb, tagged (default: from the file extension, else conll)")
       ("label", po::value<std::string>()->default_value("xpos"), "conllu: label field, upos or xpos")
       ("np-chunks", po::bool_switch(), "ptb: derive IOB2 base-NP chunk labels from the trees")
       ("separator", po::value<char>()->default_value('_'), "tagged: word/tag separator ('_' or '/')")
       ("max-line-bytes", po::value<int64_t>()->default_value(int64_t{1} << 20), "longest accepted input line in bytes");
+  if (with_sentence_limit) {
+    options->add_options()("max-sentence-tokens", po::value<int>()->default_value(ReaderOptions().max_sentence_tokens),
+                           "longest accepted corpus sentence in tokens (a longer one is an error)");
+  }
   if (with_label_column) {
     options->add_options()("label-column", po::value<int>()->default_value(-1),
                            "conll: 1-based label column, negative counts from the end");
@@ -107,16 +118,26 @@ absl::StatusOr<ReaderOptions> ReaderOptionsFrom(const po::variables_map& vm,
     }
   }
   if (vm.count("label-column")) options.label_column = vm["label-column"].as<int>();
+  if (vm.count("max-sentence-tokens")) {
+    options.max_sentence_tokens = vm["max-sentence-tokens"].as<int>();
+    if (options.max_sentence_tokens < 1) {
+      return absl::InvalidArgumentError("--max-sentence-tokens: expected a positive number");
+    }
+  }
   return options;
 }
 
 absl::Status ForEachSentence(const std::vector<std::string>& files, const ReaderOptions& options,
-                             const std::function<absl::Status(Sentence&&)>& fn) {
+                             const std::function<absl::Status(Sentence&&)>& fn,
+                             const std::function<void(const std::string&)>& warn) {
   for (const std::string& file : files) {
     auto reader = OpenSentenceReader(file, options);
     if (!reader.ok()) return reader.status();
     while (true) {
       auto next = (*reader)->Next();
+      if (warn) {
+        for (const std::string& w : (*reader)->TakeWarnings()) warn(w);
+      }
       if (!next.ok()) return next.status();
       if (!next->has_value()) break;
       if (absl::Status s = fn(std::move(**next)); !s.ok()) return s;

@@ -43,20 +43,26 @@ int UsageError(const std::string& command, const std::string& message);
 // a warning on stderr. Negative is a usage error.
 absl::StatusOr<int> ThreadsFrom(const std::string& command, int requested);
 
+// Flushes standard output; on a write error (a full disk, a closed pipe) says so and returns
+// kExitError, else kExitOk.
+int FinishStdout(const std::string& command);
+
 // Input files from the positional arguments; none means standard input ("-").
 std::vector<std::string> InputFiles(const po::variables_map& vm);
 
 // Reader options shared by every command that reads corpora (--format, --label-column, --label,
-// --np-chunks, --separator, --max-line-bytes).
-void AddReaderOptions(po::options_description* options, bool with_label_column = true);
+// --np-chunks, --separator, --max-line-bytes, --max-sentence-tokens).
+void AddReaderOptions(po::options_description* options, bool with_label_column = true,
+                      bool with_sentence_limit = true);
 // Builds ReaderOptions; the format comes from --format, else from the first file's extension.
 absl::StatusOr<ReaderOptions> ReaderOptionsFrom(const po::variables_map& vm,
                                                 const std::vector<std::string>& files);
 
 // Reads every sentence of `files` in order and calls `fn` on each; stops at the first error
-// (a reader's or `fn`'s).
+// (a reader's or `fn`'s). The readers' warnings (split sentences) go to `warn` if given.
 absl::Status ForEachSentence(const std::vector<std::string>& files, const ReaderOptions& options,
-                             const std::function<absl::Status(Sentence&&)>& fn);
+                             const std::function<absl::Status(Sentence&&)>& fn,
+                             const std::function<void(const std::string&)>& warn = {});
 
 // Where a command writes: stdout, or `-o FILE` written to a temporary name and renamed on success.
 class Output {

@@ -143,8 +143,7 @@ int RunEval(const std::vector<std::string>& args) {
     }
   }
   std::cout << text;
-  std::cout.flush();
-  return std::cout ? kExitOk : kExitError;
+  return FinishStdout(cmd);
 }
 
 }  // namespace chaintag::cli

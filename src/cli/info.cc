@@ -93,8 +93,7 @@ int RunInfo(const std::vector<std::string>& args) {
       }
     }
   }
-  std::cout.flush();
-  return std::cout ? kExitOk : kExitError;
+  return FinishStdout(cmd);
 }
 
 }  // namespace chaintag::cli

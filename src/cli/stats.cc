@@ -76,8 +76,7 @@ int RunStats(const std::vector<std::string>& args) {
   } else {
     PrintText(stats, std::cout);
   }
-  std::cout.flush();
-  return std::cout ? kExitOk : kExitError;
+  return FinishStdout(cmd);
 }
 
 }  // namespace chaintag::cli

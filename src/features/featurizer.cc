@@ -56,6 +56,7 @@ struct Featurizer::Scratch {
   std::vector<int> source_cache;    // per source: its ColumnCache
   std::vector<int> source_slot;     // per source: its index in that cache's `sources`
   std::vector<int32_t> cell_ids;    // per (t, template): id, -1 absent, or -2 - pending key
+  std::vector<int32_t> pending_ids;  // ids of the block's looked-up keys
   std::string attribute;            // one attribute being built for a new cache entry
 
   // Ids of several-cell templates reading one small-vocabulary column (POS n-grams), keyed by
@@ -78,6 +79,8 @@ struct Featurizer::Scratch {
 namespace {
 
 // Combo keys give each cell 13 bits: a cache entry below kComboMaxValues, or a marker code.
+// Positions featurized at a time: scratch stays bounded for sentences of any length.
+constexpr int kBlockPositions = 256;
 constexpr int kComboBits = 13;
 constexpr int kComboMaxValues = 1 << 12;
 constexpr int kComboMaxRow = 63;
@@ -257,15 +260,23 @@ void LookupKeys(const AttributeDictionary& dict, const char* keys, const uint32_
 // Sizes the sentence's attribute-string buffer from a bound linear in the sentence's bytes (each
 // cell piece reads each source value at most once, plus markers), so writing needs no checks.
 void Featurizer::SizeKeyBuffer(const FeatureSpec::Impl& impl, int num_sources, int num_templates,
-                               Scratch* scratch) {
+                               int begin, int end, Scratch* scratch) {
   Scratch& s = *scratch;
   const int n = s.n;
+  // A piece at row offset r reads values of positions [begin + r, end + r); every one of them
+  // lies in the window [begin - max_row, end + max_row), clamped to the sentence.
+  int max_row = 0;
+  for (const features::UnigramTemplate& tmpl : impl.templates) {
+    for (const features::TemplatePiece& piece : tmpl.pieces) max_row = std::max(max_row, std::abs(piece.row));
+  }
+  const int lo = std::max(0, begin - max_row);
+  const int hi = std::min(n, end + max_row);
   s.source_bytes.assign(num_sources, 0);
   for (int src = 0; src < num_sources; ++src) {
     const std::string_view* v = s.values.data() + static_cast<size_t>(src) * n;
-    for (int t = 0; t < n; ++t) s.source_bytes[src] += v[t].size();
+    for (int t = lo; t < hi; ++t) s.source_bytes[src] += v[t].size();
   }
-  size_t bound = static_cast<size_t>(n) * impl.literal_bytes;
+  size_t bound = static_cast<size_t>(end - begin) * impl.literal_bytes;
   for (const features::UnigramTemplate& tmpl : impl.templates) {
     for (const features::TemplatePiece& piece : tmpl.pieces) {
       if (piece.source < 0) continue;
@@ -274,7 +285,7 @@ void Featurizer::SizeKeyBuffer(const FeatureSpec::Impl& impl, int num_sources, i
     }
   }
   if (s.keys.size() < bound) s.keys.resize(bound);
-  s.key_ends.resize(static_cast<size_t>(n) * num_templates);
+  s.key_ends.resize(static_cast<size_t>(end - begin) * num_templates);
 }
 
 void Featurizer::EnableValueCache(const AttributeDictionary* dict, int max_values) {
@@ -423,74 +434,78 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
       values[t] = std::string_view(cache.arena.data() + b, e - b);
     }
   }
-  // Ids in (position, template) order: cached ones directly, the rest as pending strings.
+  // Ids in (position, template) order: cached ones directly, the rest as pending strings. Blocks
+  // of positions keep the scratch bounded whatever the sentence length.
   const int num_templates = static_cast<int>(impl.templates.size());
-  SizeKeyBuffer(impl, num_sources, num_templates, &s);
-  s.cell_ids.resize(static_cast<size_t>(n) * num_templates);
-  char* const key_begin = s.keys.data();
-  char* dst = key_begin;
-  size_t pending = 0;
-  int32_t* cell = s.cell_ids.data();
-  s.pending_combos.clear();
-  for (int t = 0; t < n; ++t) {
-    for (int j = 0; j < num_templates; ++j, ++cell) {
-      const int c = s.template_cache[j];
-      const int r = t + s.template_row[j];
-      if (c >= 0 && r >= 0 && r < n) {
-        const Scratch::ColumnCache& cache = s.caches[c];
-        *cell = cache.ids[static_cast<size_t>(cache.entries[r]) * cache.templates.size() +
-                          s.template_slot[j]];
-        continue;
-      }
-      const int cc = s.combo_cache[j];
-      if (cc >= 0 && static_cast<int>(s.caches[cc].index.size()) <= kComboMaxValues) {
-        const int32_t* entries = s.caches[cc].entries.data();
-        uint64_t key = 0;
-        for (const features::TemplatePiece& piece : impl.templates[j].pieces) {
-          if (piece.source < 0) continue;
-          const int row = t + piece.row;
-          // Out-of-sentence rows read markers, which depend on the row offset only.
-          const uint64_t code = row < 0    ? kComboMaxValues + (-row)
-                                : row >= n ? kComboMaxValues + kComboMaxRow + 1 + (row - n)
-                                           : static_cast<uint64_t>(entries[row]);
-          key = (key << kComboBits) | code;
-        }
-        auto& ids = s.combo_ids[j];
-        if (auto it = ids.find(key); it != ids.end()) {
-          *cell = it->second;
-          continue;
-        }
-        s.pending_combos.push_back({j, key, pending});
-      }
-      dst = WriteAttribute(impl, impl.templates[j], s.values.data(), n, t, dst);
-      s.key_ends[pending] = static_cast<uint32_t>(dst - key_begin);
-      *cell = -2 - static_cast<int32_t>(pending++);
-    }
-  }
-  // Pending ids go to the tail of `attributes`, then everything is compacted in order.
-  const size_t total = static_cast<size_t>(n) * num_templates;
-  out->attributes.resize(total + pending);
-  int32_t* pending_ids = out->attributes.data() + total;
-  LookupKeys(dict, s.keys.data(), s.key_ends.data(), pending, &s.hashes, pending_ids);
-  for (const Scratch::PendingCombo& p : s.pending_combos) {
-    auto& ids = s.combo_ids[p.template_index];
-    if (ids.size() >= kComboMaxIds) ids.clear();  // bounded memory
-    ids.emplace(p.key, pending_ids[p.pending]);
-  }
   out->offsets.resize(n + 1);
   out->offsets[0] = 0;
-  int32_t* ids = out->attributes.data();
-  int32_t found = 0;
-  cell = s.cell_ids.data();
-  for (int t = 0; t < n; ++t) {
-    for (int j = 0; j < num_templates; ++j, ++cell) {
-      const int32_t id = *cell >= -1 ? *cell : pending_ids[-2 - *cell];
-      ids[found] = id;
-      found += id >= 0;
+  out->attributes.clear();
+  for (int begin = 0; begin < n; begin += kBlockPositions) {
+    const int end = std::min(n, begin + kBlockPositions);
+    SizeKeyBuffer(impl, num_sources, num_templates, begin, end, &s);
+    s.cell_ids.resize(static_cast<size_t>(end - begin) * num_templates);
+    char* const key_begin = s.keys.data();
+    char* dst = key_begin;
+    size_t pending = 0;
+    int32_t* cell = s.cell_ids.data();
+    s.pending_combos.clear();
+    for (int t = begin; t < end; ++t) {
+      for (int j = 0; j < num_templates; ++j, ++cell) {
+        const int c = s.template_cache[j];
+        const int r = t + s.template_row[j];
+        if (c >= 0 && r >= 0 && r < n) {
+          const Scratch::ColumnCache& cache = s.caches[c];
+          *cell = cache.ids[static_cast<size_t>(cache.entries[r]) * cache.templates.size() +
+                            s.template_slot[j]];
+          continue;
+        }
+        const int cc = s.combo_cache[j];
+        if (cc >= 0 && static_cast<int>(s.caches[cc].index.size()) <= kComboMaxValues) {
+          const int32_t* entries = s.caches[cc].entries.data();
+          uint64_t key = 0;
+          for (const features::TemplatePiece& piece : impl.templates[j].pieces) {
+            if (piece.source < 0) continue;
+            const int row = t + piece.row;
+            // Out-of-sentence rows read markers, which depend on the row offset only.
+            const uint64_t code = row < 0    ? kComboMaxValues + (-row)
+                                  : row >= n ? kComboMaxValues + kComboMaxRow + 1 + (row - n)
+                                             : static_cast<uint64_t>(entries[row]);
+            key = (key << kComboBits) | code;
+          }
+          auto& ids = s.combo_ids[j];
+          if (auto it = ids.find(key); it != ids.end()) {
+            *cell = it->second;
+            continue;
+          }
+          s.pending_combos.push_back({j, key, pending});
+        }
+        dst = WriteAttribute(impl, impl.templates[j], s.values.data(), n, t, dst);
+        s.key_ends[pending] = static_cast<uint32_t>(dst - key_begin);
+        *cell = -2 - static_cast<int32_t>(pending++);
+      }
     }
-    out->offsets[t + 1] = found;
+    s.pending_ids.resize(pending);
+    int32_t* pending_ids = s.pending_ids.data();
+    LookupKeys(dict, s.keys.data(), s.key_ends.data(), pending, &s.hashes, pending_ids);
+    for (const Scratch::PendingCombo& p : s.pending_combos) {
+      auto& ids = s.combo_ids[p.template_index];
+      if (ids.size() >= kComboMaxIds) ids.clear();  // bounded memory
+      ids.emplace(p.key, pending_ids[p.pending]);
+    }
+    cell = s.cell_ids.data();
+    size_t found = out->attributes.size();
+    out->attributes.resize(found + s.cell_ids.size());
+    int32_t* ids = out->attributes.data();
+    for (int t = begin; t < end; ++t) {
+      for (int j = 0; j < num_templates; ++j, ++cell) {
+        const int32_t id = *cell >= -1 ? *cell : pending_ids[-2 - *cell];
+        ids[found] = id;
+        found += id >= 0;
+      }
+      out->offsets[t + 1] = static_cast<int32_t>(found);
+    }
+    out->attributes.resize(found);
   }
-  out->attributes.resize(found);
   return true;
 }
 
@@ -513,53 +528,41 @@ void Featurizer::Featurize(const Sentence& sentence, const AttributeDictionary& 
   Scratch& s = *scratch_;
   const int n = s.n;
   const int num_templates = static_cast<int>(impl.templates.size());
-  // All attribute strings of the sentence first, so lookups can be prefetched ahead. The buffer
-  // is sized once per sentence from a bound that is linear in the sentence's bytes (each cell
-  // piece reads each source value at most once, plus markers), so writing needs no checks.
+  // The attribute strings of a block of positions first, so lookups can be prefetched ahead. The
+  // buffer is sized per block from a bound linear in the block's bytes (each cell piece reads each
+  // source value at most once, plus markers), so writing needs no checks.
   const int num_sources = static_cast<int>(impl.sources.size());
-  SizeKeyBuffer(impl, num_sources, num_templates, &s);
   const std::string_view* values = s.values.data();
-  char* const key_begin = s.keys.data();
-  char* dst = key_begin;
-  size_t k = 0;
-  for (int t = 0; t < n; ++t) {
-    for (const features::UnigramTemplate& tmpl : impl.templates) {
-      dst = WriteAttribute(impl, tmpl, values, n, t, dst);
-      s.key_ends[k++] = static_cast<uint32_t>(dst - key_begin);
-    }
-  }
-  const char* keys = s.keys.data();
-  const uint32_t* ends = s.key_ends.data();
-  auto key = [&](size_t i) {
-    const uint32_t begin = i == 0 ? 0 : ends[i - 1];
-    return std::string_view(keys + begin, ends[i] - begin);
-  };
-  const size_t num_keys = k;
-  s.hashes.resize(num_keys);
-  uint64_t* hashes = s.hashes.data();
-  for (size_t i = 0; i < num_keys; ++i) hashes[i] = AttributeDictionary::Hash(key(i));
-  // Cache misses in the table dominate; a two-stage software pipeline (slot, then entry) keeps
-  // several lookups in flight.
-  constexpr size_t kDistance = 8;
-  for (size_t i = 0; i < std::min(num_keys, 2 * kDistance); ++i) dict.PrefetchSlot(hashes[i]);
-  for (size_t i = 0; i < std::min(num_keys, kDistance); ++i) dict.PrefetchEntry(hashes[i]);
   out->offsets.resize(n + 1);
-  out->attributes.resize(num_keys);
-  int32_t* ids = out->attributes.data();
-  int32_t found = 0;
   out->offsets[0] = 0;
-  size_t i = 0;
-  for (int t = 0; t < n; ++t) {
-    for (int j = 0; j < num_templates; ++j, ++i) {
-      if (i + 2 * kDistance < num_keys) dict.PrefetchSlot(hashes[i + 2 * kDistance]);
-      if (i + kDistance < num_keys) dict.PrefetchEntry(hashes[i + kDistance]);
-      const int id = dict.FindHashed(key(i), hashes[i]);
-      ids[found] = id;
-      found += id >= 0;
+  out->attributes.clear();
+  for (int begin = 0; begin < n; begin += kBlockPositions) {
+    const int end = std::min(n, begin + kBlockPositions);
+    SizeKeyBuffer(impl, num_sources, num_templates, begin, end, &s);
+    char* const key_begin = s.keys.data();
+    char* dst = key_begin;
+    size_t k = 0;
+    for (int t = begin; t < end; ++t) {
+      for (const features::UnigramTemplate& tmpl : impl.templates) {
+        dst = WriteAttribute(impl, tmpl, values, n, t, dst);
+        s.key_ends[k++] = static_cast<uint32_t>(dst - key_begin);
+      }
     }
-    out->offsets[t + 1] = found;
+    s.pending_ids.resize(k);
+    LookupKeys(dict, s.keys.data(), s.key_ends.data(), k, &s.hashes, s.pending_ids.data());
+    const int32_t* looked_up = s.pending_ids.data();
+    size_t found = out->attributes.size();
+    out->attributes.resize(found + k);
+    int32_t* ids = out->attributes.data();
+    for (int t = begin; t < end; ++t) {
+      for (int j = 0; j < num_templates; ++j, ++looked_up) {
+        ids[found] = *looked_up;
+        found += *looked_up >= 0;
+      }
+      out->offsets[t + 1] = static_cast<int32_t>(found);
+    }
+    out->attributes.resize(found);
   }
-  out->attributes.resize(found);
 }
 
 std::vector<std::string> Featurizer::Attributes(const Sentence& sentence, int t) {
