@@ -63,7 +63,9 @@ struct ReaderOptions {
   CorpusFormat format = CorpusFormat::kConll;
   // conll: 1-based label column, negative counts from the end (-1 = last). 0 = no label column:
   // every column is an input column (what `tag` uses on unlabelled or gold-labelled files).
+  // Values beyond +-kMaxLabelColumn are refused by the reader.
   int label_column = -1;
+  static constexpr int kMaxLabelColumn = 1000;
   // conllu: which field is the label: "upos" or "xpos".
   std::string conllu_label = "xpos";
   // ptb: derive IOB2 base-NP chunk labels; the POS tag becomes input column 1.
@@ -72,18 +74,29 @@ struct ReaderOptions {
   char tagged_separator = '_';
   // Longest accepted line, in bytes.
   int64_t max_line_bytes = int64_t{1} << 20;
+  // Most tokens a sentence may have (>= 1); the reader never holds more. A longer sentence is an
+  // error ("FILE:LINE: expected at most N tokens in a sentence (--max-sentence-tokens), found
+  // more") unless `split_long_sentences`, which yields it in pieces of at most N tokens and records
+  // a warning ("FILE:LINE: a sentence longer than N tokens was split", see TakeWarnings). PTB trees
+  // are never split. A split CoNLL-U sentence keeps its word IDs (the second piece starts at N+1).
+  int max_sentence_tokens = 10000;
+  bool split_long_sentences = false;
   // When false (the default) a reader whose input holds no sentence returns
   // "FILE: no sentences found (empty input)" from its first Next() instead of std::nullopt.
   bool allow_empty = false;
 };
 
 // Reads sentences one at a time, so a corpus larger than memory streams through.
-// Input is validated as UTF-8 and NFC-normalised. Errors read "FILE:LINE: expected ..., found ...".
+// Input is validated as UTF-8 and NFC-normalised; a leading UTF-8 byte order mark is skipped;
+// lines end in LF or CRLF (a bare CR is refused). Errors read "FILE:LINE: expected ..., found ...".
 class SentenceReader {
  public:
   virtual ~SentenceReader() = default;
   // Returns the next sentence, std::nullopt at end of input, or an error.
   virtual absl::StatusOr<std::optional<Sentence>> Next() = 0;
+  // Messages about input the reader changed ("FILE:LINE: a sentence longer than N tokens was
+  // split"), oldest first; taking them clears them. Callers print them after each Next().
+  virtual std::vector<std::string> TakeWarnings() { return {}; }
 };
 
 // Opens `path` ("-" for standard input); ".gz" files are decompressed transparently.

@@ -120,6 +120,11 @@ absl::StatusOr<bool> LineReader::Next(std::string_view* line) {
     // (+1 leaves room for a '\r' that is stripped below).
     if (static_cast<int64_t>(line_.size() + take) > max_line_bytes_ + 1) {
       ++line_number_;
+      // A file with CR-only line ends is one long line: say why.
+      const size_t cr = std::string_view(start, take).find('\r');
+      if (cr != std::string_view::npos && cr + 1 < take) {
+        return Fail(Error("expected LF or CRLF line endings, found a bare CR (old Mac line endings)"));
+      }
       return Fail(Error(absl::StrCat("expected a line of at most ", max_line_bytes_,
                                      " bytes, found a longer line")));
     }
@@ -137,7 +142,14 @@ absl::StatusOr<bool> LineReader::Next(std::string_view* line) {
   }
   if (!got_any) return false;
   ++line_number_;
+  // A byte order mark says "UTF-8", it is not text (Notepad writes one).
+  if (line_number_ == 1 && line_.starts_with(kByteOrderMark)) line_.erase(0, kByteOrderMark.size());
   if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  if (const size_t cr = line_.find('\r'); cr != std::string::npos) {
+    return Fail(Error(absl::StrCat(
+        "expected LF or CRLF line endings, found a bare CR (old Mac line endings) at byte offset ",
+        cr, " in line ", QuoteLine(line_))));
+  }
   if (static_cast<int64_t>(line_.size()) > max_line_bytes_) {
     return Fail(Error(absl::StrCat("expected a line of at most ", max_line_bytes_,
                                    " bytes, found a longer line")));

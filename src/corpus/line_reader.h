@@ -16,6 +16,9 @@ namespace chaintag::corpus_internal {
 
 using ::chaintag::ToAbsl;
 
+// The UTF-8 byte order mark (U+FEFF), skipped at the start of every input.
+inline constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
 // Returns the byte offset of the first invalid UTF-8 byte (or NUL byte) in `text`, or -1.
 // `*is_nul` tells which of the two was found. `*all_ascii` is set when every byte is < 0x80.
 int64_t FindInvalidUtf8(std::string_view text, bool* is_nul, bool* all_ascii);
@@ -24,8 +27,9 @@ int64_t FindInvalidUtf8(std::string_view text, bool* is_nul, bool* all_ascii);
 std::string QuoteLine(std::string_view line);
 
 // Reads lines in fixed-size blocks so that an overlong line is rejected before it is buffered
-// whole; strips "\n" / "\r\n"; validates UTF-8 and NFC-normalises each line (ASCII and
-// already-normalised lines skip the normaliser).
+// whole; skips a leading byte order mark; strips "\n" / "\r\n" and refuses any other CR (old Mac
+// line endings would make a whole file one line); validates UTF-8 and NFC-normalises each line
+// (ASCII and already-normalised lines skip the normaliser).
 class LineReader {
  public:
   LineReader(std::istream& in, std::string name, int64_t max_line_bytes);

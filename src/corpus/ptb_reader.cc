@@ -99,6 +99,9 @@ class PtbReader : public LineSentenceReader {
     // How much of the current node has been seen: 0 = just opened, 1 = label, 2 = word.
     std::vector<int>& seen = seen_;
     seen.clear();
+    size_t words = 0;
+    // Brackets without words cost memory too; a tree has far fewer nodes than this per word.
+    const size_t max_nodes = 64 * max_tokens() + 1024;
     while (true) {
       absl::StatusOr<bool> got = NextToken(&token, &line);
       if (!got.ok()) return got.status();
@@ -116,6 +119,11 @@ class PtbReader : public LineSentenceReader {
                                                 "\", found '('"));
           }
           seen[stack_.back()] = 2;  // no label may follow a child
+        }
+        if (nodes_.size() == max_nodes) {
+          return LineError(line, absl::StrCat("expected at most ", max_nodes,
+                                              " brackets in a tree (64 per --max-sentence-tokens), "
+                                              "found more"));
         }
         Node& node = nodes_.emplace_back();
         node.parent = stack_.empty() ? -1 : stack_.back();
@@ -139,6 +147,9 @@ class PtbReader : public LineSentenceReader {
           node.label.assign(token.data(), token.size());
           seen[id] = 1;
         } else if (seen[id] == 1) {
+          if (node.label != "-NONE-" && ++words > max_tokens()) {
+            return TooManyTokens(line, /*can_split=*/false);
+          }
           AssignUnescaped(token, &node.word);
           node.preterminal = true;
           node.line = line;  // a word's line is where the word is written

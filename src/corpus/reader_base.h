@@ -23,6 +23,7 @@ class LineSentenceReader : public SentenceReader {
   LineSentenceReader(std::istream& in, std::unique_ptr<std::istream> owned, std::string name,
                      const ReaderOptions& options);
   absl::StatusOr<std::optional<Sentence>> Next() final;
+  std::vector<std::string> TakeWarnings() final;
 
  protected:
   // Fills *sentence (file is already set) and returns true, or returns false at end of input.
@@ -32,6 +33,13 @@ class LineSentenceReader : public SentenceReader {
   LineReader lines_;
   ReaderOptions options_;
   absl::Status init_error_;  // set by a constructor that rejects its options
+  // ReaderOptions::max_sentence_tokens as a size.
+  size_t max_tokens() const { return static_cast<size_t>(options_.max_sentence_tokens); }
+  // The error or warning for a sentence with more than max_sentence_tokens tokens, at `line`
+  // (the first token that does not fit). Returns OK after recording the warning when the
+  // sentence is to be split.
+  absl::Status TooManyTokens(int64_t line, bool can_split = true);
+  std::vector<std::string> warnings_;
 
  private:
   int64_t sentences_ = 0;

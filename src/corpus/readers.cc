@@ -1,4 +1,5 @@
 // Streaming readers for CoNLL columns, CoNLL-U and word_TAG lines, and the reader factories.
+#include <algorithm>
 #include <istream>
 #include <memory>
 #include <optional>
@@ -26,7 +27,30 @@ LineSentenceReader::LineSentenceReader(std::istream& in, std::unique_ptr<std::is
   if (options.max_line_bytes < 1) {
     init_error_ = absl::InvalidArgumentError(absl::StrCat(
         lines_.name(), ": expected max_line_bytes >= 1, found ", options.max_line_bytes));
+  } else if (options.max_sentence_tokens < 1) {
+    init_error_ = absl::InvalidArgumentError(
+        absl::StrCat(lines_.name(), ": expected max_sentence_tokens >= 1, found ",
+                     options.max_sentence_tokens));
   }
+}
+
+std::vector<std::string> LineSentenceReader::TakeWarnings() {
+  std::vector<std::string> taken;
+  taken.swap(warnings_);
+  return taken;
+}
+
+absl::Status LineSentenceReader::TooManyTokens(int64_t line, bool can_split) {
+  const int n = options_.max_sentence_tokens;
+  if (can_split && options_.split_long_sentences) {
+    warnings_.push_back(absl::StrCat(lines_.name(), ":", line, ": a sentence longer than ", n,
+                                     " tokens was split"));
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      lines_.name(), ":", line, ": expected at most ", n,
+      " tokens in a sentence (--max-sentence-tokens), found more",
+      can_split ? "" : " (a tree is never split)"));
 }
 
 absl::StatusOr<std::optional<Sentence>> LineSentenceReader::Next() {
@@ -99,7 +123,17 @@ namespace {
 
 class ConllReader : public LineSentenceReader {
  public:
-  using LineSentenceReader::LineSentenceReader;
+  ConllReader(std::istream& in, std::unique_ptr<std::istream> owned, std::string name,
+              const ReaderOptions& options)
+      : LineSentenceReader(in, std::move(owned), std::move(name), options) {
+    const int column = options.label_column;
+    if (init_error_.ok() &&
+        (column > ReaderOptions::kMaxLabelColumn || column < -ReaderOptions::kMaxLabelColumn)) {
+      init_error_ = absl::InvalidArgumentError(absl::StrCat(
+          lines_.name(), ": expected a label column from -", ReaderOptions::kMaxLabelColumn,
+          " to ", ReaderOptions::kMaxLabelColumn, " (--label-column), found ", column));
+    }
+  }
 
  protected:
   absl::StatusOr<bool> ReadSentence(Sentence* s) override {
@@ -108,9 +142,15 @@ class ConllReader : public LineSentenceReader {
     int label_index = -1;
     int64_t first_line = 0;
     while (true) {
-      absl::StatusOr<bool> got = lines_.Next(&line);
-      if (!got.ok()) return got.status();
-      if (!*got) return num_fields >= 0;
+      if (has_carry_) {
+        // The token that did not fit in the previous piece of a split sentence.
+        has_carry_ = false;
+        line = carry_;
+      } else {
+        absl::StatusOr<bool> got = lines_.Next(&line);
+        if (!got.ok()) return got.status();
+        if (!*got) return num_fields >= 0;
+      }
       if (IsBlank(line)) {
         if (num_fields >= 0) return true;
         continue;
@@ -119,6 +159,12 @@ class ConllReader : public LineSentenceReader {
       if (fields_[0] == "-DOCSTART-") {
         if (num_fields >= 0) return true;  // a document boundary also ends a sentence
         continue;
+      }
+      if (s->token_lines.size() == max_tokens()) {
+        if (absl::Status st = TooManyTokens(lines_.line_number()); !st.ok()) return st;
+        carry_.assign(line);
+        has_carry_ = true;
+        return true;
       }
       const int n = static_cast<int>(fields_.size());
       if (num_fields < 0) {
@@ -144,19 +190,22 @@ class ConllReader : public LineSentenceReader {
         }
       }
       s->token_lines.push_back(lines_.line_number());
-      if (static_cast<int>(s->token_lines.size()) > reserve_) reserve_ *= 2;
+      if (static_cast<int>(s->token_lines.size()) > reserve_) {
+        reserve_ = std::min(2 * reserve_, options_.max_sentence_tokens);
+      }
     }
   }
 
  private:
   // Resolves the 1-based/negative label column against the first line of a sentence.
   absl::StatusOr<int> LabelIndex(int n) const {
-    const int column = options_.label_column;
+    const int column = options_.label_column;  // |column| <= kMaxLabelColumn (constructor)
     if (column == 0) return -1;
     const int index = column > 0 ? column - 1 : n + column;
     if (index < 0 || index >= n) {
-      return lines_.Error(absl::StrCat("expected at least ", column > 0 ? column : -column,
-                                       " columns for label column ", column, ", found ", n));
+      return lines_.Error(absl::StrCat(
+          "expected at least ", column > 0 ? column : -column, " columns for label column ", column,
+          column < 0 ? " (counted from the end)" : "", ", found ", n));
     }
     if (n < 2) {
       return lines_.Error(
@@ -167,6 +216,8 @@ class ConllReader : public LineSentenceReader {
 
   std::vector<std::string_view> fields_;
   int reserve_ = 32;
+  std::string carry_;
+  bool has_carry_ = false;
 };
 
 class ConlluReader : public LineSentenceReader {
@@ -192,11 +243,18 @@ class ConlluReader : public LineSentenceReader {
     int words = 0;
     bool started = false;
     while (true) {
-      absl::StatusOr<bool> got = lines_.Next(&line);
-      if (!got.ok()) return got.status();
+      absl::StatusOr<bool> got = true;
+      if (has_carry_) {
+        has_carry_ = false;
+        line = carry_;
+      } else {
+        got = lines_.Next(&line);
+        if (!got.ok()) return got.status();
+      }
       if (!*got || IsBlank(line)) {
         if (words > 0) {
           s->conllu = std::move(extras);
+          id_offset_ = 0;
           return true;
         }
         if (started) {
@@ -229,10 +287,19 @@ class ConlluReader : public LineSentenceReader {
         extras.other_lines.emplace_back(words, std::string(line));
         continue;
       }
+      if (static_cast<size_t>(words) == max_tokens()) {
+        if (absl::Status st = TooManyTokens(lines_.line_number()); !st.ok()) return st;
+        // The rest continues as the next sentence, keeping its word IDs.
+        carry_.assign(line);
+        has_carry_ = true;
+        id_offset_ += words;
+        s->conllu = std::move(extras);
+        return true;
+      }
       int id_value = 0;
-      if (!absl::SimpleAtoi(ToAbsl(id), &id_value) || id_value != words + 1) {
-        return lines_.Error(
-            absl::StrCat("expected word ID ", words + 1, ", found \"", ToAbsl(id), "\""));
+      if (!absl::SimpleAtoi(ToAbsl(id), &id_value) || id_value != id_offset_ + words + 1) {
+        return lines_.Error(absl::StrCat("expected word ID ", id_offset_ + words + 1,
+                                         ", found \"", ToAbsl(id), "\""));
       }
       if (s->columns.empty()) s->columns.resize(1);
       s->columns[0].emplace_back(fields_[1]);
@@ -248,6 +315,9 @@ class ConlluReader : public LineSentenceReader {
  private:
   int label_field_ = 4;
   std::vector<std::string_view> fields_;
+  std::string carry_;
+  bool has_carry_ = false;
+  int id_offset_ = 0;  // words of a split sentence already returned
 };
 
 class TaggedReader : public LineSentenceReader {
@@ -267,13 +337,31 @@ class TaggedReader : public LineSentenceReader {
  protected:
   absl::StatusOr<bool> ReadSentence(Sentence* s) override {
     std::string_view line;
-    while (true) {
-      absl::StatusOr<bool> got = lines_.Next(&line);
-      if (!got.ok()) return got.status();
-      if (!*got) return false;
-      if (!IsBlank(line)) break;
+    if (has_carry_) {
+      // The tokens of a split line that did not fit in the previous piece.
+      has_carry_ = false;
+      line = std::string_view(carry_).substr(carry_pos_);
+    } else {
+      while (true) {
+        absl::StatusOr<bool> got = lines_.Next(&line);
+        if (!got.ok()) return got.status();
+        if (!*got) return false;
+        if (!IsBlank(line)) break;
+      }
     }
     SplitWhitespace(line, &fields_);
+    if (fields_.size() > max_tokens()) {
+      if (absl::Status st = TooManyTokens(lines_.line_number()); !st.ok()) return st;
+      const size_t rest = static_cast<size_t>(fields_[max_tokens()].data() - line.data());
+      if (line.data() >= carry_.data() && line.data() < carry_.data() + carry_.size()) {
+        carry_pos_ += rest;
+      } else {
+        carry_.assign(line);
+        carry_pos_ = rest;
+      }
+      has_carry_ = true;
+      fields_.resize(max_tokens());
+    }
     const char sep = options_.tagged_separator;
     s->columns.resize(1);
     s->columns[0].reserve(fields_.size());
@@ -310,6 +398,9 @@ class TaggedReader : public LineSentenceReader {
   }
 
   std::vector<std::string_view> fields_;
+  std::string carry_;  // the line being split
+  size_t carry_pos_ = 0;
+  bool has_carry_ = false;
 };
 
 std::unique_ptr<SentenceReader> MakeReader(std::istream& in, std::unique_ptr<std::istream> owned,

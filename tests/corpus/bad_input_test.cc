@@ -86,7 +86,8 @@ TEST(BadInputTest, LabelColumnBeyondColumnsPresent) {
               HasSubstr("in.txt:1: expected at least 5 columns for label column 5, found 3"));
   options.label_column = -4;
   EXPECT_THAT(ErrorOf("a DT B-NP\n", options),
-              HasSubstr("in.txt:1: expected at least 4 columns for label column -4, found 3"));
+              HasSubstr("in.txt:1: expected at least 4 columns for label column -4 (counted from the end), "
+                        "found 3"));
 }
 
 TEST(BadInputTest, SingleColumnHasNoRoomForALabel) {

@@ -23,6 +23,40 @@ std::vector<std::string> Lines(const std::string& text, int64_t max = 1 << 20) {
   return out;
 }
 
+// Issue 18, item 12.
+absl::Status ErrorOf(const std::string& text, int64_t max = 1 << 20) {
+  std::istringstream in(text);
+  LineReader reader(in, "f", max);
+  std::string_view line;
+  while (true) {
+    absl::StatusOr<bool> got = reader.Next(&line);
+    if (!got.ok()) return got.status();
+    if (!*got) return absl::OkStatus();
+  }
+}
+
+TEST(LineReaderTest, SkipsALeadingByteOrderMarkOnly) {
+  EXPECT_EQ(Lines("\xEF\xBB\xBFword X\nb\n"), (std::vector<std::string>{"word X", "b"}));
+  EXPECT_EQ(Lines("\xEF\xBB\xBF"), (std::vector<std::string>{""}));
+  // Anywhere else U+FEFF is text.
+  EXPECT_EQ(Lines("a\n\xEF\xBB\xBF" "b\n"), (std::vector<std::string>{"a", "\xEF\xBB\xBF" "b"}));
+}
+
+TEST(LineReaderTest, RefusesBareCarriageReturns) {
+  EXPECT_EQ(ErrorOf("a X\rb Y\r\rc Z\r").message(),
+            "f:1: expected LF or CRLF line endings, found a bare CR (old Mac line endings) at byte "
+            "offset 3 in line \"a X\\x0Db Y\\x0D\\x0Dc Z\"");
+  EXPECT_EQ(ErrorOf("a\nb\rc\n").message(),
+            "f:2: expected LF or CRLF line endings, found a bare CR (old Mac line endings) at byte "
+            "offset 1 in line \"b\\x0Dc\"");
+  EXPECT_FALSE(ErrorOf("a\r\r\n").ok());
+  // A CR-only file longer than the line limit says why it is one line.
+  EXPECT_EQ(ErrorOf(std::string(50, 'a') + "\r" + std::string(50, 'b') + "\r", 64).message(),
+            "f:1: expected LF or CRLF line endings, found a bare CR (old Mac line endings)");
+  // CRLF stays fine, also at the end of input without a final LF.
+  EXPECT_TRUE(ErrorOf("a\r\nb\r\n\r\nc\r").ok());
+}
+
 TEST(LineReaderTest, SplitsLinesAndStripsCarriageReturns) {
   EXPECT_EQ(Lines("a b\r\nc\n\nd"), (std::vector<std::string>{"a b", "c", "", "d"}));
   EXPECT_EQ(Lines(""), std::vector<std::string>{});

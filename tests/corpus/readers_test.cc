@@ -1,8 +1,11 @@
 #include <filesystem>
+#include <climits>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "chaintag/corpus.h"
 #include "corpus/test_util.h"
 #include "gtest/gtest.h"
@@ -210,6 +213,199 @@ void ExpectCounts(const CorpusCount& c) {
   }
   EXPECT_EQ(sentences, c.sentences);
   EXPECT_EQ(tokens, c.tokens);
+}
+
+// Issue 18, item 12: a leading byte order mark is skipped by every format.
+TEST(ReaderTest, EveryFormatSkipsALeadingByteOrderMark) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const struct {
+    CorpusFormat format;
+    std::string text;
+  } cases[] = {
+      {CorpusFormat::kConll, "He PRP\nran VBD\n"},
+      {CorpusFormat::kConllu, "1\tHe\the\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n"
+                              "2\tran\trun\tVERB\tVBD\t_\t0\troot\t_\t_\n"},
+      {CorpusFormat::kPtb, "(S (NP (PRP He)) (VP (VBD ran)))\n"},
+      {CorpusFormat::kTagged, "He_PRP ran_VBD\n"},
+  };
+  for (const auto& c : cases) {
+    absl::StatusOr<std::vector<Sentence>> plain = ReadAll(c.text, Options(c.format));
+    absl::StatusOr<std::vector<Sentence>> marked =
+        ReadAll(absl::StrCat(bom, c.text), Options(c.format));
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    ASSERT_TRUE(marked.ok()) << CorpusFormatName(c.format) << ": " << marked.status();
+    ASSERT_EQ(marked->size(), 1u);
+    EXPECT_EQ((*marked)[0].columns, (*plain)[0].columns) << CorpusFormatName(c.format);
+    EXPECT_EQ((*marked)[0].word(0), "He");
+    EXPECT_EQ((*marked)[0].labels, (*plain)[0].labels);
+  }
+}
+
+// Issue 18, item 12: CR-only line ends are refused in every format, CRLF files read like LF ones.
+TEST(ReaderTest, EveryFormatRefusesBareCrAndReadsCrlf) {
+  const struct {
+    CorpusFormat format;
+    std::string text;
+  } cases[] = {
+      {CorpusFormat::kConll, "He PRP\nran VBD\n\nOK UH\n"},
+      {CorpusFormat::kConllu, "# c\n1\tHe\the\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n"
+                              "2\tran\trun\tVERB\tVBD\t_\t0\troot\t_\t_\n"},
+      {CorpusFormat::kPtb, "(S (NP (PRP He))\n (VP (VBD ran)))\n"},
+      {CorpusFormat::kTagged, "He_PRP ran_VBD\nOK_UH\n"},
+  };
+  for (const auto& c : cases) {
+    std::string cr = c.text, crlf;
+    for (char& ch : cr) ch = ch == '\n' ? '\r' : ch;
+    for (char ch : c.text) {
+      if (ch == '\n') crlf.push_back('\r');
+      crlf.push_back(ch);
+    }
+    absl::StatusOr<std::vector<Sentence>> bad = ReadAll(cr, Options(c.format), "mac.txt");
+    ASSERT_FALSE(bad.ok()) << CorpusFormatName(c.format);
+    EXPECT_NE(bad.status().message().find(
+                  "mac.txt:1: expected LF or CRLF line endings, found a bare CR (old Mac line "
+                  "endings)"),
+              std::string::npos)
+        << bad.status();
+    absl::StatusOr<std::vector<Sentence>> plain = ReadAll(c.text, Options(c.format));
+    absl::StatusOr<std::vector<Sentence>> windows = ReadAll(crlf, Options(c.format));
+    ASSERT_TRUE(windows.ok()) << windows.status();
+    ASSERT_EQ(windows->size(), plain->size());
+    for (size_t k = 0; k < plain->size(); ++k) {
+      EXPECT_EQ((*windows)[k].columns, (*plain)[k].columns);
+      EXPECT_EQ((*windows)[k].labels, (*plain)[k].labels);
+    }
+  }
+}
+
+// Issue 18, item 4: sentences longer than max_sentence_tokens are refused, or split with a
+// warning, in every format that can split; PTB trees are always refused.
+std::string LongSentence(CorpusFormat format, int tokens) {
+  std::string text;
+  if (format == CorpusFormat::kPtb) text = "(S";
+  for (int t = 1; t <= tokens; ++t) {
+    switch (format) {
+      case CorpusFormat::kConll:
+        absl::StrAppend(&text, "w", t, " T", t, "\n");
+        break;
+      case CorpusFormat::kConllu:
+        absl::StrAppend(&text, t, "\tw", t, "\t_\tX\tT", t, "\t_\t0\tdep\t_\t_\n");
+        break;
+      case CorpusFormat::kPtb:
+        absl::StrAppend(&text, "\n (NN w", t, ")");
+        break;
+      case CorpusFormat::kTagged:
+        absl::StrAppend(&text, t > 1 ? " " : "", "w", t, "_T", t);
+        break;
+    }
+  }
+  text += format == CorpusFormat::kPtb ? ")\n" : "\n";
+  return text;
+}
+
+int LineOfToken(CorpusFormat format, int t) {
+  return format == CorpusFormat::kTagged ? 1 : format == CorpusFormat::kPtb ? t + 1 : t;
+}
+
+TEST(ReaderTest, LongSentencesAreRefusedByDefault) {
+  EXPECT_EQ(ReaderOptions().max_sentence_tokens, 10000);
+  EXPECT_FALSE(ReaderOptions().split_long_sentences);
+  for (CorpusFormat format : {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kPtb,
+                              CorpusFormat::kTagged}) {
+    ReaderOptions options = Options(format);
+    options.max_sentence_tokens = 4;
+    EXPECT_TRUE(ReadAll(LongSentence(format, 4), options).ok()) << CorpusFormatName(format);
+    absl::StatusOr<std::vector<Sentence>> got = ReadAll(LongSentence(format, 7), options, "long");
+    ASSERT_FALSE(got.ok()) << CorpusFormatName(format);
+    const std::string expected =
+        absl::StrCat("long:", LineOfToken(format, 5),
+                     ": expected at most 4 tokens in a sentence (--max-sentence-tokens), found more");
+    EXPECT_EQ(std::string(got.status().message()).substr(0, expected.size()), expected)
+        << got.status();
+  }
+}
+
+TEST(ReaderTest, LongSentencesAreSplitWithAWarning) {
+  for (CorpusFormat format : {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kTagged,
+                              CorpusFormat::kPtb}) {
+    ReaderOptions options = Options(format);
+    options.max_sentence_tokens = 4;
+    options.split_long_sentences = true;
+    // Two long sentences and a short one.
+    const std::string text = absl::StrCat(LongSentence(format, 9), "\n", LongSentence(format, 8),
+                                          "\n", LongSentence(format, 2));
+    std::istringstream in(text);
+    std::unique_ptr<SentenceReader> reader = MakeSentenceReader(in, "long", options);
+    std::vector<Sentence> got;
+    std::vector<std::string> warnings;
+    absl::Status status;
+    while (true) {
+      absl::StatusOr<std::optional<Sentence>> next = reader->Next();
+      for (std::string& w : reader->TakeWarnings()) warnings.push_back(std::move(w));
+      if (!next.ok()) {
+        status = next.status();
+        break;
+      }
+      if (!next->has_value()) break;
+      EXPECT_LE((*next)->size(), 4);
+      got.push_back(std::move(**next));
+    }
+    if (format == CorpusFormat::kPtb) {
+      EXPECT_NE(status.message().find("long:6: expected at most 4 tokens in a sentence "
+                                      "(--max-sentence-tokens), found more (a tree is never split)"),
+                std::string::npos)
+          << status;
+      continue;
+    }
+    ASSERT_TRUE(status.ok()) << CorpusFormatName(format) << ": " << status;
+    std::vector<int> sizes;
+    for (const Sentence& s : got) sizes.push_back(s.size());
+    EXPECT_EQ(sizes, (std::vector<int>{4, 4, 1, 4, 4, 2})) << CorpusFormatName(format);
+    EXPECT_EQ(got[0].word(0), "w1");
+    EXPECT_EQ(got[1].word(0), "w5");
+    EXPECT_EQ(got[2].word(0), "w9");
+    EXPECT_EQ(got[2].labels, Strings{"T9"});
+    EXPECT_EQ(got[4].labels, (Strings{"T5", "T6", "T7", "T8"}));
+    const int second = format == CorpusFormat::kTagged ? 3 : 12;  // first line of sentence 2
+    if (format != CorpusFormat::kTagged) {
+      EXPECT_EQ(got[1].token_lines[0], 5);
+      EXPECT_EQ(got[2].token_lines[0], 9);
+    }
+    const bool tagged = format == CorpusFormat::kTagged;
+    auto warning = [](int line) {
+      return absl::StrCat("long:", line, ": a sentence longer than 4 tokens was split");
+    };
+    EXPECT_EQ(warnings, (Strings{warning(tagged ? 1 : 5), warning(tagged ? 1 : 9),
+                                 warning(tagged ? second : second + 4)}))
+        << CorpusFormatName(format);
+    if (format == CorpusFormat::kConllu) {
+      // The pieces keep their word IDs, so writing them back keeps the original lines.
+      EXPECT_EQ(got[1].conllu->word_fields[0][0], "5");
+    }
+  }
+}
+
+TEST(ReaderTest, OptionsAreValidated) {
+  ReaderOptions options = Options(CorpusFormat::kConll);
+  options.max_sentence_tokens = 0;
+  absl::StatusOr<std::vector<Sentence>> got = ReadAll("a B\n", options, "o");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().message(), "o: expected max_sentence_tokens >= 1, found 0");
+  options = Options(CorpusFormat::kConll);
+  for (int column : {1001, -1001, INT32_MIN, INT32_MAX}) {
+    options.label_column = column;
+    got = ReadAll("a B\n", options, "o");
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status().message(),
+              absl::StrCat("o: expected a label column from -1000 to 1000 (--label-column), found ",
+                           column));
+  }
+  options.label_column = -1000;
+  got = ReadAll("a B\n", options, "o");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().message(),
+            "o:1: expected at least 1000 columns for label column -1000 (counted from the end), "
+            "found 2");
 }
 
 TEST(SharedCorporaTest, Conll2000TrainCounts) {
