@@ -8,6 +8,7 @@
 #define CHAINTAG_TAGGING_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,7 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseExclusionLine(std::st
 struct DecodeRequest {
   // Documented caps on what a request may ask (usage errors beyond them).
   static constexpr int kMaxScoreStates = 1 << 16;
+  static constexpr int kMaxColumns = 1000;
   static constexpr int64_t kDefaultMaxMemoryBytes = int64_t{512} << 20;
 
   std::vector<CountConstraint> counts;
@@ -56,14 +58,19 @@ struct DecodeRequest {
   int min_distance = 1;
   bool chunk_diversity = false;
   bool exclusions = false;   // labelings to avoid are given per sentence (TagResult::excluded)
-  bool probability = false;  // compute P(y|x) per solution
+  bool probability = false;  // compute P(y|x) per solution (given the forced labels, if any)
   bool marginals = false;    // per-token marginals of the last model
+  double marginals_min = 1e-4;  // output omits marginals below this (0 keeps every label)
+  // 0-based input column holding, per token, a label the last model must give it or "_" (free);
+  // -1: none. Fills TagResult::forced.
+  int forced_column = -1;
   // Memory one sentence's constrained decoding may use (per thread); beyond it the sentence's
   // status is kTooLarge.
   int64_t max_memory_bytes = kDefaultMaxMemoryBytes;
   // Anything beyond plain Viterbi.
   bool Constrained() const {
-    return !counts.empty() || score_range || kbest > 0 || diverse > 0 || exclusions;
+    return !counts.empty() || score_range || kbest > 0 || diverse > 0 || exclusions ||
+           forced_column >= 0;
   }
   // Checks the numbers of the request (ranges, caps); errors name the option.
   absl::Status Validate() const;
@@ -89,6 +96,7 @@ struct TagResult {
   Sentence sentence;
   std::vector<std::vector<std::string>> excluded;  // labelings (label names) to avoid
   int64_t exclude_line = 0;                        // where they came from, for messages
+  std::vector<std::string> forced;  // per token a label of the last model or "_"; empty: none
   std::vector<std::vector<int>> layers;            // best labels of every model but the last
   std::vector<Solution> solutions;                 // last model, best first
   SentenceStatus status = SentenceStatus::kOk;
@@ -108,6 +116,8 @@ class Pipeline {
 
  private:
   absl::Status RunLast(const Sentence& input, TagResult* r);
+  // Restricts the last model's lattice to TagResult::forced (read from the forced column first).
+  absl::Status ApplyForced(TagResult* r);
   std::vector<const Model*> models_;
   DecodeRequest request_;
   std::string exclude_file_;
@@ -115,9 +125,38 @@ class Pipeline {
   ChunkTable chunk_table_;
   Sentence stage_;
   Lattice lattice_;
+  std::vector<int> forced_ids_;
   AuxDpDecoder decoder_;
   ViterbiScratch viterbi_;
   ForwardBackwardScratch forward_backward_;
+};
+
+// Ordered multi-threaded tagging of a sentence stream: sentences are queued in batches, tagged by
+// one Pipeline per thread and handed to the sink in input order, so the output does not depend on
+// the thread count, and memory is bounded by one batch.
+class BatchTagger {
+ public:
+  // Receives every tagged sentence in input order; an error stops the stream.
+  using Sink = std::function<absl::Status(const TagResult&)>;
+  BatchTagger(const std::vector<const Model*>& models, const DecodeRequest& request, int threads,
+              Sink sink, std::string exclude_file = "", size_t batch_size = 256);
+  // Queues a sentence (with its exclusions or forced labels, if any); tags the batch when it is
+  // full. Returns the first data error of a sentence (TagResult::error) or of the sink.
+  absl::Status Add(TagResult result);
+  // Tags and passes on what is queued.
+  absl::Status Flush();
+  int64_t sentences() const { return sentences_; }
+  int64_t tokens() const { return tokens_; }
+  int64_t too_large() const { return too_large_; }
+
+ private:
+  std::vector<std::unique_ptr<Pipeline>> pipelines_;
+  Sink sink_;
+  size_t batch_size_;
+  std::vector<TagResult> batch_;
+  int64_t sentences_ = 0;
+  int64_t tokens_ = 0;
+  int64_t too_large_ = 0;
 };
 
 }  // namespace chaintag

@@ -31,7 +31,6 @@
 #include "cli/commands.h"
 #include "cli/tag_output.h"
 #include "corpus/line_reader.h"
-#include "worker_threads.h"
 
 namespace chaintag::cli {
 
@@ -142,16 +141,6 @@ absl::Status CheckOutputs(const std::vector<std::string>& outputs,
   return absl::OkStatus();
 }
 
-// Runs `work(worker, index)` for index 0..count-1 on up to `threads` workers (the caller's among
-// them). Results go by index, so the output does not depend on the thread count.
-void RunParallel(size_t count, int threads, const std::function<void(int, size_t)>& work) {
-  std::atomic<size_t> next{0};
-  const int workers = static_cast<int>(std::min<size_t>(std::max(threads, 1), count));
-  RunOnThreads(workers, [&](int worker) {
-    for (size_t i = next++; i < count; i = next++) work(worker, i);
-  });
-}
-
 // A progress line on stderr, only when stderr is a terminal.
 class Progress {
  public:
@@ -189,6 +178,7 @@ int RunTag(const std::vector<std::string>& args) {
       ("model,m", po::value<std::vector<std::string>>(), "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")
       ("output-format", po::value<std::string>()->default_value("conll"), "conll, conllu, tagged, chunks or jsonl")
       ("marginals", po::bool_switch(), "jsonl: per-token label probabilities of the last model")
+      ("marginals-min", po::value<double>()->default_value(1e-4), "--marginals: omit labels whose probability is below this (0 lists every label)")
       ("threads", po::value<int>()->default_value(1), "tagging threads (0 = all cores, at most 4 per core); the output does not depend on it")
       ("output,o", po::value<std::string>()->default_value("-"), "output file, or an existing directory for one output per input");
   po::options_description decoding("decoding options (apply to the last model)");
@@ -202,14 +192,15 @@ int RunTag(const std::vector<std::string>& args) {
       ("score-resolution", po::value<double>()->default_value(0.001), "score quantisation step for --score-range (coarsened per sentence to fit --score-max-states; jsonl reports the step used)")
       ("score-max-states", po::value<int>()->default_value(256), "--score-range: most quantised score states per position (time and memory grow with it)")
       ("exclude", po::value<std::string>(), "file with labelings to exclude: one line per sentence, labelings separated by '|'")
+      ("forced-column", po::value<int>(), "corpus input: 1-based column holding per token a label the last model must give, or _ (free)")
       ("decode-memory-mb", po::value<int>()->default_value(static_cast<int>(DecodeRequest::kDefaultMaxMemoryBytes >> 20)), "memory one sentence's constrained decoding may use (per thread); a sentence needing more gets status too_large");
   po::options_description text("raw text options");
   text.add_options()
       ("on-invalid", po::value<std::string>()->default_value("error"), "invalid UTF-8 in raw text: error or replace (U+FFFD)")
-      ("max-sentence-tokens", po::value<int>()->default_value(1000), "raw text: longer sentences are split, with a warning")
+      ("max-sentence-tokens", po::value<int>()->default_value(1000), "longer sentences (raw text or corpus input) are split, with a warning")
       ("no-ptb-brackets", po::bool_switch(), "raw text: keep brackets as they are instead of -LRB- -RRB- ...");
   options.add(decoding).add(text);
-  AddReaderOptions(&options, /*with_label_column=*/false);
+  AddReaderOptions(&options, /*with_label_column=*/false, /*with_sentence_limit=*/false);
   po::variables_map vm;
   if (int rc = ParseOrExit(cmd, "[-m MODEL ...] [options] FILE...|-", options, args, &vm); rc >= 0) return rc;
 
@@ -231,6 +222,8 @@ int RunTag(const std::vector<std::string>& args) {
     text_options.max_sentence_tokens = vm["max-sentence-tokens"].as<int>();
     if (text_options.max_sentence_tokens < 1) return UsageError(cmd, "--max-sentence-tokens must be >= 1");
     text_options.ptb_brackets = !vm["no-ptb-brackets"].as<bool>();
+    reader_options->max_sentence_tokens = text_options.max_sentence_tokens;
+    reader_options->split_long_sentences = true;
   }
 
   std::vector<std::string> model_paths;
@@ -278,6 +271,12 @@ int RunTag(const std::vector<std::string>& args) {
     request.score_max_states = vm["score-max-states"].as<int>();
   }
   request.exclusions = vm.count("exclude") > 0;
+  request.marginals_min = vm["marginals-min"].as<double>();
+  if (vm.count("forced-column")) {
+    if (raw_text) return UsageError(cmd, "--forced-column needs corpus input (--format)");
+    request.forced_column = vm["forced-column"].as<int>() - 1;
+    if (request.forced_column < 0) return UsageError(cmd, "--forced-column must be >= 1");
+  }
   if (absl::Status s = request.Validate(); !s.ok()) return UsageError(cmd, std::string(s.message()));
   ExcludeReader exclude;
   if (request.exclusions) {
@@ -312,37 +311,21 @@ int RunTag(const std::vector<std::string>& args) {
     if (f != "-" && std::filesystem::is_regular_file(f, ec)) total_bytes += std::filesystem::file_size(f, ec);
   }
 
-  TagWriter writer(model_ptrs, *output_format, raw_text, request.Constrained(), *reader_options);
-  std::vector<std::unique_ptr<Pipeline>> pipelines;
-  const std::string exclude_name = vm.count("exclude") ? vm["exclude"].as<std::string>() : "";
-  for (int i = 0; i < *threads; ++i) pipelines.push_back(std::make_unique<Pipeline>(model_ptrs, request, exclude_name));
-
-  Progress progress(total_bytes);
-  int64_t sentences = 0, tokens = 0, bytes_done = 0, too_large = 0;
-  constexpr size_t kBatch = 256;
-  std::vector<TagResult> batch;
+  TagWriter writer(model_ptrs, *output_format, raw_text, request.Constrained(), *reader_options,
+                   request.marginals_min);
   std::unique_ptr<Output> out;
-  auto flush = [&]() -> absl::Status {
-    if (batch.empty()) return absl::OkStatus();
-    RunParallel(batch.size(), *threads, [&](int worker, size_t i) { pipelines[worker]->Run(&batch[i]); });
-    for (const TagResult& r : batch) {
-      if (!r.error.ok()) return r.error;
-      if (r.status == SentenceStatus::kTooLarge) ++too_large;
-      if (absl::Status s = writer.Write(r, out->stream()); !s.ok()) return s;
-      tokens += r.sentence.size();
-    }
-    sentences += batch.size();
-    batch.clear();
-    return absl::OkStatus();
-  };
+  BatchTagger tagger(model_ptrs, request, *threads,
+                     [&](const TagResult& r) { return writer.Write(r, out->stream()); },
+                     vm.count("exclude") ? vm["exclude"].as<std::string>() : "");
+  Progress progress(total_bytes);
+  int64_t bytes_done = 0;
   auto add = [&](Sentence&& s) -> absl::Status {
-    batch.emplace_back();
-    batch.back().sentence = std::move(s);
+    TagResult r;
+    r.sentence = std::move(s);
     if (exclude.active()) {
-      if (absl::Status st = exclude.Next(&batch.back()); !st.ok()) return st;
+      if (absl::Status st = exclude.Next(&r); !st.ok()) return st;
     }
-    if (batch.size() == kBatch) return flush();
-    return absl::OkStatus();
+    return tagger.Add(std::move(r));
   };
   auto open_output = [&](const std::string& input) -> absl::Status {
     std::string path = output_path;
@@ -384,21 +367,24 @@ int RunTag(const std::vector<std::string>& args) {
           ++file_sentences;
           if (absl::Status st = add(std::move(sentence)); !st.ok()) return Fail(cmd, st);
         }
-        progress.Update(bytes_done + segmenter.bytes_consumed(), sentences, tokens);
+        progress.Update(bytes_done + segmenter.bytes_consumed(), tagger.sentences(), tagger.tokens());
       }
       bytes_done += segmenter.bytes_consumed();
     } else {
-      absl::Status read = ForEachSentence({file}, *reader_options, [&](Sentence&& sentence) {
-        ++file_sentences;
-        absl::Status st = add(std::move(sentence));
-        progress.Update(0, sentences, tokens);
-        return st;
-      });
+      absl::Status read = ForEachSentence(
+          {file}, *reader_options,
+          [&](Sentence&& sentence) {
+            ++file_sentences;
+            absl::Status st = add(std::move(sentence));
+            progress.Update(0, tagger.sentences(), tagger.tokens());
+            return st;
+          },
+          [&](const std::string& w) { std::cerr << "chaintag tag: warning: " << w << "\n"; });
       if (!read.ok()) return Fail(cmd, read);
     }
     input_sentences += file_sentences;
     if (output_dir || fi + 1 == files.size()) {
-      if (absl::Status s = flush(); !s.ok()) return Fail(cmd, s);
+      if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
       if (output_dir && file_sentences == 0) {
         return Fail(cmd, absl::InvalidArgumentError(absl::StrCat(file, ": no sentences found (empty input)")));
       }
@@ -411,10 +397,10 @@ int RunTag(const std::vector<std::string>& args) {
       if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
     }
   }
-  progress.Update(bytes_done, sentences, tokens, /*final=*/true);
-  if (too_large > 0) {
-    std::cerr << "chaintag tag: warning: " << too_large
-              << " sentence(s) exceeded a decoding limit and have status too_large (see --decode-memory-mb)\n";
+  progress.Update(bytes_done, tagger.sentences(), tagger.tokens(), /*final=*/true);
+  if (tagger.too_large() > 0) {
+    std::cerr << "chaintag tag: warning: " << tagger.too_large()
+              << " sentence(s) exceeded a decoding limit: status too_large, with the reason in the output\n";
   }
   return kExitOk;
 }

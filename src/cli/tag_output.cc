@@ -30,8 +30,13 @@ const char* OutputExtension(OutputFormat format) {
 }
 
 TagWriter::TagWriter(const std::vector<const Model*>& models, OutputFormat format, bool raw_text,
-                     bool solution_headers, const ReaderOptions& reader)
-    : models_(models), format_(format), raw_text_(raw_text), solution_headers_(solution_headers), reader_(reader) {}
+                     bool solution_headers, const ReaderOptions& reader, double marginals_min)
+    : models_(models),
+      format_(format),
+      raw_text_(raw_text),
+      solution_headers_(solution_headers),
+      reader_(reader),
+      marginals_min_(marginals_min) {}
 
 std::vector<std::string> TagWriter::Layer(const TagResult& r, size_t k) const {
   std::vector<std::string> labels;
@@ -229,6 +234,10 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
     }
     out << ']';
   }
+  if (!r.forced.empty()) {
+    out << ", \"forced\": ";
+    list(r.forced);
+  }
   out << ", \"status\": \"" << SentenceStatusName(r.status) << '"';
   if (!r.status_reason.empty()) out << ", \"reason\": " << JsonString(r.status_reason);
   if (!r.solutions.empty()) {
@@ -255,7 +264,7 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
       bool first = true;
       for (int y = 0; y < n; ++y) {
         const double p = r.marginals[static_cast<size_t>(t) * n + y];
-        if (p < 1e-4) continue;  // omit labels below 0.01% to keep lines short
+        if (p < marginals_min_) continue;  // short lines: --marginals-min (default 1e-4)
         out << (first ? "" : ", ") << JsonString(last.labels()[y]) << ": " << JsonNumber(p);
         first = false;
       }

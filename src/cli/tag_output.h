@@ -23,7 +23,7 @@ class TagWriter {
   // `raw_text`: the input was raw text (conll output then lists id, form, labels, offsets).
   // `solution_headers`: precede every solution with "# solution RANK score S probability P".
   TagWriter(const std::vector<const Model*>& models, OutputFormat format, bool raw_text,
-            bool solution_headers, const ReaderOptions& reader);
+            bool solution_headers, const ReaderOptions& reader, double marginals_min = 1e-4);
   absl::Status Write(const TagResult& r, std::ostream& out) const;
 
  private:
@@ -42,6 +42,7 @@ class TagWriter {
   bool raw_text_;
   bool solution_headers_;
   ReaderOptions reader_;
+  double marginals_min_;
 };
 
 }  // namespace chaintag::cli

@@ -75,6 +75,9 @@ int RunTrain(const std::vector<std::string>& args) {
     }
   }
   if (absl::Status s = ValidateTrainOptions(train_options); !s.ok()) return UsageError(cmd, std::string(s.message()));
+  if (train_options.early_stopping > 0 && !vm.count("dev")) {
+    return UsageError(cmd, "--early-stopping needs --dev (it stops on the dev score)");
+  }
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
 

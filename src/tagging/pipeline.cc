@@ -1,11 +1,13 @@
 // The model pipeline and the dispatch of a DecodeRequest to the decoders of the last model.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "chaintag/tagging.h"
+#include "worker_threads.h"
 
 namespace chaintag {
 
@@ -57,11 +59,44 @@ void Pipeline::Run(TagResult* r) {
   }
 }
 
+absl::Status Pipeline::ApplyForced(TagResult* r) {
+  const Sentence& s = r->sentence;
+  if (request_.forced_column >= 0 && r->forced.empty()) {
+    if (request_.forced_column >= s.num_columns()) {
+      const int64_t line = s.token_lines.empty() ? 0 : s.token_lines[0];
+      return absl::InvalidArgumentError(absl::StrCat(
+          s.file, ":", line, ": expected a forced-label column ", request_.forced_column + 1,
+          ", found ", s.num_columns(), " columns"));
+    }
+    r->forced = s.columns[request_.forced_column];
+  }
+  if (r->forced.empty()) return absl::OkStatus();
+  if (static_cast<int>(r->forced.size()) != lattice_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(s.file, ": expected ", lattice_.size(),
+                                                   " forced labels, found ", r->forced.size()));
+  }
+  const Model& model = *models_.back();
+  forced_ids_.assign(r->forced.size(), -1);
+  for (size_t t = 0; t < r->forced.size(); ++t) {
+    if (r->forced[t] == "_") continue;
+    forced_ids_[t] = model.LabelId(r->forced[t]);
+    if (forced_ids_[t] < 0) {
+      const int64_t line = t < s.token_lines.size() ? s.token_lines[t] : 0;
+      return absl::InvalidArgumentError(absl::StrCat(
+          s.file, ":", line, ": expected a label of the model or '_' in the forced-label column, found '",
+          r->forced[t], "'"));
+    }
+  }
+  ApplyForcedLabels(forced_ids_, &lattice_);
+  return absl::OkStatus();
+}
+
 absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
   Tagger& tagger = taggers_.back();
   const Model& model = *models_.back();
   if (absl::Status s = tagger.BuildLattice(input, &lattice_); !s.ok()) return s;
   const int m = lattice_.size();
+  if (absl::Status s = ApplyForced(r); !s.ok()) return s;
 
   // Count constraints, with bounds clamped to what a sentence of M tokens can hold (at most M
   // labels or chunks), so huge bounds cost nothing and unreachable ones are infeasible at once.
@@ -184,6 +219,40 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
     s.labels = std::move(l.labels);
     r->solutions.push_back(std::move(s));
   }
+  return absl::OkStatus();
+}
+
+BatchTagger::BatchTagger(const std::vector<const Model*>& models, const DecodeRequest& request,
+                         int threads, Sink sink, std::string exclude_file, size_t batch_size)
+    : sink_(std::move(sink)), batch_size_(std::max<size_t>(batch_size, 1)) {
+  for (int i = 0; i < std::max(threads, 1); ++i) {
+    pipelines_.push_back(std::make_unique<Pipeline>(models, request, exclude_file));
+  }
+}
+
+absl::Status BatchTagger::Add(TagResult result) {
+  batch_.push_back(std::move(result));
+  if (batch_.size() >= batch_size_) return Flush();
+  return absl::OkStatus();
+}
+
+absl::Status BatchTagger::Flush() {
+  if (batch_.empty()) return absl::OkStatus();
+  // Workers take sentences by index and results stay in place, so order is the input's.
+  std::atomic<size_t> next{0};
+  const size_t count = batch_.size();
+  const int workers = static_cast<int>(std::min(pipelines_.size(), count));
+  RunOnThreads(workers, [&](int worker) {
+    for (size_t i = next++; i < count; i = next++) pipelines_[worker]->Run(&batch_[i]);
+  });
+  for (const TagResult& r : batch_) {
+    if (!r.error.ok()) return r.error;
+    if (r.status == SentenceStatus::kTooLarge) ++too_large_;
+    if (absl::Status s = sink_(r); !s.ok()) return s;
+    ++sentences_;
+    tokens_ += r.sentence.size();
+  }
+  batch_.clear();
   return absl::OkStatus();
 }
 

@@ -189,6 +189,13 @@ absl::Status DecodeRequest::Validate() const {
       return absl::InvalidArgumentError("--score-range does not combine with --kbest or --diverse");
     }
   }
+  if (!(marginals_min >= 0 && marginals_min <= 1)) {
+    return absl::InvalidArgumentError("--marginals-min must be between 0 and 1");
+  }
+  if (forced_column < -1 || forced_column >= kMaxColumns) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--forced-column must be between 1 and ", kMaxColumns));
+  }
   if (max_memory_bytes < (int64_t{1} << 20)) {
     return absl::InvalidArgumentError("the decoding memory limit must be at least 1 MB");
   }

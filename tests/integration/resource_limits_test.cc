@@ -46,6 +46,13 @@ class ResourceLimitsTest : public ::testing::Test {
     }
   }
   std::string Path(const std::string& name) const { return (dir_.path() / name).string(); }
+  // Runs a bash script from the source tree ($B is the binary); returns what it printed.
+  std::string RunScript(const std::string& body) {
+    std::ofstream(Path("script.sh")) << "cd '" << CHAINTAG_SOURCE_DIR << "'\nB='" << CHAINTAG_BINARY << "'\n"
+                                     << body << "\n";
+    EXPECT_EQ(std::system(("bash '" + Path("script.sh") + "' > '" + Path("script.out") + "' 2>&1").c_str()), 0);
+    return ReadAll(Path("script.out"));
+  }
 
   TempDir dir_;
   std::string sentence_;
@@ -55,7 +62,7 @@ TEST_F(ResourceLimitsTest, HugeKBestIsTooLargeNotACrash) {
   RunResult r = Run(absl::StrFormat("tag -m %s --format conll --kbest 1000000 '%s'", kModel, sentence_));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("# status too_large: k-best needs more than 512 MB"));
-  EXPECT_THAT(r.err, HasSubstr("1 sentence(s) exceeded a decoding limit"));
+  EXPECT_THAT(r.err, HasSubstr("1 sentence(s) exceeded a decoding limit: status too_large"));
   // A K the memory allows is answered in full.
   r = Run(absl::StrFormat("tag -m %s --format jsonl --output-format jsonl --kbest 5000 '%s'", kModel, sentence_));
   EXPECT_EQ(r.exit_code, 2) << "jsonl is not an input format";
@@ -221,15 +228,25 @@ TEST_F(ResourceLimitsTest, SigtermRemovesTheUnfinishedOutput) {
     for (int i = 0; i < 20000; ++i) out << "The\tDT\nold\tJJ\nman\tNN\nsaw\tVBD\nit\tPRP\n.\t.\n\n";
   }
   // Slow on purpose (k-best), stopped half-way: the -o file must not exist, nor its temporary.
-  const std::string script = absl::StrFormat(
-      "cd '%s' && { '%s' tag -m %s --format conll --kbest 200 -o '%s' '%s' & pid=$!; sleep 1; "
-      "kill -TERM $pid; wait $pid; echo exit $?; } > '%s' 2>&1",
-      CHAINTAG_SOURCE_DIR, CHAINTAG_BINARY, kModel, Path("out.conll"), Path("many.conll"), Path("log"));
-  std::ofstream(Path("stop.sh")) << script << "\n";
-  ASSERT_EQ(std::system(("bash '" + Path("stop.sh") + "'").c_str()), 0);
-  EXPECT_THAT(ReadAll(Path("log")), HasSubstr("exit 143"));
+  const std::string log = RunScript(absl::StrFormat(
+      "\"$B\" tag -m %s --format conll --kbest 200 -o '%s' '%s' & pid=$!; sleep 1; kill -TERM $pid; "
+      "wait $pid; echo exit $?",
+      kModel, Path("out.conll"), Path("many.conll")));
+  EXPECT_THAT(log, HasSubstr("exit 143"));
   EXPECT_FALSE(std::filesystem::exists(Path("out.conll")));
   ExpectNoTemporaries();
+}
+
+TEST_F(ResourceLimitsTest, AFullDiskIsAMessage) {
+  const std::string log = RunScript(
+      "for c in 'info models/en-chunk.model' 'stats tests/fixtures/cli/sample.conll' "
+      "'eval --gold-column 3 --pred-column 3 tests/fixtures/cli/sample.conll' "
+      "'tag -m models/en-chunk.model --format conll tests/fixtures/cli/sample.conll'; do "
+      "\"$B\" $c > /dev/full; echo \"exit $?\"; done");
+  EXPECT_THAT(log, Not(HasSubstr("exit 0")));
+  for (const char* command : {"info", "stats", "eval", "tag"}) {
+    EXPECT_THAT(log, HasSubstr(absl::StrFormat("chaintag %s: error writing to standard output", command)));
+  }
 }
 
 TEST_F(ResourceLimitsTest, OutOfMemoryIsAMessageAndRemovesTheTemporary) {

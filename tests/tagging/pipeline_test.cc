@@ -203,5 +203,140 @@ TEST(PipelineTest, BadExclusionsAreDataErrors) {
   EXPECT_THAT(std::string(u.error.message()), HasSubstr("ex.txt:2: expected a label of the model, found 'X'"));
 }
 
+TEST(PipelineTest, ForcedLabelsMatchBruteForceWithEveryRequest) {
+  std::mt19937 rng(3);
+  for (uint32_t seed = 1; seed <= 5; ++seed) {
+    const Model model = BuildTinyModel(seed);
+    const Sentence s = Words(4);
+    const auto all = AllLabelings(model, s);
+    for (int trial = 0; trial < 6; ++trial) {
+      std::vector<std::string> forced(4, "_");
+      for (int t = 0; t < 4; ++t) {
+        if (std::bernoulli_distribution(0.4)(rng)) {
+          forced[t] = model.labels()[std::uniform_int_distribution<int>(0, 2)(rng)];
+        }
+      }
+      auto agrees = [&](const std::vector<int>& y) {
+        for (int t = 0; t < 4; ++t) {
+          if (forced[t] != "_" && model.labels()[y[t]] != forced[t]) return false;
+        }
+        return true;
+      };
+      std::vector<double> want;
+      for (const auto& l : all) {
+        if (agrees(l.second) && want.size() < 2) want.push_back(l.first);
+      }
+      for (int kbest : {0, 2}) {
+        DecodeRequest request;
+        request.kbest = kbest;
+        Pipeline pipeline({&model}, request);
+        TagResult r;
+        r.sentence = s;
+        r.forced = forced;
+        pipeline.Run(&r);
+        ASSERT_TRUE(r.error.ok()) << r.error;
+        if (want.empty()) {
+          EXPECT_EQ(r.status, SentenceStatus::kInfeasible);
+          continue;
+        }
+        ASSERT_EQ(r.status, SentenceStatus::kOk);
+        const size_t n = kbest == 0 ? 1 : want.size();
+        ASSERT_EQ(r.solutions.size(), n);
+        for (size_t i = 0; i < n; ++i) {
+          EXPECT_DOUBLE_EQ(r.solutions[i].score, want[i]);
+          EXPECT_TRUE(agrees(r.solutions[i].labels));
+        }
+      }
+    }
+  }
+}
+
+TEST(PipelineTest, ForcedColumnIsReadAndCheckedPerSentence) {
+  const Model model = BuildTinyModel(4);
+  DecodeRequest request;
+  request.forced_column = 2;
+  Pipeline pipeline({&model}, request);
+  TagResult r;
+  r.sentence = Words(3);
+  r.sentence.columns.push_back({"_", "O", "_"});
+  pipeline.Run(&r);
+  ASSERT_TRUE(r.error.ok()) << r.error;
+  EXPECT_EQ(r.forced, (std::vector<std::string>{"_", "O", "_"}));
+  ASSERT_EQ(r.status, SentenceStatus::kOk);
+  EXPECT_EQ(model.labels()[r.solutions[0].labels[1]], "O");
+  TagResult bad;
+  bad.sentence = Words(2);
+  bad.sentence.columns.push_back({"_", "NP"});
+  pipeline.Run(&bad);
+  EXPECT_THAT(std::string(bad.error.message()),
+              HasSubstr("tiny.conll:2: expected a label of the model or '_' in the forced-label column, found 'NP'"));
+  TagResult missing;
+  missing.sentence = Words(2);
+  pipeline.Run(&missing);
+  EXPECT_THAT(std::string(missing.error.message()), HasSubstr("expected a forced-label column 3, found 2 columns"));
+}
+
+TEST(BatchTaggerTest, OutputIsInInputOrderForAnyThreadCount) {
+  const Model model = BuildTinyModel(8);
+  DecodeRequest request;
+  request.kbest = 3;
+  std::vector<std::vector<std::vector<int>>> runs;
+  for (int threads : {1, 2, 5}) {
+    std::vector<std::vector<int>> seen;
+    BatchTagger tagger({&model}, request, threads,
+                       [&](const TagResult& r) {
+                         for (const Solution& s : r.solutions) seen.push_back(s.labels);
+                         seen.push_back({static_cast<int>(r.sentence.size())});
+                         return absl::OkStatus();
+                       },
+                       "", /*batch_size=*/7);
+    for (int i = 0; i < 40; ++i) {
+      TagResult r;
+      r.sentence = Words(1 + i % 9);
+      ASSERT_TRUE(tagger.Add(std::move(r)).ok());
+    }
+    ASSERT_TRUE(tagger.Flush().ok());
+    EXPECT_EQ(tagger.sentences(), 40);
+    runs.push_back(seen);
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_EQ(runs[0], runs[2]);
+}
+
+TEST(BatchTaggerTest, StopsAtTheFirstDataErrorOrSinkError) {
+  const Model model = BuildTinyModel(8);
+  DecodeRequest request;
+  request.exclusions = true;
+  int written = 0;
+  BatchTagger tagger({&model}, request, 2, [&](const TagResult&) {
+    ++written;
+    return absl::OkStatus();
+  });
+  for (int i = 0; i < 2; ++i) {
+    TagResult r;
+    r.sentence = Words(3);
+    ASSERT_TRUE(tagger.Add(std::move(r)).ok());
+  }
+  TagResult bad;
+  bad.sentence = Words(3);
+  bad.excluded = {{"O"}};
+  ASSERT_TRUE(tagger.Add(std::move(bad)).ok());
+  EXPECT_THAT(std::string(tagger.Flush().message()), HasSubstr("expected labelings of 3 labels"));
+  EXPECT_EQ(written, 2);
+
+  DecodeRequest plain;
+  int accepted = 0;
+  BatchTagger failing({&model}, plain, 1, [&](const TagResult&) {
+    return ++accepted == 2 ? absl::DataLossError("disk full") : absl::OkStatus();
+  });
+  for (int i = 0; i < 3; ++i) {
+    TagResult r;
+    r.sentence = Words(2);
+    ASSERT_TRUE(failing.Add(std::move(r)).ok());
+  }
+  EXPECT_EQ(failing.Flush().message(), "disk full");
+  EXPECT_EQ(accepted, 2);
+}
+
 }  // namespace
 }  // namespace chaintag
