@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "chaintag/corpus.h"
 #include "chaintag/model.h"
 #include "chaintag/tagging.h"
@@ -36,19 +37,25 @@ namespace chaintag::cli {
 
 namespace {
 
-// The shipped models: $CHAINTAG_MODEL_DIR, else models/ beside the build directory of this binary,
-// else the source tree's models/ recorded at build time.
-std::string ShippedModelPath(const std::string& file) {
+// A shipped model: in $CHAINTAG_MODELS, else relative to this binary: share/chaintag/models
+// beside it (a build tree) or ../share/chaintag/models (an installation). No path is compiled in.
+absl::StatusOr<std::string> ShippedModelPath(const std::string& file) {
   std::vector<std::filesystem::path> dirs;
-  if (const char* env = std::getenv("CHAINTAG_MODEL_DIR"); env != nullptr && *env != '\0') dirs.emplace_back(env);
+  if (const char* env = std::getenv("CHAINTAG_MODELS"); env != nullptr && *env != '\0') dirs.emplace_back(env);
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs.push_back(exe.parent_path().parent_path() / "models");
-  dirs.emplace_back(CHAINTAG_DEFAULT_MODEL_DIR);
-  for (const auto& dir : dirs) {
-    if (std::filesystem::exists(dir / file, ec)) return (dir / file).string();
+  if (!ec) {
+    dirs.push_back(exe.parent_path() / "share" / "chaintag" / "models");
+    dirs.push_back(exe.parent_path().parent_path() / "share" / "chaintag" / "models");
   }
-  return (dirs.back() / file).string();
+  std::vector<std::string> tried;
+  for (const auto& dir : dirs) {
+    if (std::filesystem::is_regular_file(dir / file, ec)) return (dir / file).string();
+    tried.push_back(dir.string());
+  }
+  return absl::NotFoundError(absl::StrCat("cannot find the shipped model ", file, " (looked in ",
+                                          absl::StrJoin(tried, ", "),
+                                          "); give -m MODEL or set CHAINTAG_MODELS to its directory"));
 }
 
 // Reads --exclude FILE line by line, one line per input sentence (ParseExclusionLine): UTF-8,
@@ -230,7 +237,11 @@ int RunTag(const std::vector<std::string>& args) {
   if (vm.count("model")) {
     model_paths = vm["model"].as<std::vector<std::string>>();
   } else {
-    model_paths = {ShippedModelPath("en-pos.model"), ShippedModelPath("en-chunk.model")};
+    for (const char* name : {"en-pos.model", "en-chunk.model"}) {
+      auto path = ShippedModelPath(name);
+      if (!path.ok()) return Fail(cmd, path.status());
+      model_paths.push_back(*path);
+    }
   }
   std::vector<std::unique_ptr<Model>> models;
   std::vector<const Model*> model_ptrs;
