@@ -148,8 +148,8 @@ class CorpusStatsAccumulator {
   std::unique_ptr<State> state_;
 };
 
-// Opens `path` for reading: "-" is standard input (not owned), a ".gz" name is decompressed
-// transparently. Errors name the file (missing, unreadable, a directory). Decompression errors
+// Opens `path` for reading: "-" is standard input (not owned); gzip data (recognised by its magic
+// bytes, whatever the name) is decompressed transparently. Errors name the file (missing, unreadable, a directory). Decompression errors
 // while reading surface as a bad stream (badbit), which the readers report with the file name.
 absl::StatusOr<std::unique_ptr<std::istream>> OpenInputStream(const std::string& path);
 

@@ -16,7 +16,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "boost/iostreams/device/file.hpp"
 #include "boost/iostreams/filter/gzip.hpp"
 #include "boost/iostreams/filtering_stream.hpp"
 #include "chaintag/corpus.h"
@@ -52,44 +51,55 @@ class StdinStream : public std::istream {
   StdinStream() : std::istream(std::cin.rdbuf()) {}
 };
 
-// Owns the filter chain; the file_source inside owns the file.
-class GzipFileStream : public io::filtering_istream {
+// Decompresses a gzip stream it owns (file or standard input).
+class GzipStream : public io::filtering_istream {
  public:
-  explicit GzipFileStream(const std::string& path) {
+  explicit GzipStream(std::unique_ptr<std::istream> base) : base_(std::move(base)) {
     push(io::gzip_decompressor());
-    push(io::file_source(path, std::ios::in | std::ios::binary));
+    push(*base_);
   }
-  ~GzipFileStream() override {
+  ~GzipStream() override {
     // Boost may throw from close() on corrupt data; a destructor must not.
     try {
       reset();
     } catch (...) {
     }
   }
+
+ private:
+  std::unique_ptr<std::istream> base_;
 };
+
+// Gzip is recognised by its magic bytes (RFC 1952: 1f 8b), whatever the name, standard input too.
+absl::StatusOr<std::unique_ptr<std::istream>> MaybeGunzip(std::unique_ptr<std::istream> in,
+                                                          const std::string& name) {
+  const int first = in->peek();
+  if (first != 0x1f) return in;
+  in->get();
+  const int second = in->peek();
+  in->unget();
+  if (second != 0x8b || !*in) {
+    in->clear();
+    return in;
+  }
+  try {
+    return std::unique_ptr<std::istream>(std::make_unique<GzipStream>(std::move(in)));
+  } catch (const std::exception& e) {
+    return absl::DataLossError(absl::StrCat(name, ": cannot open gzip stream: ", e.what()));
+  }
+}
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<std::istream>> OpenInputStream(const std::string& path) {
-  if (path == "-") return std::unique_ptr<std::istream>(new StdinStream());
+  if (path == "-") return MaybeGunzip(std::make_unique<StdinStream>(), "<stdin>");
   if (absl::Status s = CheckReadable(path); !s.ok()) return s;
-  if (path.ends_with(".gz")) {
-    try {
-      auto in = std::make_unique<GzipFileStream>(path);
-      if (!in->good()) {
-        return absl::PermissionDeniedError(absl::StrCat(path, ": cannot open for reading"));
-      }
-      return std::unique_ptr<std::istream>(std::move(in));
-    } catch (const std::exception& e) {
-      return absl::DataLossError(absl::StrCat(path, ": cannot open gzip stream: ", e.what()));
-    }
-  }
   auto in = std::make_unique<std::ifstream>(path, std::ios::in | std::ios::binary);
   if (!in->is_open()) {
     return absl::PermissionDeniedError(
         absl::StrCat(path, ": cannot open for reading: ", ErrnoText(errno)));
   }
-  return std::unique_ptr<std::istream>(std::move(in));
+  return MaybeGunzip(std::move(in), path);
 }
 
 absl::Status CheckWritable(const std::string& path) {

@@ -52,6 +52,29 @@ TEST(OpenInputStreamTest, DashIsStandardInput) {
   EXPECT_EQ(text, "from stdin\n");
 }
 
+TEST(OpenInputStreamTest, GzipIsRecognisedByItsMagicBytes) {
+  // The fixture copied to a name without .gz, and piped through standard input.
+  TempDir dir;
+  const std::string renamed = dir.path() + "/small.conll";
+  std::filesystem::copy_file(std::string(CHAINTAG_FIXTURES_DIR) + "/corpus/small.conll.gz", renamed);
+  auto in = OpenInputStream(renamed);
+  ASSERT_TRUE(in.ok()) << in.status();
+  EXPECT_EQ(Slurp(**in), "a DT\nb NN\n\nc VB\n");
+  std::istringstream fake(FileText(renamed));
+  std::streambuf* saved = std::cin.rdbuf(fake.rdbuf());
+  auto piped = OpenInputStream("-");
+  ASSERT_TRUE(piped.ok());
+  const std::string text = Slurp(**piped);
+  std::cin.rdbuf(saved);
+  EXPECT_EQ(text, "a DT\nb NN\n\nc VB\n");
+  // A text that merely starts with 0x1f is read as it is.
+  const std::string odd = dir.path() + "/odd.txt";
+  std::ofstream(odd) << "\x1fxy\n";
+  auto plain = OpenInputStream(odd);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(Slurp(**plain), "\x1fxy\n");
+}
+
 TEST(OpenInputStreamTest, MissingFileAndDirectoryAreNamed) {
   auto missing = OpenInputStream("/nonexistent/dir/x.txt");
   ASSERT_FALSE(missing.ok());
