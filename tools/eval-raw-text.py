@@ -6,8 +6,12 @@ over the gold words (a gold word without a predicted token of exactly its span c
     tools/eval-raw-text.py [--model models/en-pos.model] [--chaintag build/chaintag] FILE.conllu
 """
 import argparse
+import pathlib
 import subprocess
 import sys
+
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 def read_conllu(path):
@@ -34,8 +38,9 @@ def read_conllu(path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("conllu")
-    parser.add_argument("--model", default="models/en-pos.model")
-    parser.add_argument("--chaintag", default="build/chaintag")
+    parser.add_argument("--model", default=str(REPO / "models" / "en-pos.model"))
+    # Defaults are found from this script's place in the repository, not the working directory.
+    parser.add_argument("--chaintag", default=str(REPO / "build" / "chaintag"))
     args = parser.parse_args()
     sentences = read_conllu(args.conllu)
     # One paragraph per gold sentence; gold spans in code points of the whole document.
