@@ -24,9 +24,10 @@ constexpr size_t kFlushBytes = 64 * 1024;
 constexpr size_t kMaxChunkBytes = 1024 * 1024;
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
-bool IsAsciiSpace(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
+// Besides blanks, control characters other than LF: the tokeniser drops them like spaces.
+bool IsAsciiSpace(unsigned char c) { return (c <= ' ' && c != '\n') || c == 0x7F; }
+// The UTF-8 byte order mark, skipped at the start of a document.
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
 
 // Length of the valid sequence at p[0..n) (1-4); 0 if invalid, with *bad = bytes of the maximal
 // invalid subpart (Unicode 3.9, U+FFFD substitution); -1 if valid so far but truncated.
@@ -165,6 +166,13 @@ class TextSegmenter::Impl {
       }
       int bad = 0;
       const int len = SequenceLength(p + i, n - i, &bad);
+      if (len == 3 && scan_offset_ + static_cast<int64_t>(i) == 0 &&
+          data.substr(i, 3) == kByteOrderMark) {
+        // Not text: dropped, but counted, so offsets still point into the original text.
+        run = i += 3;
+        cursor_cp_ = 1;
+        continue;
+      }
       if (len > 0) {
         line_blank_ = false;
         para_has_content_ = true;
@@ -262,7 +270,7 @@ class TextSegmenter::Impl {
       size_t w = region;
       while (w > 0 && !IsAsciiSpace(para_[w - 1]) && para_[w - 1] != '\n') --w;
       if (w == 0) {
-        if (para_.size() < kMaxChunkBytes) {
+        if (para_.size() <= kMaxChunkBytes) {  // exactly 1 MiB is not longer than 1 MiB
           flush_threshold_ = para_.size() + kFlushBytes;
           return;
         }

@@ -19,9 +19,9 @@
 namespace chaintag::text_internal {
 namespace {
 
-bool IsAsciiSpace(unsigned char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
+// Control characters (C0 including NUL, DEL) separate tokens like spaces and are dropped: a token
+// holding one would be refused by chaintag's own readers (issue 18).
+bool IsAsciiSpace(unsigned char c) { return c <= ' ' || c == 0x7F; }
 bool IsAsciiAlpha(char32_t c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 bool IsDigit(char32_t c) { return c >= '0' && c <= '9'; }
 bool IsApostrophe(char32_t c) { return c == '\'' || c == 0x2019; }
@@ -74,7 +74,7 @@ bool IsSpaceAt(std::string_view text, size_t i, int* len) {
     return IsAsciiSpace(c);
   }
   char32_t cp = DecodeUtf8(text, i, len);
-  return u_isUWhiteSpace(cp);
+  return u_isUWhiteSpace(cp) || (cp >= 0x80 && cp < 0xA0);  // C1 controls as above
 }
 
 bool StartsWithNoCase(std::string_view text, size_t p, size_t e, std::string_view prefix) {

@@ -287,6 +287,71 @@ TEST(TextSegmenterTest, HugeRunWithoutWhitespaceIsCut) {
   EXPECT_FALSE(segmenter.warnings().empty());
 }
 
+// Issue 18: a run of exactly 1 MiB without whitespace is not "longer than 1 MiB" (the spurious
+// cut warning of 262144 emoji); one character more is.
+TEST(TextSegmenterTest, RunOfExactlyOneMebibyteIsNotCut) {
+  auto cut_warnings = [](const std::string& text) {
+    TextOptions options;
+    options.max_sentence_tokens = 1 << 20;  // only the whitespace rule may warn
+    TextSegmenter segmenter(options);
+    std::vector<Sentence> out;
+    EXPECT_TRUE(segmenter.Feed(text, &out).ok());
+    EXPECT_TRUE(segmenter.Finish(&out).ok());
+    int64_t tokens = 0;
+    for (const Sentence& s : out) tokens += s.size();
+    EXPECT_EQ(tokens, static_cast<int64_t>(text.size() / 4));
+    return segmenter.TakeWarnings();
+  };
+  std::string emoji;
+  for (int i = 0; i < 262144; ++i) emoji += "\xF0\x9F\x98\x80";
+  ASSERT_EQ(emoji.size(), size_t{1} << 20);
+  EXPECT_EQ(cut_warnings(emoji + "\n"), std::vector<std::string>{});
+  // The buffer is checked every 64 KiB: a run that reaches the next check is cut.
+  std::string more;
+  for (int i = 0; i < 16385; ++i) more += "\xF0\x9F\x98\x80";
+  EXPECT_EQ(cut_warnings(emoji + more + "\n"),
+            std::vector<std::string>{
+                "<text>:1: text without whitespace longer than 1048576 bytes cut"});
+}
+
+// Issue 18, item 12: a leading byte order mark is not a token; offsets still count it.
+TEST(TextSegmenterTest, LeadingByteOrderMarkIsSkipped) {
+  const std::string text = "\xEF\xBB\xBFHello world.\n";
+  auto result = SegmentText(text);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->size(), 1u);
+  EXPECT_EQ(Join((*result)[0]), "Hello world .");
+  EXPECT_EQ((*result)[0].offsets[0], (std::pair<int64_t, int64_t>(1, 6)));
+  // Fed byte by byte, the mark split across calls, the result is the same.
+  TextSegmenter segmenter;
+  std::vector<Sentence> out;
+  for (char c : text) ASSERT_TRUE(segmenter.Feed(std::string_view(&c, 1), &out).ok());
+  ASSERT_TRUE(segmenter.Finish(&out).ok());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].columns, (*result)[0].columns);
+  EXPECT_EQ(out[0].offsets, (*result)[0].offsets);
+  // Only at the start: elsewhere U+FEFF is a character of the text.
+  EXPECT_EQ(Segment("a \xEF\xBB\xBF b"), std::vector<std::string>{"a \xEF\xBB\xBF b"});
+}
+
+// Issue 18, item 14: control characters (C0 with NUL, DEL, C1) separate tokens like spaces and
+// never appear in a token.
+TEST(TextSegmenterTest, ControlCharactersAreDroppedLikeSpaces) {
+  const std::string text = std::string("a\0b c\x01" "d\x7F" "e\xC2\x85" "f\x1B" "g", 16) + " h";
+  auto result = SegmentText(text);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->size(), 1u);
+  EXPECT_EQ(Join((*result)[0]), "a b c d e f g h");
+  // Offsets point at the characters around the dropped controls.
+  EXPECT_EQ((*result)[0].offsets[1], (std::pair<int64_t, int64_t>(2, 3)));
+  EXPECT_EQ((*result)[0].offsets[5], (std::pair<int64_t, int64_t>(10, 11)));
+  // A line holding only controls is blank: it ends the paragraph.
+  EXPECT_EQ(Segment(std::string("One two\n\0\x01\nthree four", 22)),
+            (std::vector<std::string>{"One two", "three four"}));
+  // Text made only of controls has no tokens.
+  EXPECT_EQ(Segment(std::string("\0\0\x02\n", 4)), std::vector<std::string>{});
+}
+
 TEST(TextSegmenterTest, ResetRestartsOffsetsAndLines) {
   TextSegmenter segmenter;
   std::vector<Sentence> out;
