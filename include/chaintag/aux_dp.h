@@ -145,11 +145,12 @@ struct ScoreRangeLayout;  // internal to the score-range statistic
 // rounded increments so far). States that can no longer reach the range are pruned.
 class ScoreRangeStatistic : public Statistic {
  public:
-  // Resolution is lowered to (upper - lower) / M when the range is narrower than M * resolution,
-  // which the guarantee needs. Fails (ResourceExhausted) if more than `max_states` states are needed.
+  // With `refine_narrow`, resolution is lowered to (upper - lower) / M when the range is narrower
+  // than M * resolution (then "infeasible" is exact; see ScoreRangeDecode). Fails
+  // (ResourceExhausted) if more than `max_states` states are needed.
   static absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> Create(
       const Lattice& lattice, double lower, double upper, double resolution,
-      int max_states = 1 << 16);
+      int max_states = 1 << 16, bool refine_narrow = true);
   int NumStates() const override { return num_states_; }
   int Initial() const override { return kStart; }
   int Next(int state, int position, int prev_label, int label) const override;
@@ -310,9 +311,13 @@ absl::StatusOr<std::vector<Labeling>> DiverseKBest(const Lattice& lattice, int k
 // Why: every one of the M per-position increments is rounded to a multiple of r (error <= r/2),
 // so labelings sharing a final state differ by at most M * r; per state the DP keeps the max, and
 // a second DP on negated scores the min, one of which is in range whenever any labeling of the
-// state is (this needs upper - lower >= M * r, so narrower ranges use r = (upper - lower) / M).
+// state is (this needs upper - lower >= M * r, so narrower ranges first use r = (upper - lower) / M).
 // r is doubled until the state space fits in `max_states` (and the engine's memory limit), so
-// very fine resolutions over long sentences silently become coarser: check `used_resolution`.
+// very fine resolutions over long sentences become coarser: check `used_resolution`. Beyond
+// (upper - lower) / M the returned labeling keeps the guarantee (any labeling in range is within
+// upper - lower < M * r of it), but a state may straddle the range (its max above, its min below):
+// when no state yields a labeling in range and one straddles, the answer is undecided at that
+// resolution and the call returns ResourceExhausted rather than a false "infeasible".
 // The two engines it runs share `max_bytes`; ResourceExhausted when even so they would not fit.
 absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, double upper,
                                           double resolution = 0.001,

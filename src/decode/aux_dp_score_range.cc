@@ -42,7 +42,8 @@ struct ScoreRangeLayout {
 };
 
 absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create(
-    const Lattice& lattice, double lower, double upper, double resolution, int max_states) {
+    const Lattice& lattice, double lower, double upper, double resolution, int max_states,
+    bool refine_narrow) {
   if (!(lower <= upper)) {
     return absl::InvalidArgumentError(
         absl::StrCat("score range ", lower, "..", upper, ": expected lower <= upper"));
@@ -62,7 +63,7 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
   s->layout_ = layout_ptr;
   double r = resolution;
   // The guarantee needs upper - lower >= M * r (see aux_dp.h), so narrow ranges refine r.
-  if (m > 0 && upper - lower < m * r * (1 + 1e-9)) {
+  if (refine_narrow && m > 0 && upper - lower < m * r * (1 + 1e-9)) {
     r = (upper - lower) / (m * (1 + 1e-6));
     if (!(r > 0)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -188,7 +189,7 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
       if (width > max_states) {
         return absl::ResourceExhaustedError(absl::StrCat(
             "score range ", lower, "..", upper, " at resolution ", r, " needs more than ",
-            max_states, " states at position ", t, "; use a coarser --score-resolution"));
+            max_states, " states at position ", t, " (--score-max-states)"));
       }
     }
     max_width = std::max<int>(max_width, static_cast<int>(width));
@@ -271,14 +272,24 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
   max_states = static_cast<int>(std::min<int64_t>(max_states, std::max<int64_t>(fit, 2)));
   absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> range =
       ScoreRangeStatistic::Create(lattice, lower, upper, resolution, max_states);
-  // Coarsen until the state space fits: the guarantee then holds at the coarser resolution.
+  // Coarsen until the state space fits: the guarantee then holds at the coarser resolution. The
+  // first attempt may have refined r for a narrow range; doubling starts from the r it used.
+  double tried = resolution;
+  if (lattice.size() > 0 && upper - lower < lattice.size() * resolution * (1 + 1e-9)) {
+    tried = (upper - lower) / (lattice.size() * (1 + 1e-6));
+  }
+  absl::Status first_failure = range.ok() ? absl::OkStatus() : range.status();
   for (int attempt = 0; attempt < 60 && !range.ok() &&
                         range.status().code() == absl::StatusCode::kResourceExhausted;
        ++attempt) {
-    resolution *= 2;
-    range = ScoreRangeStatistic::Create(lattice, lower, upper, resolution, max_states);
+    tried *= 2;
+    range = ScoreRangeStatistic::Create(lattice, lower, upper, tried, max_states,
+                                        /*refine_narrow=*/false);
   }
-  if (!range.ok()) return range.status();
+  if (!range.ok()) {
+    if (range.status().code() == absl::StatusCode::kResourceExhausted) return first_failure;
+    return range.status();
+  }
   if (used_resolution != nullptr) *used_resolution = (*range)->resolution();
   if (lattice.size() == 0) {
     if (!(lower <= 0.0 && 0.0 <= upper)) {
@@ -314,6 +325,7 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
     bool from_max;
   };
   std::vector<Candidate> candidates;
+  bool straddles = false;  // some state's labelings reach both above and below the range
   for (int y = 0; y < n; ++y) {
     for (int s = 0; s < best.num_states(); ++s) {
       if (!best.AllAccept(s)) continue;
@@ -325,7 +337,11 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
         // All labelings of a state lie within M*r of each other, so its minimum is then in
         // range whenever any of them is (the guarantee in aux_dp.h).
         const double g = worst.CellScore(y, s);
-        if (g != kNegInf && -g >= lower && -g <= upper) candidates.push_back({-g, y, s, false});
+        if (g != kNegInf && -g >= lower && -g <= upper) {
+          candidates.push_back({-g, y, s, false});
+        } else if (g != kNegInf && -g < lower) {
+          straddles = true;
+        }
       }
     }
   }
@@ -340,6 +356,12 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
       l->score = exact;
       return l;
     }
+  }
+  if (straddles) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "score range ", lower, "..", upper, " is undecided at resolution ",
+        (*range)->resolution(), ", the finest that fits in ", max_states,
+        " states per position; raise --score-max-states"));
   }
   return absl::NotFoundError(
       absl::StrCat("infeasible: no labeling scores within ", lower, "..", upper));

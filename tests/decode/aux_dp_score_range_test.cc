@@ -131,13 +131,56 @@ TEST(ScoreRangeTest, BadArguments) {
   Lattice big = RandomLattice(rng, 60, 4, false, 0.0);
   auto st = ScoreRangeStatistic::Create(big, -1.0, 1.0, 1e-6, 1000);
   EXPECT_EQ(st.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_NE(st.status().message().find("--score-resolution"), std::string::npos);
+  EXPECT_NE(st.status().message().find("--score-max-states"), std::string::npos);
 }
 
 TEST(ScoreRangeTest, EmptyLattice) {
   Lattice lattice(0, 2);
   EXPECT_TRUE(ScoreRangeDecode(lattice, -1, 1).ok());
   EXPECT_TRUE(IsInfeasible(ScoreRangeDecode(lattice, 1, 2).status()));
+}
+
+// Few states per position force the resolution beyond (upper - lower) / M: the result still lies
+// in range within M * r of the best in-range labeling, "infeasible" is still exact, and an
+// undecided sentence is ResourceExhausted, never a wrong answer.
+TEST(ScoreRangeTest, CoarsenedBeyondTheRangeWidthKeepsTheGuarantee) {
+  std::mt19937 rng(91);
+  int found = 0, infeasible = 0, undecided = 0, coarse = 0;
+  for (int trial = 0; trial < 1200; ++trial) {
+    const int m = 2 + trial % 6;
+    const int n = 2 + (trial / 6) % 3;
+    Lattice lattice = RandomLattice(rng, m, n, false, 0.0);
+    std::vector<double> scores;
+    ForEachLabeling(m, n, [&](const std::vector<int>& y) { scores.push_back(lattice.Score(y)); });
+    const double lower =
+        trial % 2 == 0 ? scores[rng() % scores.size()] - 0.05 : std::uniform_real_distribution<double>(-6, 6)(rng);
+    const double upper = lower + std::uniform_real_distribution<double>(0.05, 0.5)(rng);
+    double best_in_range = kNegInf;
+    for (double s : scores)
+      if (s >= lower && s <= upper) best_in_range = std::max(best_in_range, s);
+    double used = 0;
+    auto got = ScoreRangeDecode(lattice, lower, upper, 0.001, {}, &used, /*max_states=*/2 * m + 2);
+    if (used * m > upper - lower) ++coarse;
+    if (got.ok()) {
+      ++found;
+      ASSERT_NE(best_in_range, kNegInf) << "trial " << trial;
+      EXPECT_GE(got->score, lower);
+      EXPECT_LE(got->score, upper);
+      EXPECT_DOUBLE_EQ(got->score, lattice.Score(got->labels));
+      EXPECT_LE(best_in_range - got->score, m * used + 1e-9) << "trial " << trial;
+    } else if (IsInfeasible(got.status())) {
+      ++infeasible;
+      EXPECT_EQ(best_in_range, kNegInf) << "trial " << trial;
+    } else {
+      ++undecided;
+      EXPECT_EQ(got.status().code(), absl::StatusCode::kResourceExhausted) << got.status();
+      EXPECT_NE(got.status().message().find("undecided"), std::string::npos) << got.status();
+    }
+  }
+  EXPECT_GT(found, 200);
+  EXPECT_GT(infeasible, 50);
+  EXPECT_GT(coarse, 300);
+  EXPECT_LT(undecided, 1200 / 4);
 }
 
 }  // namespace
