@@ -102,6 +102,13 @@ class FeatureSpec {
   // need `lexicon`; the spec keeps it (and models store it).
   static absl::StatusOr<FeatureSpec> Parse(std::string_view text,
                                            std::shared_ptr<const Lexicon> lexicon = nullptr);
+  // Reads and parses a template file ("-" is standard input, .gz is decompressed): refuses a
+  // directory ("PATH: expected a template file, found a directory"), files over
+  // kMaxTemplateFileBytes, bare CR line ends, NUL bytes and invalid UTF-8 ("PATH:LINE: ...");
+  // skips a leading byte order mark. Parse errors are prefixed with "PATH: ".
+  static absl::StatusOr<FeatureSpec> ReadFile(const std::string& path,
+                                              std::shared_ptr<const Lexicon> lexicon = nullptr);
+  static constexpr int64_t kMaxTemplateFileBytes = int64_t{1} << 20;
   // Presets: "chunk-conll" (the standard CRF++ CoNLL-2000 template), "chunk", "np", "pos", and
   // "pos-lexicon" (pos plus word classes from a lexicon, which it needs).
   static absl::StatusOr<FeatureSpec> Preset(std::string_view name,

@@ -1,6 +1,13 @@
 #include "features/template.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <istream>
+#include <memory>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -9,7 +16,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "chaintag/corpus.h"
+#include "corpus/line_reader.h"
 
 namespace chaintag {
 namespace features {
@@ -254,6 +264,56 @@ absl::StatusOr<FeatureSpec> FeatureSpec::Parse(std::string_view text,
   impl->lexicon = std::move(lexicon);
   FeatureSpec spec;
   spec.impl_ = std::make_shared<const Impl>(*std::move(impl));
+  return spec;
+}
+
+absl::StatusOr<FeatureSpec> FeatureSpec::ReadFile(const std::string& path,
+                                                  std::shared_ptr<const Lexicon> lexicon) {
+  struct stat st;
+  if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": expected a template file, found a directory"));
+  }
+  absl::StatusOr<std::unique_ptr<std::istream>> in = OpenInputStream(path);
+  if (!in.ok()) return in.status();
+  std::string text;
+  char buffer[1 << 14];
+  while (**in) {
+    (*in)->read(buffer, sizeof(buffer));
+    text.append(buffer, static_cast<size_t>((*in)->gcount()));
+    if (static_cast<int64_t>(text.size()) > kMaxTemplateFileBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": expected a template file of at most ",
+                                                     kMaxTemplateFileBytes,
+                                                     " bytes, found a longer one"));
+    }
+  }
+  if ((*in)->bad()) {
+    return absl::DataLossError(absl::StrCat(path, ": read error (corrupt compressed data?)"));
+  }
+  if (text.starts_with(corpus_internal::kByteOrderMark)) {
+    text.erase(0, corpus_internal::kByteOrderMark.size());
+  }
+  auto line_of = [&](size_t offset) {
+    return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+  };
+  for (size_t cr = text.find('\r'); cr != std::string::npos; cr = text.find('\r', cr + 1)) {
+    if (cr + 1 == text.size() || text[cr + 1] != '\n') {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ":", line_of(cr),
+          ": expected LF or CRLF line endings, found a bare CR (old Mac line endings)"));
+    }
+  }
+  bool is_nul = false, all_ascii = true;
+  if (const int64_t bad = corpus_internal::FindInvalidUtf8(text, &is_nul, &all_ascii); bad >= 0) {
+    return absl::InvalidArgumentError(
+        is_nul ? absl::StrCat(path, ":", line_of(bad), ": expected text, found a NUL byte")
+               : absl::StrFormat("%s:%d: expected UTF-8 text, found invalid byte 0x%02X", path,
+                                 line_of(bad), static_cast<unsigned char>(text[bad])));
+  }
+  absl::StatusOr<FeatureSpec> spec = Parse(text, std::move(lexicon));
+  if (!spec.ok()) {
+    return absl::Status(spec.status().code(), absl::StrCat(path, ": ", spec.status().message()));
+  }
   return spec;
 }
 

@@ -96,6 +96,25 @@ Sentence Words(std::vector<std::string> words) {
   return s;
 }
 
+// Issue 18: lexicon files share the corpus line reader: a BOM is skipped, bare CRs and
+// directories are refused.
+TEST(LexiconTest, ByteOrderMarkBareCrAndDirectories) {
+  absl::StatusOr<Lexicon> lexicon = Lexicon::Parse("\xEF\xBB\xBF" "dog\tNN\r\ncat\tNN\r\n", "l");
+  ASSERT_TRUE(lexicon.ok()) << lexicon.status();
+  EXPECT_EQ(lexicon->Lookup("dog"), "NN");
+  EXPECT_EQ(lexicon->num_words(), 2);
+  lexicon = Lexicon::Parse("dog\tNN\rcat\tNN\r", "l");
+  ASSERT_FALSE(lexicon.ok());
+  EXPECT_THAT(std::string(lexicon.status().message()),
+              HasSubstr("l:1: expected LF or CRLF line endings, found a bare CR"));
+  const std::string dir = ::testing::TempDir() + "/chaintag_lexicon_dir";
+  std::filesystem::create_directories(dir);
+  lexicon = Lexicon::Read(dir);
+  ASSERT_FALSE(lexicon.ok());
+  EXPECT_EQ(lexicon.status().message(), dir + ": expected a file, found a directory");
+  std::filesystem::remove(dir);
+}
+
 TEST(LexiconTest, LexFunctionInTemplates) {
   auto lexicon = std::make_shared<const Lexicon>(MustParse("run\tv n\ndogs\tn\n"));
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(

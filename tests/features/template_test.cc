@@ -1,6 +1,10 @@
 #include "features/template.h"
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "chaintag/features.h"
@@ -111,4 +115,68 @@ TEST(FeatureSpecTest, CopiesAndMovesShareTheParsedSpec) {
 }
 
 }  // namespace
+// Issue 18: template files are read by the library, which refuses directories (they used to read
+// as an empty template) and input no template can be.
+class TemplateFileTest : public ::testing::Test {
+ protected:
+  std::string Write(const std::string& name, const std::string& bytes) {
+    const std::string path = ::testing::TempDir() + "/chaintag_template_" + name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    paths_.push_back(path);
+    return path;
+  }
+  ~TemplateFileTest() override {
+    for (const std::string& p : paths_) std::remove(p.c_str());
+  }
+  std::vector<std::string> paths_;
+};
+
+TEST_F(TemplateFileTest, DirectoryIsRefused) {
+  const std::string dir = ::testing::TempDir() + "/chaintag_template_dir";
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::ReadFile(dir);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(), dir + ": expected a template file, found a directory");
+  std::filesystem::remove(dir);
+}
+
+TEST_F(TemplateFileTest, ReadsTextVerbatimAndSkipsAByteOrderMark) {
+  const std::string text = "U00:%x[0,0]\r\nU01:%x[-1,0]\r\nB\r\n";
+  absl::StatusOr<FeatureSpec> plain = FeatureSpec::ReadFile(Write("plain", text));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->text(), text);
+  EXPECT_EQ(plain->num_templates(), 2);
+  absl::StatusOr<FeatureSpec> marked = FeatureSpec::ReadFile(Write("bom", "\xEF\xBB\xBF" + text));
+  ASSERT_TRUE(marked.ok()) << marked.status();
+  EXPECT_EQ(marked->text(), text);
+}
+
+TEST_F(TemplateFileTest, BadBytesAndParseErrorsNameTheFile) {
+  std::string path = Write("cr", "U00:%x[0,0]\rB\r");
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::ReadFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(),
+            path + ":1: expected LF or CRLF line endings, found a bare CR (old Mac line endings)");
+  path = Write("nul", std::string("U00:%x[0,0]\nU01:\0\n", 18));
+  spec = FeatureSpec::ReadFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(), path + ":2: expected text, found a NUL byte");
+  path = Write("utf8", "U00:%x[0,0]\nU01:\xFF\n");
+  spec = FeatureSpec::ReadFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(), path + ":2: expected UTF-8 text, found invalid byte 0xFF");
+  path = Write("parse", "U00:%x[0,0\n");
+  spec = FeatureSpec::ReadFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()), HasSubstr(path + ": template line 1: "));
+  path = Write("big", std::string(FeatureSpec::kMaxTemplateFileBytes + 1, '#'));
+  spec = FeatureSpec::ReadFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().message(),
+            path + ": expected a template file of at most 1048576 bytes, found a longer one");
+  spec = FeatureSpec::ReadFile("/nonexistent/t.txt");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()), HasSubstr("/nonexistent/t.txt"));
+}
+
 }  // namespace chaintag
