@@ -21,8 +21,12 @@ std::string_view ChunkSchemeName(ChunkScheme scheme);
 struct ChunkTag {
   char prefix = 'O';  // one of B I O E S
   std::string type;
+  bool in_scheme = true;  // "O" or a B-/I-/E-/S- prefix with a type; false for "NN", "B-"
 };
 ChunkTag ParseChunkTag(std::string_view label);
+// Whether `label` is a chunk tag of some scheme ("O", "B-NP", "I-NP", "E-NP", "S-NP"): the one
+// definition that masks, evaluation and the chunk tables share.
+inline bool IsChunkTag(std::string_view label) { return ParseChunkTag(label).in_scheme; }
 
 // A phrase [begin, end) of a type.
 struct Chunk {

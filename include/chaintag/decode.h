@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "chaintag/labels.h"
 #include "chaintag/lattice.h"
 
 namespace chaintag {
@@ -49,19 +50,7 @@ absl::StatusOr<Marginals> ForwardBackward(const Lattice& lattice,
 // log Z only (cheaper: forward pass).
 absl::StatusOr<double> LogPartition(const Lattice& lattice, ForwardBackwardScratch* scratch = nullptr);
 
-// Allowed transitions as masks on the lattice (Wapiti-style): the decoders are unchanged.
-struct TransitionMask {
-  int num_labels = 0;
-  std::vector<char> allowed;        // N x N, allowed[prev * N + y]
-  std::vector<char> allowed_start;  // N
-  std::vector<char> allowed_end;    // N
-};
-// BIO/IOB2/IOBES validity inferred from label names: I-X and E-X may only follow B-X or I-X (or
-// start the sentence only if allowed below); labels that are not chunk tags are unrestricted.
-// A transition (or sentence start, prev = -1) that occurs in the training data, given as
-// `observed` (N+1) x N with row 0 for the start, is always allowed, so IOB1 data stays decodable.
-TransitionMask InferChunkTransitionMask(const std::vector<std::string>& labels,
-                                        const std::vector<char>& observed);
+// Allowed transitions (labels.h) as masks on the lattice (Wapiti-style): decoders are unchanged.
 void ApplyTransitionMask(const TransitionMask& mask, Lattice* lattice);
 // forced[t] = label id or -1 (free): all other labels at t get -inf (partially labelled input).
 void ApplyForcedLabels(absl::Span<const int> forced, Lattice* lattice);

@@ -27,11 +27,6 @@ void SetRates(Score* score) {
   score->f1 = F1(score->precision, score->recall);
 }
 
-bool LooksLikeChunkTag(const std::string& label) {
-  if (label == "O") return true;
-  return label.size() > 2 && label[1] == '-' &&
-         (label[0] == 'B' || label[0] == 'I' || label[0] == 'E' || label[0] == 'S');
-}
 
 }  // namespace
 
@@ -54,7 +49,7 @@ int Evaluator::LabelId(const std::string& label) {
     type = tit->second;
   }
   label_type_.push_back(type);
-  label_is_chunk_.push_back(LooksLikeChunkTag(label));
+  label_is_chunk_.push_back(tag.in_scheme);
   gold_count_.push_back(0);
   predicted_count_.push_back(0);
   correct_count_.push_back(0);

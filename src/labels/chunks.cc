@@ -69,6 +69,7 @@ ChunkTag ParseChunkTag(std::string_view label) {
   }
   tag.prefix = 'I';
   tag.type = std::string(label);
+  tag.in_scheme = false;
   return tag;
 }
 
