@@ -5,10 +5,11 @@
 #include <string>
 #include <string_view>
 
+#include "json_string.h"
+
 namespace chaintag::cli {
 
-// A JSON string literal with quotes and escapes (UTF-8 passes through).
-std::string JsonString(std::string_view s);
+using ::chaintag::JsonString;  // the one escaper (src/json_string.h)
 // A JSON number; non-finite values become null.
 std::string JsonNumber(double v);
 

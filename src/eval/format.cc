@@ -7,48 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "chaintag/eval.h"
+#include "json_string.h"
 
 namespace chaintag {
 namespace {
 
 // Above this many labels a confusion matrix is too wide to read as text.
 constexpr int kMaxConfusionLabels = 60;
-
-void AppendJsonString(const std::string& text, std::string* out) {
-  out->push_back('"');
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      case '\f':
-        out->append("\\f");
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          absl::StrAppendFormat(out, "\\u%04x", c);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
-}
 
 // Percentages with four decimals: enough to recompute conlleval's two-decimal figures.
 void AppendJsonNumber(double value, std::string* out) { absl::StrAppendFormat(out, "%.4f", value); }
