@@ -105,9 +105,11 @@ absl::StatusOr<std::unique_ptr<SentenceReader>> OpenSentenceReader(const std::st
 // Reads from a stream the caller owns; `name` is used in messages.
 std::unique_ptr<SentenceReader> MakeSentenceReader(std::istream& in, std::string name,
                                                    const ReaderOptions& options);
-// Reads all sentences of several files (for training); fails on an empty input.
+// Reads all sentences of several files (for training); fails on an empty input. The readers'
+// warnings (split sentences) are appended to `warnings` when given.
 absl::StatusOr<std::vector<Sentence>> ReadCorpus(const std::vector<std::string>& paths,
-                                                 const ReaderOptions& options);
+                                                 const ReaderOptions& options,
+                                                 std::vector<std::string>* warnings = nullptr);
 
 struct WriterOptions {
   CorpusFormat format = CorpusFormat::kConll;

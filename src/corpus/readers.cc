@@ -438,7 +438,8 @@ std::unique_ptr<SentenceReader> MakeSentenceReader(std::istream& in, std::string
 }
 
 absl::StatusOr<std::vector<Sentence>> ReadCorpus(const std::vector<std::string>& paths,
-                                                 const ReaderOptions& options) {
+                                                 const ReaderOptions& options,
+                                                 std::vector<std::string>* warnings) {
   if (paths.empty()) {
     return absl::InvalidArgumentError("expected at least one input file, found none");
   }
@@ -448,6 +449,9 @@ absl::StatusOr<std::vector<Sentence>> ReadCorpus(const std::vector<std::string>&
     if (!reader.ok()) return reader.status();
     while (true) {
       absl::StatusOr<std::optional<Sentence>> next = (*reader)->Next();
+      if (warnings != nullptr) {
+        for (std::string& w : (*reader)->TakeWarnings()) warnings->push_back(std::move(w));
+      }
       if (!next.ok()) return next.status();
       if (!next->has_value()) break;
       // Readers reserve generously for speed; a corpus kept in memory should not pay for it.

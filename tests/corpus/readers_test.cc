@@ -385,6 +385,20 @@ TEST(ReaderTest, LongSentencesAreSplitWithAWarning) {
   }
 }
 
+TEST(ReadCorpusTest, PassesSplitWarningsOn) {
+  TempDir dir;
+  const std::string path = dir.path() + "/long.conll";
+  std::ofstream(path) << LongSentence(CorpusFormat::kConll, 6);
+  ReaderOptions options = Options(CorpusFormat::kConll);
+  options.max_sentence_tokens = 4;
+  options.split_long_sentences = true;
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::vector<Sentence>> got = ReadCorpus({path}, options, &warnings);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->size(), 2u);
+  EXPECT_EQ(warnings, Strings{path + ":5: a sentence longer than 4 tokens was split"});
+}
+
 TEST(ReaderTest, OptionsAreValidated) {
   ReaderOptions options = Options(CorpusFormat::kConll);
   options.max_sentence_tokens = 0;
