@@ -16,50 +16,6 @@ constexpr size_t kBlockBytes = 64 * 1024;
 
 }  // namespace
 
-int64_t FindInvalidUtf8(std::string_view text, bool* is_nul, bool* all_ascii) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const size_t n = text.size();
-  *is_nul = false;
-  *all_ascii = true;
-  size_t i = 0;
-  while (i < n) {
-    const unsigned char c = s[i];
-    if (c < 0x80) {
-      if (c == 0) {
-        *is_nul = true;
-        return static_cast<int64_t>(i);
-      }
-      ++i;
-      continue;
-    }
-    *all_ascii = false;
-    // Well-formed sequences per Unicode Table 3-7: no overlongs, no surrogates, <= U+10FFFF.
-    size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return static_cast<int64_t>(i);
-    }
-    if (i + 1 >= n || s[i + 1] < lo || s[i + 1] > hi) {
-      return static_cast<int64_t>(i);
-    }
-    for (size_t k = 2; k < len; ++k) {
-      if (i + k >= n || (s[i + k] & 0xC0) != 0x80) return static_cast<int64_t>(i);
-    }
-    i += len;
-  }
-  return -1;
-}
-
 std::string QuoteLine(std::string_view line) {
   constexpr size_t kMax = 80;
   std::string out = "\"";
@@ -170,24 +126,10 @@ absl::StatusOr<bool> LineReader::Next(std::string_view* line) {
     *line = line_;
     return true;
   }
-  UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* nfc = icu::Normalizer2::getNFCInstance(status);
-  if (U_FAILURE(status)) {
-    return Fail(absl::InternalError(absl::StrCat("ICU NFC normaliser unavailable: ",
-                                                 u_errorName(status))));
-  }
-  const icu::StringPiece piece(line_.data(), static_cast<int32_t>(line_.size()));
-  if (nfc->isNormalizedUTF8(piece, status) && U_SUCCESS(status)) {
-    *line = line_;
-    return true;
-  }
-  status = U_ZERO_ERROR;
-  normalized_.clear();
-  icu::StringByteSink<std::string> sink(&normalized_);
-  nfc->normalizeUTF8(0, piece, sink, nullptr, status);
-  if (U_FAILURE(status)) {
-    return Fail(Error(absl::StrCat("expected normalisable text, found ICU error ",
-                                   u_errorName(status))));
+  if (absl::Status nfc = utf8::ToNfc(line_, &normalized_); !nfc.ok()) {
+    return Fail(nfc.code() == absl::StatusCode::kInternal
+                    ? nfc
+                    : Error(std::string_view(nfc.message().data(), nfc.message().size())));
   }
   *line = normalized_;
   return true;

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "string_view_compat.h"
+#include "utf8.h"
 
 namespace chaintag::corpus_internal {
 
@@ -21,7 +22,9 @@ inline constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
 
 // Returns the byte offset of the first invalid UTF-8 byte (or NUL byte) in `text`, or -1.
 // `*is_nul` tells which of the two was found. `*all_ascii` is set when every byte is < 0x80.
-int64_t FindInvalidUtf8(std::string_view text, bool* is_nul, bool* all_ascii);
+inline int64_t FindInvalidUtf8(std::string_view text, bool* is_nul, bool* all_ascii) {
+  return utf8::FindInvalid(text, is_nul, all_ascii);
+}
 
 // Formats a line for an error message: at most 80 bytes, non-printable bytes as \xNN.
 std::string QuoteLine(std::string_view line);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "chaintag/text.h"
+#include "utf8.h"
 #include "text/tokenizer.h"
 
 namespace chaintag {
@@ -30,34 +31,9 @@ bool IsAsciiSpace(unsigned char c) { return (c <= ' ' && c != '\n') || c == 0x7F
 constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
 
 // Length of the valid sequence at p[0..n) (1-4); 0 if invalid, with *bad = bytes of the maximal
-// invalid subpart (Unicode 3.9, U+FFFD substitution); -1 if valid so far but truncated.
+// invalid subpart; -1 if valid so far but truncated (utf8.h).
 int SequenceLength(const unsigned char* p, size_t n, int* bad) {
-  const unsigned char c = p[0];
-  int need;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    need = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    need = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    need = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    *bad = 1;
-    return 0;
-  }
-  for (int i = 1; i < need; ++i) {
-    if (static_cast<size_t>(i) >= n) return -1;
-    const unsigned char lo_i = i == 1 ? lo : 0x80, hi_i = i == 1 ? hi : 0xBF;
-    if (p[i] < lo_i || p[i] > hi_i) {
-      *bad = i;
-      return 0;
-    }
-  }
-  return need;
+  return utf8::SequenceLength(p, n, bad);
 }
 
 }  // namespace

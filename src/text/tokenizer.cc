@@ -1,6 +1,7 @@
 // Penn Treebank style tokenisation (conventions of the PTB tokenizer.sed and Stanford
 // PTBTokenizer).
 #include "text/tokenizer.h"
+#include "utf8.h"
 
 #include <string>
 #include <string_view>
@@ -220,20 +221,12 @@ size_t CliticSplit(std::string_view w) {
   return 0;
 }
 
+// Tokens come from text the segmenter validated as UTF-8, so NFC fails only without ICU data,
+// which the corpus readers report first; the token is then kept as it is.
 std::string Nfc(std::string_view s) {
-  bool ascii = true;
-  for (char c : s) ascii &= static_cast<unsigned char>(c) < 0x80;
-  if (ascii) return std::string(s);
-  UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* nfc = icu::Normalizer2::getNFCInstance(status);
-  if (U_FAILURE(status)) return std::string(s);
-  icu::StringPiece piece(s.data(), static_cast<int32_t>(s.size()));
-  if (nfc->isNormalizedUTF8(piece, status) && U_SUCCESS(status)) return std::string(s);
   std::string out;
-  icu::StringByteSink<std::string> sink(&out);
-  status = U_ZERO_ERROR;
-  nfc->normalizeUTF8(0, piece, sink, nullptr, status);
-  return U_SUCCESS(status) ? out : std::string(s);
+  if (!utf8::ToNfc(s, &out).ok()) return std::string(s);
+  return out;
 }
 
 }  // namespace
@@ -277,24 +270,7 @@ std::unique_ptr<icu::BreakIterator> NewSentenceBreaker() {
   return CloneLocked(prototype);
 }
 
-char32_t DecodeUtf8(std::string_view text, size_t i, int* len) {
-  unsigned char c = text[i];
-  if (c < 0x80) {
-    *len = 1;
-    return c;
-  }
-  if (c < 0xE0) {
-    *len = 2;
-    return ((c & 0x1F) << 6) | (text[i + 1] & 0x3F);
-  }
-  if (c < 0xF0) {
-    *len = 3;
-    return ((c & 0x0F) << 12) | ((text[i + 1] & 0x3F) << 6) | (text[i + 2] & 0x3F);
-  }
-  *len = 4;
-  return ((c & 0x07) << 18) | ((text[i + 1] & 0x3F) << 12) | ((text[i + 2] & 0x3F) << 6) |
-         (text[i + 3] & 0x3F);
-}
+char32_t DecodeUtf8(std::string_view text, size_t i, int* len) { return utf8::Decode(text, i, len); }
 
 Tokenizer::Tokenizer(const TextOptions& options)
     : options_(options),
