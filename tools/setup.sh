@@ -14,7 +14,7 @@ packages=(
   liblbfgs-dev
   zlib1g-dev
   python3 time
-  clang libfuzzer-14-dev
+  clang libfuzzer-14-dev clang-format
 )
 
 missing=()

@@ -148,9 +148,11 @@ class ScoreRangeStatistic : public Statistic {
   // With `refine_narrow`, resolution is lowered to (upper - lower) / M when the range is narrower
   // than M * resolution (then "infeasible" is exact; see ScoreRangeDecode). Fails
   // (ResourceExhausted) if more than `max_states` states are needed.
-  static absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> Create(
-      const Lattice& lattice, double lower, double upper, double resolution,
-      int max_states = 1 << 16, bool refine_narrow = true);
+  static absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> Create(const Lattice& lattice,
+                                                                     double lower, double upper,
+                                                                     double resolution,
+                                                                     int max_states = 1 << 16,
+                                                                     bool refine_narrow = true);
   int NumStates() const override { return num_states_; }
   int Initial() const override { return kStart; }
   int Next(int state, int position, int prev_label, int label) const override;
@@ -258,22 +260,22 @@ class AuxDpDecoder {
   std::vector<int> strides_;
   std::vector<const Statistic*> statistics_;
   std::vector<char> position_independent_;
-  std::vector<char> computes_rows_;  // per component: rows on demand, no tables
+  std::vector<char> computes_rows_;    // per component: rows on demand, no tables
   mutable std::vector<int> stat_row_;  // N scratch for FillRow
   // Per component: one table (position-independent, or streaming) or M tables. Streaming tables
   // are refilled on demand by the const accessors, hence mutable.
   mutable std::vector<std::vector<int>> tables_;
   mutable std::vector<int> table_position_;  // streaming: the position each table holds
-  mutable absl::Status table_status_;       // streaming: first error met while refilling
+  mutable absl::Status table_status_;        // streaming: first error met while refilling
   bool streaming_tables_ = false;
   int64_t max_table_entries_ = kMaxCells;
   int64_t max_bytes_ = kDefaultMaxBytes;
-  int64_t kbest_bytes_ = 0;  // memory a KBest query holds so far (approximate)
-  std::vector<double> forward_;           // M x N x R best prefix scores
-  std::vector<int> components_;           // R x K component states
-  std::vector<int> row_;                  // N scratch
-  std::vector<double> acc_;               // N scratch
-  std::vector<int> zero_row_;             // N zeros (no statistics)
+  int64_t kbest_bytes_ = 0;      // memory a KBest query holds so far (approximate)
+  std::vector<double> forward_;  // M x N x R best prefix scores
+  std::vector<int> components_;  // R x K component states
+  std::vector<int> row_;         // N scratch
+  std::vector<double> acc_;      // N scratch
+  std::vector<int> zero_row_;    // N zeros (no statistics)
   std::vector<std::unique_ptr<Node>> node_pool_;
   // k-best memo (position, label, state) -> node; std:: because absl 20220623 trips UBSan here.
   std::unordered_map<int64_t, Node*> nodes_;
@@ -291,17 +293,17 @@ absl::StatusOr<Labeling> ExclusionDecode(const Lattice& lattice,
                                          AuxDpDecoder* decoder = nullptr);
 
 // The k best distinct labelings under `constraints`, best first (fewer if fewer exist).
-absl::StatusOr<std::vector<Labeling>> KBestDecode(const Lattice& lattice, int k,
-                                                  absl::Span<const Statistic* const> constraints = {},
-                                                  AuxDpDecoder* decoder = nullptr);
+absl::StatusOr<std::vector<Labeling>> KBestDecode(
+    const Lattice& lattice, int k, absl::Span<const Statistic* const> constraints = {},
+    AuxDpDecoder* decoder = nullptr);
 
 // y_1 = best; y_j = best labeling whose distance to every earlier y_i is >= min_distance (Hamming,
 // or with `chunks` set the number of chunks of y_j not shared with y_i). Stops early (returns
 // fewer) when no further labeling qualifies; NotFound "infeasible" if not even y_1 exists.
-absl::StatusOr<std::vector<Labeling>> DiverseKBest(const Lattice& lattice, int k, int min_distance,
-                                                   absl::Span<const Statistic* const> constraints = {},
-                                                   const ChunkTable* chunks = nullptr,
-                                                   AuxDpDecoder* decoder = nullptr);
+absl::StatusOr<std::vector<Labeling>> DiverseKBest(
+    const Lattice& lattice, int k, int min_distance,
+    absl::Span<const Statistic* const> constraints = {}, const ChunkTable* chunks = nullptr,
+    AuxDpDecoder* decoder = nullptr);
 
 // Best labeling whose exact score F lies in [lower, upper] (also under `constraints`).
 // Guarantee, with M = sentence length and r = the resolution actually used (written to
@@ -311,8 +313,8 @@ absl::StatusOr<std::vector<Labeling>> DiverseKBest(const Lattice& lattice, int k
 // Why: every one of the M per-position increments is rounded to a multiple of r (error <= r/2),
 // so labelings sharing a final state differ by at most M * r; per state the DP keeps the max, and
 // a second DP on negated scores the min, one of which is in range whenever any labeling of the
-// state is (this needs upper - lower >= M * r, so narrower ranges first use r = (upper - lower) / M).
-// r is doubled until the state space fits in `max_states` (and the engine's memory limit), so
+// state is (this needs upper - lower >= M * r, so narrower ranges first use r = (upper - lower) /
+// M). r is doubled until the state space fits in `max_states` (and the engine's memory limit), so
 // very fine resolutions over long sentences become coarser: check `used_resolution`. Beyond
 // (upper - lower) / M the returned labeling keeps the guarantee (any labeling in range is within
 // upper - lower < M * r of it), but a state may straddle the range (its max above, its min below):

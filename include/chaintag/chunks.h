@@ -17,7 +17,8 @@ absl::StatusOr<ChunkScheme> ParseChunkScheme(std::string_view name);  // "iob1",
 std::string_view ChunkSchemeName(ChunkScheme scheme);
 
 // A label split into its prefix and phrase type: "B-NP" -> ('B', "NP"); "O" -> ('O', "").
-// Labels without a recognised prefix count as their own type with prefix 'I' (conlleval does the same).
+// Labels without a recognised prefix count as their own type with prefix 'I' (conlleval does the
+// same).
 struct ChunkTag {
   char prefix = 'O';  // one of B I O E S
   std::string type;

@@ -18,7 +18,8 @@ namespace chaintag {
 
 // CoNLL-U material that is not a word but must survive a round trip.
 struct ConlluExtras {
-  // The ten fields of every word line, in order (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC).
+  // The ten fields of every word line, in order (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS
+  // MISC).
   std::vector<std::vector<std::string>> word_fields;
   // Multiword-token (`3-4`) and empty-node (`5.1`) lines, verbatim, each with the number of
   // words that precede it in the sentence (so it is written back before word `first`).
@@ -127,8 +128,8 @@ absl::Status WriteSentence(std::ostream& out, const Sentence& sentence,
 struct CorpusStats {
   int64_t sentences = 0;
   int64_t tokens = 0;
-  int64_t types = 0;                                     // distinct word forms
-  std::vector<std::pair<std::string, int64_t>> labels;   // label -> count, sorted by label
+  int64_t types = 0;                                      // distinct word forms
+  std::vector<std::pair<std::string, int64_t>> labels;    // label -> count, sorted by label
   std::vector<std::pair<int, int64_t>> length_histogram;  // bucket lower bound -> sentences
 };
 
@@ -151,8 +152,9 @@ class CorpusStatsAccumulator {
 };
 
 // Opens `path` for reading: "-" is standard input (not owned); gzip data (recognised by its magic
-// bytes, whatever the name) is decompressed transparently. Errors name the file (missing, unreadable, a directory). Decompression errors
-// while reading surface as a bad stream (badbit), which the readers report with the file name.
+// bytes, whatever the name) is decompressed transparently. Errors name the file (missing,
+// unreadable, a directory). Decompression errors while reading surface as a bad stream (badbit),
+// which the readers report with the file name.
 absl::StatusOr<std::unique_ptr<std::istream>> OpenInputStream(const std::string& path);
 
 // Returns OK when `path` can be created or overwritten (its directory exists and is writable,

@@ -32,12 +32,14 @@ absl::StatusOr<Labeling> ViterbiDecode(const Lattice& lattice, ViterbiScratch* s
 
 // Forward-backward in log space.
 struct Marginals {
-  double log_z = 0.0;               // log of the sum of exp(F(y)) over all labelings
-  std::vector<double> unary;        // M x N: P(y_t = y)
-  std::vector<double> transition;   // N x N: sum over t of P(y_{t-1} = a, y_t = b)
-  std::vector<double> start;        // N: P(y_0 = y)
-  std::vector<double> end;          // N: P(y_{M-1} = y)
-  double unary_at(int t, int y, int num_labels) const { return unary[static_cast<size_t>(t) * num_labels + y]; }
+  double log_z = 0.0;              // log of the sum of exp(F(y)) over all labelings
+  std::vector<double> unary;       // M x N: P(y_t = y)
+  std::vector<double> transition;  // N x N: sum over t of P(y_{t-1} = a, y_t = b)
+  std::vector<double> start;       // N: P(y_0 = y)
+  std::vector<double> end;         // N: P(y_{M-1} = y)
+  double unary_at(int t, int y, int num_labels) const {
+    return unary[static_cast<size_t>(t) * num_labels + y];
+  }
 };
 struct ForwardBackwardScratch {
   std::vector<double> alpha;
@@ -48,7 +50,8 @@ struct ForwardBackwardScratch {
 absl::StatusOr<Marginals> ForwardBackward(const Lattice& lattice,
                                           ForwardBackwardScratch* scratch = nullptr);
 // log Z only (cheaper: forward pass).
-absl::StatusOr<double> LogPartition(const Lattice& lattice, ForwardBackwardScratch* scratch = nullptr);
+absl::StatusOr<double> LogPartition(const Lattice& lattice,
+                                    ForwardBackwardScratch* scratch = nullptr);
 
 // Allowed transitions (labels.h) as masks on the lattice (Wapiti-style): decoders are unchanged.
 void ApplyTransitionMask(const TransitionMask& mask, Lattice* lattice);

@@ -252,7 +252,8 @@ class Featurizer {
   void ForEachAttribute(const Sentence& sentence, Sink&& sink);
   // Maps attributes to ids; attributes absent from `dict` are dropped. Ids of a position come in
   // template order; `out` is overwritten (its capacity reused).
-  void Featurize(const Sentence& sentence, const AttributeDictionary& dict, FeaturizedSentence* out);
+  void Featurize(const Sentence& sentence, const AttributeDictionary& dict,
+                 FeaturizedSentence* out);
   // Attribute strings of one position (for tests and `info`).
   std::vector<std::string> Attributes(const Sentence& sentence, int t);
 

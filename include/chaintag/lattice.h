@@ -40,7 +40,9 @@ class Lattice {
     return absl::MakeSpan(unary_.data() + static_cast<size_t>(t) * n_, n_);
   }
   // Score of label `y` following label `prev`.
-  double transition(int prev, int y) const { return transition_[static_cast<size_t>(prev) * n_ + y]; }
+  double transition(int prev, int y) const {
+    return transition_[static_cast<size_t>(prev) * n_ + y];
+  }
   double& transition(int prev, int y) { return transition_[static_cast<size_t>(prev) * n_ + y]; }
   double start(int y) const { return start_[y]; }  // score of `y` at position 0
   double& start(int y) { return start_[y]; }

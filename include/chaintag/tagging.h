@@ -57,9 +57,9 @@ struct DecodeRequest {
   int diverse = 0;             // > 0: diverse k-best with min_distance
   int min_distance = 1;
   bool chunk_diversity = false;
-  bool exclusions = false;   // labelings to avoid are given per sentence (TagResult::excluded)
-  bool probability = false;  // compute P(y|x) per solution (given the forced labels, if any)
-  bool marginals = false;    // per-token marginals of the last model
+  bool exclusions = false;      // labelings to avoid are given per sentence (TagResult::excluded)
+  bool probability = false;     // compute P(y|x) per solution (given the forced labels, if any)
+  bool marginals = false;       // per-token marginals of the last model
   double marginals_min = 1e-4;  // output omits marginals below this (0 keeps every label)
   // 0-based input column holding, per token, a label the last model must give it or "_" (free);
   // -1: none. Fills TagResult::forced.
@@ -96,9 +96,9 @@ struct TagResult {
   Sentence sentence;
   std::vector<std::vector<std::string>> excluded;  // labelings (label names) to avoid
   int64_t exclude_line = 0;                        // where they came from, for messages
-  std::vector<std::string> forced;  // per token a label of the last model or "_"; empty: none
-  std::vector<std::vector<int>> layers;            // best labels of every model but the last
-  std::vector<Solution> solutions;                 // last model, best first
+  std::vector<std::string> forced;       // per token a label of the last model or "_"; empty: none
+  std::vector<std::vector<int>> layers;  // best labels of every model but the last
+  std::vector<Solution> solutions;       // last model, best first
   SentenceStatus status = SentenceStatus::kOk;
   std::string status_reason;      // kTooLarge: which limit, in words
   double score_resolution = 0.0;  // score range: the resolution actually used

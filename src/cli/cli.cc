@@ -21,13 +21,13 @@ int ParseOrExit(const std::string& command, const std::string& synopsis,
   po::positional_options_description positional;
   if (allow_files) positional.add("files", -1);
   try {
-    po::store(po::command_line_parser(args)
-                  .options(parse_set)
-                  .positional(positional)
-                  .style(po::command_line_style::default_style &
-                         ~po::command_line_style::allow_guessing)
-                  .run(),
-              *vm);
+    po::store(
+        po::command_line_parser(args)
+            .options(parse_set)
+            .positional(positional)
+            .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+            .run(),
+        *vm);
     if (vm->count("help")) {
       std::cout << "usage: chaintag " << command << " " << synopsis << "\n\n" << all << "\n";
       return kExitOk;
@@ -76,14 +76,19 @@ std::vector<std::string> InputFiles(const po::variables_map& vm) {
 
 void AddReaderOptions(po::options_description* options, bool with_label_column,
                       bool with_sentence_limit) {
-  options->add_options()
-      ("format", po::value<std::string>(), "input format: conll, conllu, ptb, tagged (default: from the file extension, else conll)")
-      ("label", po::value<std::string>()->default_value("xpos"), "conllu: label field, upos or xpos")
-      ("np-chunks", po::bool_switch(), "ptb: derive IOB2 base-NP chunk labels from the trees")
-      ("separator", po::value<char>()->default_value('_'), "tagged: word/tag separator ('_' or '/')")
-      ("max-line-bytes", po::value<int64_t>()->default_value(int64_t{1} << 20), "longest accepted input line in bytes");
+  options->add_options()(
+      "format", po::value<std::string>(),
+      "input format: conll, conllu, ptb, tagged (default: from the file extension, else conll)")(
+      "label", po::value<std::string>()->default_value("xpos"),
+      "conllu: label field, upos or xpos")("np-chunks", po::bool_switch(),
+                                           "ptb: derive IOB2 base-NP chunk labels from the trees")(
+      "separator", po::value<char>()->default_value('_'),
+      "tagged: word/tag separator ('_' or '/')")(
+      "max-line-bytes", po::value<int64_t>()->default_value(int64_t{1} << 20),
+      "longest accepted input line in bytes");
   if (with_sentence_limit) {
-    options->add_options()("max-sentence-tokens", po::value<int>()->default_value(ReaderOptions().max_sentence_tokens),
+    options->add_options()("max-sentence-tokens",
+                           po::value<int>()->default_value(ReaderOptions().max_sentence_tokens),
                            "longest accepted corpus sentence in tokens (a longer one is an error)");
   }
   if (with_label_column) {

@@ -3,13 +3,12 @@
 #ifndef CHAINTAG_CLI_CLI_H_
 #define CHAINTAG_CLI_CLI_H_
 
+#include <boost/program_options.hpp>
 #include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <boost/program_options.hpp>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -32,8 +31,9 @@ struct Command {
 
 // Parses `args` against `options` (+ positional "files"), handling --help. Returns an exit code
 // (>= 0) when the program should stop (help printed, or usage error reported), -1 to continue.
-int ParseOrExit(const std::string& command, const std::string& synopsis, const po::options_description& options,
-                const std::vector<std::string>& args, po::variables_map* vm, bool allow_files = true);
+int ParseOrExit(const std::string& command, const std::string& synopsis,
+                const po::options_description& options, const std::vector<std::string>& args,
+                po::variables_map* vm, bool allow_files = true);
 
 // Prints "chaintag COMMAND: message" to stderr and returns kExitError.
 int Fail(const std::string& command, const absl::Status& status);

@@ -11,13 +11,15 @@ namespace chaintag::cli {
 int RunConvert(const std::vector<std::string>& args) {
   const std::string cmd = "convert";
   po::options_description options("convert options");
-  options.add_options()
-      ("from", po::value<std::string>(), "input format: conll, conllu, ptb, tagged (default: from the extension)")
-      ("to", po::value<std::string>()->required(), "output format: conll, conllu, tagged")
-      ("output,o", po::value<std::string>()->default_value("-"), "output file (default: standard output)");
+  options.add_options()("from", po::value<std::string>(),
+                        "input format: conll, conllu, ptb, tagged (default: from the extension)")(
+      "to", po::value<std::string>()->required(), "output format: conll, conllu, tagged")(
+      "output,o", po::value<std::string>()->default_value("-"),
+      "output file (default: standard output)");
   AddReaderOptions(&options);
   po::variables_map vm;
-  if (int rc = ParseOrExit(cmd, "--from FORMAT --to FORMAT [options] FILE...", options, args, &vm); rc >= 0) {
+  if (int rc = ParseOrExit(cmd, "--from FORMAT --to FORMAT [options] FILE...", options, args, &vm);
+      rc >= 0) {
     return rc;
   }
   if (vm.count("format")) return UsageError(cmd, "use --from for the input format");
@@ -32,7 +34,8 @@ int RunConvert(const std::vector<std::string>& args) {
   WriterOptions writer_options;
   auto to = ParseCorpusFormat(vm["to"].as<std::string>());
   if (!to.ok()) return UsageError(cmd, std::string(to.status().message()));
-  if (*to == CorpusFormat::kPtb) return UsageError(cmd, "--to ptb is not supported (no tree writer)");
+  if (*to == CorpusFormat::kPtb)
+    return UsageError(cmd, "--to ptb is not supported (no tree writer)");
   writer_options.format = *to;
   writer_options.conllu_label = reader_options->conllu_label;
   writer_options.tagged_separator = reader_options->tagged_separator;
@@ -45,7 +48,8 @@ int RunConvert(const std::vector<std::string>& args) {
     return WriteSentence((*out)->stream(), sentence, {}, writer_options);
   });
   if (!read.ok()) return Fail(cmd, read);
-  if (sentences == 0) return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
+  if (sentences == 0)
+    return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
   if (absl::Status s = (*out)->Commit(); !s.ok()) return Fail(cmd, s);
   return kExitOk;
 }

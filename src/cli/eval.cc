@@ -1,5 +1,7 @@
 // chaintag eval [--format F] --gold-column N --pred-column N FILE...
 // chaintag eval -m MODEL [--format F] FILE...
+#include "chaintag/eval.h"
+
 #include <iostream>
 #include <optional>
 #include <string>
@@ -10,9 +12,8 @@
 #include "absl/strings/str_format.h"
 #include "chaintag/chunks.h"
 #include "chaintag/lattice.h"
-#include "chaintag/train.h"
-#include "chaintag/eval.h"
 #include "chaintag/model.h"
+#include "chaintag/train.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 
@@ -25,9 +26,9 @@ absl::StatusOr<int> ResolveColumn(const Sentence& sentence, int column, const st
   const int n = sentence.num_columns();
   const int index = column > 0 ? column - 1 : n + column;
   if (column == 0 || index < 0 || index >= n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        sentence.file, ":", sentence.token_lines.empty() ? 0 : sentence.token_lines[0], ": ", flag,
-        " ", column, " is beyond the ", n, " columns present"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(sentence.file, ":", sentence.token_lines.empty() ? 0 : sentence.token_lines[0],
+                     ": ", flag, " ", column, " is beyond the ", n, " columns present"));
   }
   return index;
 }
@@ -37,19 +38,21 @@ absl::StatusOr<int> ResolveColumn(const Sentence& sentence, int column, const st
 int RunEval(const std::vector<std::string>& args) {
   const std::string cmd = "eval";
   po::options_description options("eval options");
-  options.add_options()
-      ("model,m", po::value<std::string>(), "tag the files with MODEL and score against their gold labels")
-      ("gold-column", po::value<int>(), "1-based column of the gold labels (negative: from the end)")
-      ("pred-column", po::value<int>(), "1-based column of the predicted labels (negative: from the end)")
-      ("json", po::bool_switch(), "print one JSON object")
-      ("bound-term", po::bool_switch(),
-       "with -m: also compute the PAC-Bayes bound term of Hazan and Urtasun (2010, sec. 4.2), the "
-       "mean over sentences of max_y 1[F(y*) - F(y) <= FP + FN] (1 - F1), chunks against the gold "
-       "labels, exactly");
+  options.add_options()("model,m", po::value<std::string>(),
+                        "tag the files with MODEL and score against their gold labels")(
+      "gold-column", po::value<int>(),
+      "1-based column of the gold labels (negative: from the end)")(
+      "pred-column", po::value<int>(),
+      "1-based column of the predicted labels (negative: from the end)")("json", po::bool_switch(),
+                                                                         "print one JSON object")(
+      "bound-term", po::bool_switch(),
+      "with -m: also compute the PAC-Bayes bound term of Hazan and Urtasun (2010, sec. 4.2), the "
+      "mean over sentences of max_y 1[F(y*) - F(y) <= FP + FN] (1 - F1), chunks against the gold "
+      "labels, exactly");
   AddReaderOptions(&options);
   po::variables_map vm;
-  if (int rc = ParseOrExit(cmd, "(-m MODEL | --gold-column N --pred-column N) [options] FILE...", options,
-                           args, &vm);
+  if (int rc = ParseOrExit(cmd, "(-m MODEL | --gold-column N --pred-column N) [options] FILE...",
+                           options, args, &vm);
       rc >= 0) {
     return rc;
   }
@@ -88,58 +91,68 @@ int RunEval(const std::vector<std::string>& args) {
   absl::flat_hash_map<std::string, int> label_ids;
   if (bound_term) {
     chunks.emplace(model->labels());
-    for (size_t i = 0; i < model->labels().size(); ++i) label_ids[model->labels()[i]] = static_cast<int>(i);
+    for (size_t i = 0; i < model->labels().size(); ++i)
+      label_ids[model->labels()[i]] = static_cast<int>(i);
   }
   Lattice lattice;
   std::vector<int> gold_ids;
   double bound_sum = 0;
   int64_t bound_sentences = 0;
-  absl::Status read = ForEachSentence(files, *reader_options, [&](Sentence&& sentence) -> absl::Status {
-    if (with_model) {
-      if (!sentence.has_labels()) {
-        return absl::InvalidArgumentError(absl::StrCat(sentence.file, ":", sentence.token_lines.empty() ? 0 : sentence.token_lines[0],
-                                                       ": expected gold labels to score against, found none"));
-      }
-      if (bound_term && sentence.size() > 0) {
-        gold_ids.clear();
-        for (int t = 0; t < sentence.size(); ++t) {
-          auto it = label_ids.find(sentence.labels[t]);
-          if (it == label_ids.end()) {
+  absl::Status read =
+      ForEachSentence(files, *reader_options, [&](Sentence&& sentence) -> absl::Status {
+        if (with_model) {
+          if (!sentence.has_labels()) {
             return absl::InvalidArgumentError(absl::StrCat(
-                sentence.file, ":", t < static_cast<int>(sentence.token_lines.size()) ? sentence.token_lines[t] : 0,
-                ": --bound-term: expected a gold label the model knows, found \"", sentence.labels[t], "\""));
+                sentence.file, ":", sentence.token_lines.empty() ? 0 : sentence.token_lines[0],
+                ": expected gold labels to score against, found none"));
           }
-          gold_ids.push_back(it->second);
+          if (bound_term && sentence.size() > 0) {
+            gold_ids.clear();
+            for (int t = 0; t < sentence.size(); ++t) {
+              auto it = label_ids.find(sentence.labels[t]);
+              if (it == label_ids.end()) {
+                return absl::InvalidArgumentError(absl::StrCat(
+                    sentence.file, ":",
+                    t < static_cast<int>(sentence.token_lines.size()) ? sentence.token_lines[t] : 0,
+                    ": --bound-term: expected a gold label the model knows, found \"",
+                    sentence.labels[t], "\""));
+              }
+              gold_ids.push_back(it->second);
+            }
+            if (absl::Status s = tagger->BuildLattice(sentence, &lattice); !s.ok()) return s;
+            absl::StatusOr<double> term = BoundTerm(lattice, gold_ids, *chunks);
+            if (!term.ok()) return term.status();
+            bound_sum += *term;
+            ++bound_sentences;
+          }
+          auto labeling = tagger->Tag(sentence);
+          if (!labeling.ok()) return labeling.status();
+          predicted.clear();
+          for (int y : labeling->labels) predicted.push_back(model->labels()[y]);
+          return evaluator.Add(sentence.labels, predicted);
         }
-        if (absl::Status s = tagger->BuildLattice(sentence, &lattice); !s.ok()) return s;
-        absl::StatusOr<double> term = BoundTerm(lattice, gold_ids, *chunks);
-        if (!term.ok()) return term.status();
-        bound_sum += *term;
-        ++bound_sentences;
-      }
-      auto labeling = tagger->Tag(sentence);
-      if (!labeling.ok()) return labeling.status();
-      predicted.clear();
-      for (int y : labeling->labels) predicted.push_back(model->labels()[y]);
-      return evaluator.Add(sentence.labels, predicted);
-    }
-    auto gold = ResolveColumn(sentence, vm["gold-column"].as<int>(), "--gold-column");
-    if (!gold.ok()) return gold.status();
-    auto pred = ResolveColumn(sentence, vm["pred-column"].as<int>(), "--pred-column");
-    if (!pred.ok()) return pred.status();
-    return evaluator.Add(sentence.columns[*gold], sentence.columns[*pred]);
-  });
+        auto gold = ResolveColumn(sentence, vm["gold-column"].as<int>(), "--gold-column");
+        if (!gold.ok()) return gold.status();
+        auto pred = ResolveColumn(sentence, vm["pred-column"].as<int>(), "--pred-column");
+        if (!pred.ok()) return pred.status();
+        return evaluator.Add(sentence.columns[*gold], sentence.columns[*pred]);
+      });
   if (!read.ok()) return Fail(cmd, read);
   EvalReport report = evaluator.Report();
-  if (report.sentences == 0) return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
-  std::string text = vm["json"].as<bool>() ? FormatEvalReportJson(report) : FormatEvalReport(report);
+  if (report.sentences == 0)
+    return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
+  std::string text =
+      vm["json"].as<bool>() ? FormatEvalReportJson(report) : FormatEvalReport(report);
   if (bound_term) {
     const double mean = bound_sentences == 0 ? 0.0 : bound_sum / bound_sentences;
     if (vm["json"].as<bool>()) {
       // One object: the bound term joins the report's fields.
-      text.insert(text.find('{') + 1, absl::StrFormat("\"bound_term\": %.6f, \"bound_term_sentences\": %d, ", mean, bound_sentences));
+      text.insert(text.find('{') + 1,
+                  absl::StrFormat("\"bound_term\": %.6f, \"bound_term_sentences\": %d, ", mean,
+                                  bound_sentences));
     } else {
-      absl::StrAppendFormat(&text, "bound term: %.6f (mean over %d sentences)\n", mean, bound_sentences);
+      absl::StrAppendFormat(&text, "bound term: %.6f (mean over %d sentences)\n", mean,
+                            bound_sentences);
     }
   }
   std::cout << text;

@@ -15,16 +15,18 @@ namespace chaintag::cli {
 int RunLexicon(const std::vector<std::string>& args) {
   const std::string cmd = "lexicon";
   po::options_description options("lexicon options");
-  options.add_options()
-      ("min-share", po::value<double>()->default_value(0.1, "0.1"),
-       "keep a word's label when it makes up at least this share of the word's occurrences")
-      ("min-count", po::value<int64_t>()->default_value(1), "leave out words seen fewer times")
-      ("keep-case", po::bool_switch(), "key words by their form, not their case folding (for lex(%x[0,0]))")
-      ("output,o", po::value<std::string>()->default_value("-"), "output file (default: standard output)");
+  options.add_options()(
+      "min-share", po::value<double>()->default_value(0.1, "0.1"),
+      "keep a word's label when it makes up at least this share of the word's occurrences")(
+      "min-count", po::value<int64_t>()->default_value(1), "leave out words seen fewer times")(
+      "keep-case", po::bool_switch(),
+      "key words by their form, not their case folding (for lex(%x[0,0]))")(
+      "output,o", po::value<std::string>()->default_value("-"),
+      "output file (default: standard output)");
   AddReaderOptions(&options);
   po::variables_map vm;
-  if (int rc = ParseOrExit(cmd, "[--format F] [--label-column N] [--min-share P] [-o FILE] FILE...", options,
-                           args, &vm);
+  if (int rc = ParseOrExit(cmd, "[--format F] [--label-column N] [--min-share P] [-o FILE] FILE...",
+                           options, args, &vm);
       rc >= 0) {
     return rc;
   }
@@ -33,10 +35,12 @@ int RunLexicon(const std::vector<std::string>& args) {
   lexicon_options.min_count = vm["min-count"].as<int64_t>();
   lexicon_options.case_fold = !vm["keep-case"].as<bool>();
   if (!(lexicon_options.min_share > 0 && lexicon_options.min_share <= 1)) {
-    return UsageError(cmd, absl::StrCat("--min-share: expected a share in (0, 1], found ", lexicon_options.min_share));
+    return UsageError(cmd, absl::StrCat("--min-share: expected a share in (0, 1], found ",
+                                        lexicon_options.min_share));
   }
   if (lexicon_options.min_count < 1) {
-    return UsageError(cmd, absl::StrCat("--min-count: expected at least 1, found ", lexicon_options.min_count));
+    return UsageError(
+        cmd, absl::StrCat("--min-count: expected at least 1, found ", lexicon_options.min_count));
   }
   const std::vector<std::string> files = InputFiles(vm);
   auto reader_options = ReaderOptionsFrom(vm, files);
@@ -45,14 +49,15 @@ int RunLexicon(const std::vector<std::string>& args) {
   auto out = Output::Open(vm["output"].as<std::string>());
   if (!out.ok()) return Fail(cmd, out.status());
   TagLexiconBuilder builder(lexicon_options);
-  absl::Status read = ForEachSentence(files, *reader_options, [&](Sentence&& sentence) { return builder.Add(sentence); });
+  absl::Status read = ForEachSentence(files, *reader_options,
+                                      [&](Sentence&& sentence) { return builder.Add(sentence); });
   if (!read.ok()) return Fail(cmd, read);
   absl::StatusOr<Lexicon> lexicon = builder.Build();
   if (!lexicon.ok()) return Fail(cmd, lexicon.status());
   (*out)->stream() << lexicon->Serialize();
   if (absl::Status s = (*out)->Commit(); !s.ok()) return Fail(cmd, s);
-  std::cerr << "chaintag lexicon: " << lexicon->num_words() << " words, " << lexicon->num_class_sets()
-            << " class sets, from " << builder.tokens() << " tokens\n";
+  std::cerr << "chaintag lexicon: " << lexicon->num_words() << " words, "
+            << lexicon->num_class_sets() << " class sets, from " << builder.tokens() << " tokens\n";
   return kExitOk;
 }
 

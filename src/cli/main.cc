@@ -20,8 +20,10 @@ const chaintag::cli::Command kCommands[] = {
     {"eval", "score predicted labels against gold labels (accuracy, conlleval chunk F1)",
      chaintag::cli::RunEval},
     {"convert", "convert corpora between formats", chaintag::cli::RunConvert},
-    {"stats", "corpus statistics: sentences, tokens, types, labels, lengths", chaintag::cli::RunStats},
-    {"lexicon", "build a tag lexicon (word and its labels) from labelled files, for train --lexicon",
+    {"stats", "corpus statistics: sentences, tokens, types, labels, lengths",
+     chaintag::cli::RunStats},
+    {"lexicon",
+     "build a tag lexicon (word and its labels) from labelled files, for train --lexicon",
      chaintag::cli::RunLexicon},
     {"info", "print a model's metadata, sizes and top-weighted features", chaintag::cli::RunInfo},
 };

@@ -21,7 +21,8 @@ void PrintJson(const CorpusStats& stats, std::ostream& out) {
   }
   out << "}, \"length_histogram\": {";
   for (size_t i = 0; i < stats.length_histogram.size(); ++i) {
-    out << (i ? ", " : "") << "\"" << stats.length_histogram[i].first << "\": " << stats.length_histogram[i].second;
+    out << (i ? ", " : "") << "\"" << stats.length_histogram[i].first
+        << "\": " << stats.length_histogram[i].second;
   }
   out << "}}\n";
 }
@@ -45,8 +46,10 @@ void PrintText(const CorpusStats& stats, std::ostream& out) {
   out << "\nsentence length (tokens)\n";
   for (size_t i = 0; i < stats.length_histogram.size(); ++i) {
     const auto& [low, count] = stats.length_histogram[i];
-    const std::string range = absl::StrCat(low, "-", low + CorpusStatsAccumulator::kLengthBucket - 1);
-    out << "  " << std::left << std::setw(10) << range << std::right << std::setw(10) << count << "\n";
+    const std::string range =
+        absl::StrCat(low, "-", low + CorpusStatsAccumulator::kLengthBucket - 1);
+    out << "  " << std::left << std::setw(10) << range << std::right << std::setw(10) << count
+        << "\n";
   }
 }
 
@@ -58,7 +61,8 @@ int RunStats(const std::vector<std::string>& args) {
   options.add_options()("json", po::bool_switch(), "print one JSON object");
   AddReaderOptions(&options);
   po::variables_map vm;
-  if (int rc = ParseOrExit(cmd, "[--format F] [--json] FILE...", options, args, &vm); rc >= 0) return rc;
+  if (int rc = ParseOrExit(cmd, "[--format F] [--json] FILE...", options, args, &vm); rc >= 0)
+    return rc;
   const std::vector<std::string> files = InputFiles(vm);
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
@@ -70,7 +74,8 @@ int RunStats(const std::vector<std::string>& args) {
   });
   if (!read.ok()) return Fail(cmd, read);
   CorpusStats stats = accumulator.Finish();
-  if (stats.sentences == 0) return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
+  if (stats.sentences == 0)
+    return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
   if (vm["json"].as<bool>()) {
     PrintJson(stats, std::cout);
   } else {

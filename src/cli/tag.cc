@@ -41,7 +41,8 @@ namespace {
 // beside it (a build tree) or ../share/chaintag/models (an installation). No path is compiled in.
 absl::StatusOr<std::string> ShippedModelPath(const std::string& file) {
   std::vector<std::filesystem::path> dirs;
-  if (const char* env = std::getenv("CHAINTAG_MODELS"); env != nullptr && *env != '\0') dirs.emplace_back(env);
+  if (const char* env = std::getenv("CHAINTAG_MODELS"); env != nullptr && *env != '\0')
+    dirs.emplace_back(env);
   std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
@@ -53,9 +54,9 @@ absl::StatusOr<std::string> ShippedModelPath(const std::string& file) {
     if (std::filesystem::is_regular_file(dir / file, ec)) return (dir / file).string();
     tried.push_back(dir.string());
   }
-  return absl::NotFoundError(absl::StrCat("cannot find the shipped model ", file, " (looked in ",
-                                          absl::StrJoin(tried, ", "),
-                                          "); give -m MODEL or set CHAINTAG_MODELS to its directory"));
+  return absl::NotFoundError(absl::StrCat(
+      "cannot find the shipped model ", file, " (looked in ", absl::StrJoin(tried, ", "),
+      "); give -m MODEL or set CHAINTAG_MODELS to its directory"));
 }
 
 // Reads --exclude FILE line by line, one line per input sentence (ParseExclusionLine): UTF-8,
@@ -76,9 +77,10 @@ class ExcludeReader {
     auto got = lines_->Next(&line);
     if (!got.ok()) return got.status();
     if (!*got) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path_, ":", lines_->line_number() + 1, ": expected a line of excluded labelings for sentence ",
-          lines_->line_number() + 1, ", found the end of the file"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path_, ":", lines_->line_number() + 1,
+                       ": expected a line of excluded labelings for sentence ",
+                       lines_->line_number() + 1, ", found the end of the file"));
     }
     r->exclude_line = lines_->line_number();
     auto labelings = ParseExclusionLine(line);
@@ -133,15 +135,15 @@ absl::Status CheckOutputs(const std::vector<std::string>& outputs,
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (SameFile(outputs[i], outputs[j])) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "inputs '", inputs[j], "' and '", inputs[i], "' would both be written to '", outputs[i],
-            "'; tag them into different directories"));
+        return absl::InvalidArgumentError(absl::StrCat("inputs '", inputs[j], "' and '", inputs[i],
+                                                       "' would both be written to '", outputs[i],
+                                                       "'; tag them into different directories"));
       }
     }
     for (const std::string& input : inputs) {
       if (input != "-" && SameFile(outputs[i], input)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the output '", outputs[i], "' would overwrite the input '", input, "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("the output '", outputs[i], "' would overwrite the input '", input, "'"));
       }
     }
   }
@@ -159,11 +161,13 @@ class Progress {
     last_ = now;
     const double seconds = std::chrono::duration<double>(now - start_).count();
     std::string line = absl::StrCat("\r", sentences, " sentences, ", tokens, " tokens");
-    if (seconds > 0) absl::StrAppend(&line, ", ", static_cast<int64_t>(tokens / seconds), " tokens/s");
+    if (seconds > 0)
+      absl::StrAppend(&line, ", ", static_cast<int64_t>(tokens / seconds), " tokens/s");
     if (total_bytes_ > 0) {
       absl::StrAppend(&line, ", ", bytes >> 20, "/", total_bytes_ >> 20, " MB");
       if (bytes > 0 && seconds > 0) {
-        absl::StrAppend(&line, ", ETA ", static_cast<int64_t>(seconds * (total_bytes_ - bytes) / bytes), " s");
+        absl::StrAppend(&line, ", ETA ",
+                        static_cast<int64_t>(seconds * (total_bytes_ - bytes) / bytes), " s");
       }
     }
     std::cerr << line << "   " << (final ? "\n" : "") << std::flush;
@@ -181,35 +185,56 @@ class Progress {
 int RunTag(const std::vector<std::string>& args) {
   const std::string cmd = "tag";
   po::options_description options("tag options");
-  options.add_options()
-      ("model,m", po::value<std::vector<std::string>>(), "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")
-      ("output-format", po::value<std::string>()->default_value("conll"), "conll, conllu, tagged, chunks or jsonl")
-      ("marginals", po::bool_switch(), "jsonl: per-token label probabilities of the last model")
-      ("marginals-min", po::value<double>()->default_value(1e-4), "--marginals: omit labels whose probability is below this (0 lists every label)")
-      ("threads", po::value<int>()->default_value(1), "tagging threads (0 = all cores, at most 4 per core); the output does not depend on it")
-      ("output,o", po::value<std::string>()->default_value("-"), "output file, or an existing directory for one output per input");
+  options.add_options()(
+      "model,m", po::value<std::vector<std::string>>(),
+      "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")(
+      "output-format", po::value<std::string>()->default_value("conll"),
+      "conll, conllu, tagged, chunks or jsonl")(
+      "marginals", po::bool_switch(), "jsonl: per-token label probabilities of the last model")(
+      "marginals-min", po::value<double>()->default_value(1e-4),
+      "--marginals: omit labels whose probability is below this (0 lists every label)")(
+      "threads", po::value<int>()->default_value(1),
+      "tagging threads (0 = all cores, at most 4 per core); the output does not depend on it")(
+      "output,o", po::value<std::string>()->default_value("-"),
+      "output file, or an existing directory for one output per input");
   po::options_description decoding("decoding options (apply to the last model)");
-  decoding.add_options()
-      ("kbest", po::value<int>()->default_value(0), "the K best distinct labelings, best first")
-      ("diverse", po::value<int>()->default_value(0), "diverse K-best: each labeling at distance >= --min-distance from all earlier ones")
-      ("min-distance", po::value<int>()->default_value(1), "diverse K-best: minimum distance D")
-      ("diversity", po::value<std::string>()->default_value("hamming"), "diverse K-best distance: hamming (tokens) or chunks (chunks not shared)")
-      ("count", po::value<std::vector<std::string>>(), "label-count constraint, repeatable: 'B-NP=2..4', 'NN,NNS=..3', 'VB*=1..', 'chunk:NP=3'")
-      ("score-range", po::value<std::string>(), "best labeling whose model score lies in A..B (use --score-range=A..B for negative A)")
-      ("score-resolution", po::value<double>()->default_value(0.001), "score quantisation step for --score-range (coarsened per sentence to fit --score-max-states; jsonl reports the step used)")
-      ("score-max-states", po::value<int>()->default_value(256), "--score-range: most quantised score states per position (time and memory grow with it)")
-      ("exclude", po::value<std::string>(), "file with labelings to exclude: one line per sentence, labelings separated by '|'")
-      ("forced-column", po::value<int>(), "corpus input: 1-based column holding per token a label the last model must give, or _ (free)")
-      ("decode-memory-mb", po::value<int>()->default_value(static_cast<int>(DecodeRequest::kDefaultMaxMemoryBytes >> 20)), "memory one sentence's constrained decoding may use (per thread); a sentence needing more gets status too_large");
+  decoding.add_options()("kbest", po::value<int>()->default_value(0),
+                         "the K best distinct labelings, best first")(
+      "diverse", po::value<int>()->default_value(0),
+      "diverse K-best: each labeling at distance >= --min-distance from all earlier ones")(
+      "min-distance", po::value<int>()->default_value(1), "diverse K-best: minimum distance D")(
+      "diversity", po::value<std::string>()->default_value("hamming"),
+      "diverse K-best distance: hamming (tokens) or chunks (chunks not shared)")(
+      "count", po::value<std::vector<std::string>>(),
+      "label-count constraint, repeatable: 'B-NP=2..4', 'NN,NNS=..3', 'VB*=1..', 'chunk:NP=3'")(
+      "score-range", po::value<std::string>(),
+      "best labeling whose model score lies in A..B (use --score-range=A..B for negative A)")(
+      "score-resolution", po::value<double>()->default_value(0.001),
+      "score quantisation step for --score-range (coarsened per sentence to fit "
+      "--score-max-states; jsonl reports the step used)")(
+      "score-max-states", po::value<int>()->default_value(256),
+      "--score-range: most quantised score states per position (time and memory grow with it)")(
+      "exclude", po::value<std::string>(),
+      "file with labelings to exclude: one line per sentence, labelings separated by '|'")(
+      "forced-column", po::value<int>(),
+      "corpus input: 1-based column holding per token a label the last model must give, or _ "
+      "(free)")("decode-memory-mb",
+                po::value<int>()->default_value(
+                    static_cast<int>(DecodeRequest::kDefaultMaxMemoryBytes >> 20)),
+                "memory one sentence's constrained decoding may use (per thread); a sentence "
+                "needing more gets status too_large");
   po::options_description text("raw text options");
-  text.add_options()
-      ("on-invalid", po::value<std::string>()->default_value("error"), "invalid UTF-8 in raw text: error or replace (U+FFFD)")
-      ("max-sentence-tokens", po::value<int>()->default_value(1000), "longer sentences (raw text or corpus input) are split, with a warning")
-      ("no-ptb-brackets", po::bool_switch(), "raw text: keep brackets as they are instead of -LRB- -RRB- ...");
+  text.add_options()("on-invalid", po::value<std::string>()->default_value("error"),
+                     "invalid UTF-8 in raw text: error or replace (U+FFFD)")(
+      "max-sentence-tokens", po::value<int>()->default_value(1000),
+      "longer sentences (raw text or corpus input) are split, with a warning")(
+      "no-ptb-brackets", po::bool_switch(),
+      "raw text: keep brackets as they are instead of -LRB- -RRB- ...");
   options.add(decoding).add(text);
   AddReaderOptions(&options, /*with_label_column=*/false, /*with_sentence_limit=*/false);
   po::variables_map vm;
-  if (int rc = ParseOrExit(cmd, "[-m MODEL ...] [options] FILE...|-", options, args, &vm); rc >= 0) return rc;
+  if (int rc = ParseOrExit(cmd, "[-m MODEL ...] [options] FILE...|-", options, args, &vm); rc >= 0)
+    return rc;
 
   auto output_format = ParseOutputFormat(vm["output-format"].as<std::string>());
   if (!output_format.ok()) return UsageError(cmd, std::string(output_format.status().message()));
@@ -227,7 +252,8 @@ int RunTag(const std::vector<std::string>& args) {
     if (!policy.ok()) return UsageError(cmd, std::string(policy.status().message()));
     text_options.on_invalid = *policy;
     text_options.max_sentence_tokens = vm["max-sentence-tokens"].as<int>();
-    if (text_options.max_sentence_tokens < 1) return UsageError(cmd, "--max-sentence-tokens must be >= 1");
+    if (text_options.max_sentence_tokens < 1)
+      return UsageError(cmd, "--max-sentence-tokens must be >= 1");
     text_options.ptb_brackets = !vm["no-ptb-brackets"].as<bool>();
     reader_options->max_sentence_tokens = text_options.max_sentence_tokens;
     reader_options->split_long_sentences = true;
@@ -288,10 +314,13 @@ int RunTag(const std::vector<std::string>& args) {
     request.forced_column = vm["forced-column"].as<int>() - 1;
     if (request.forced_column < 0) return UsageError(cmd, "--forced-column must be >= 1");
   }
-  if (absl::Status s = request.Validate(); !s.ok()) return UsageError(cmd, std::string(s.message()));
+  if (absl::Status s = request.Validate(); !s.ok())
+    return UsageError(cmd, std::string(s.message()));
   ExcludeReader exclude;
   if (request.exclusions) {
-    if (absl::Status s = exclude.Open(vm["exclude"].as<std::string>(), reader_options->max_line_bytes); !s.ok()) {
+    if (absl::Status s =
+            exclude.Open(vm["exclude"].as<std::string>(), reader_options->max_line_bytes);
+        !s.ok()) {
       return Fail(cmd, s);
     }
   }
@@ -315,19 +344,22 @@ int RunTag(const std::vector<std::string>& args) {
     } else if (output_path != "-") {
       outputs.push_back(output_path);
     }
-    if (absl::Status s = CheckOutputs(outputs, files); !s.ok()) return UsageError(cmd, std::string(s.message()));
+    if (absl::Status s = CheckOutputs(outputs, files); !s.ok())
+      return UsageError(cmd, std::string(s.message()));
   }
   int64_t total_bytes = 0;
   for (const std::string& f : files) {
-    if (f != "-" && std::filesystem::is_regular_file(f, ec)) total_bytes += std::filesystem::file_size(f, ec);
+    if (f != "-" && std::filesystem::is_regular_file(f, ec))
+      total_bytes += std::filesystem::file_size(f, ec);
   }
 
   TagWriter writer(model_ptrs, *output_format, raw_text, request.Constrained(), *reader_options,
                    request.marginals_min);
   std::unique_ptr<Output> out;
-  BatchTagger tagger(model_ptrs, request, *threads,
-                     [&](const TagResult& r) { return writer.Write(r, out->stream()); },
-                     vm.count("exclude") ? vm["exclude"].as<std::string>() : "");
+  BatchTagger tagger(
+      model_ptrs, request, *threads,
+      [&](const TagResult& r) { return writer.Write(r, out->stream()); },
+      vm.count("exclude") ? vm["exclude"].as<std::string>() : "");
   Progress progress(total_bytes);
   int64_t bytes_done = 0;
   auto add = [&](Sentence&& s) -> absl::Status {
@@ -367,18 +399,21 @@ int RunTag(const std::vector<std::string>& args) {
         const std::streamsize got = (*in)->gcount();
         if ((*in)->bad()) return Fail(cmd, absl::DataLossError(absl::StrCat(file, ": read error")));
         segmented.clear();
-        absl::Status s = got > 0 ? segmenter.Feed(std::string_view(buffer.data(), got), &segmented) : absl::OkStatus();
+        absl::Status s = got > 0 ? segmenter.Feed(std::string_view(buffer.data(), got), &segmented)
+                                 : absl::OkStatus();
         if (s.ok() && got < static_cast<std::streamsize>(buffer.size())) {
           s = segmenter.Finish(&segmented);
           done = true;
         }
-        for (const std::string& w : segmenter.TakeWarnings()) std::cerr << "chaintag tag: warning: " << w << "\n";
+        for (const std::string& w : segmenter.TakeWarnings())
+          std::cerr << "chaintag tag: warning: " << w << "\n";
         if (!s.ok()) return Fail(cmd, s);
         for (Sentence& sentence : segmented) {
           ++file_sentences;
           if (absl::Status st = add(std::move(sentence)); !st.ok()) return Fail(cmd, st);
         }
-        progress.Update(bytes_done + segmenter.bytes_consumed(), tagger.sentences(), tagger.tokens());
+        progress.Update(bytes_done + segmenter.bytes_consumed(), tagger.sentences(),
+                        tagger.tokens());
       }
       bytes_done += segmenter.bytes_consumed();
     } else {
@@ -397,10 +432,12 @@ int RunTag(const std::vector<std::string>& args) {
     if (output_dir || fi + 1 == files.size()) {
       if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
       if (output_dir && file_sentences == 0) {
-        return Fail(cmd, absl::InvalidArgumentError(absl::StrCat(file, ": no sentences found (empty input)")));
+        return Fail(cmd, absl::InvalidArgumentError(
+                             absl::StrCat(file, ": no sentences found (empty input)")));
       }
       if (!output_dir && input_sentences == 0) {
-        return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input (empty input)"));
+        return Fail(cmd,
+                    absl::InvalidArgumentError("no sentences found in the input (empty input)"));
       }
       if (exclude.active() && fi + 1 == files.size()) {
         if (absl::Status s = exclude.Finish(); !s.ok()) return Fail(cmd, s);
@@ -411,7 +448,8 @@ int RunTag(const std::vector<std::string>& args) {
   progress.Update(bytes_done, tagger.sentences(), tagger.tokens(), /*final=*/true);
   if (tagger.too_large() > 0) {
     std::cerr << "chaintag tag: warning: " << tagger.too_large()
-              << " sentence(s) exceeded a decoding limit: status too_large, with the reason in the output\n";
+              << " sentence(s) exceeded a decoding limit: status too_large, with the reason in the "
+                 "output\n";
   }
   return kExitOk;
 }

@@ -14,17 +14,22 @@ absl::StatusOr<OutputFormat> ParseOutputFormat(const std::string& name) {
   if (name == "tagged") return OutputFormat::kTagged;
   if (name == "chunks") return OutputFormat::kChunks;
   if (name == "jsonl") return OutputFormat::kJsonl;
-  return absl::InvalidArgumentError(
-      absl::StrCat("--output-format: expected conll, conllu, tagged, chunks or jsonl, found '", name, "'"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--output-format: expected conll, conllu, tagged, chunks or jsonl, found '", name, "'"));
 }
 
 const char* OutputExtension(OutputFormat format) {
   switch (format) {
-    case OutputFormat::kConll: return ".conll";
-    case OutputFormat::kConllu: return ".conllu";
-    case OutputFormat::kTagged: return ".tagged";
-    case OutputFormat::kChunks: return ".chunks";
-    case OutputFormat::kJsonl: return ".jsonl";
+    case OutputFormat::kConll:
+      return ".conll";
+    case OutputFormat::kConllu:
+      return ".conllu";
+    case OutputFormat::kTagged:
+      return ".tagged";
+    case OutputFormat::kChunks:
+      return ".chunks";
+    case OutputFormat::kJsonl:
+      return ".jsonl";
   }
   return ".out";
 }
@@ -65,17 +70,23 @@ void TagWriter::WriteHeader(const TagResult& r, size_t rank, std::ostream& out) 
   }
   const Solution& s = r.solutions[rank];
   char buf[96];
-  std::snprintf(buf, sizeof buf, "# solution %zu score %.6f probability %.6g\n", rank + 1, s.score, s.probability);
+  std::snprintf(buf, sizeof buf, "# solution %zu score %.6f probability %.6g\n", rank + 1, s.score,
+                s.probability);
   out << buf;
 }
 
 absl::Status TagWriter::Write(const TagResult& r, std::ostream& out) const {
   switch (format_) {
-    case OutputFormat::kConll: return WriteConll(r, out);
-    case OutputFormat::kConllu: return WriteConllu(r, out);
-    case OutputFormat::kTagged: return WriteTagged(r, out);
-    case OutputFormat::kChunks: return WriteChunks(r, out);
-    case OutputFormat::kJsonl: return WriteJsonl(r, out);
+    case OutputFormat::kConll:
+      return WriteConll(r, out);
+    case OutputFormat::kConllu:
+      return WriteConllu(r, out);
+    case OutputFormat::kTagged:
+      return WriteTagged(r, out);
+    case OutputFormat::kChunks:
+      return WriteChunks(r, out);
+    case OutputFormat::kJsonl:
+      return WriteJsonl(r, out);
   }
   return absl::InternalError("unknown output format");
 }
@@ -94,7 +105,8 @@ absl::Status TagWriter::WriteConll(const TagResult& r, std::ostream& out) const 
         out << t + 1 << '\t' << s.word(t);
         for (const auto& l : layers) out << '\t' << l[t];
         out << '\t' << last[t];
-        if (t < static_cast<int>(s.offsets.size())) out << '\t' << s.offsets[t].first << '\t' << s.offsets[t].second;
+        if (t < static_cast<int>(s.offsets.size()))
+          out << '\t' << s.offsets[t].first << '\t' << s.offsets[t].second;
         out << '\n';
       } else {
         // Every input column (and a gold label column), then one column per model.
@@ -132,7 +144,8 @@ absl::Status TagWriter::WriteConllu(const TagResult& r, std::ostream& out) const
     if (!copy.conllu) {
       copy.conllu.emplace();
       for (int t = 0; t < copy.size(); ++t) {
-        copy.conllu->word_fields.push_back({std::to_string(t + 1), copy.word(t), "_", "_", "_", "_", "_", "_", "_", "_"});
+        copy.conllu->word_fields.push_back(
+            {std::to_string(t + 1), copy.word(t), "_", "_", "_", "_", "_", "_", "_", "_"});
       }
     }
     for (size_t k = 1; k < models_.size(); ++k) {
@@ -140,7 +153,8 @@ absl::Status TagWriter::WriteConllu(const TagResult& r, std::ostream& out) const
       const std::vector<std::string> labels = k + 1 == models_.size() ? last : Layer(r, k);
       for (int t = 0; t < copy.size(); ++t) {
         std::string& misc = copy.conllu->word_fields[t][9];
-        misc = (misc == "_" || misc.empty()) ? absl::StrCat(key, "=", labels[t]) : absl::StrCat(misc, "|", key, "=", labels[t]);
+        misc = (misc == "_" || misc.empty()) ? absl::StrCat(key, "=", labels[t])
+                                             : absl::StrCat(misc, "|", key, "=", labels[t]);
       }
     }
     if (absl::Status st = WriteSentence(out, copy, Layer(r, 0), options); !st.ok()) return st;

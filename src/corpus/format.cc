@@ -13,7 +13,8 @@ absl::StatusOr<CorpusFormat> ParseCorpusFormat(std::string_view name) {
   if (name == "ptb") return CorpusFormat::kPtb;
   if (name == "tagged") return CorpusFormat::kTagged;
   return absl::InvalidArgumentError(
-      absl::StrCat("expected a format (conll, conllu, ptb, tagged), found \"", corpus_internal::ToAbsl(name), "\""));
+      absl::StrCat("expected a format (conll, conllu, ptb, tagged), found \"",
+                   corpus_internal::ToAbsl(name), "\""));
 }
 
 std::string_view CorpusFormatName(CorpusFormat format) {
@@ -33,8 +34,7 @@ std::string_view CorpusFormatName(CorpusFormat format) {
 CorpusFormat CorpusFormatFromPath(std::string_view path) {
   if (path.ends_with(".gz")) path.remove_suffix(3);
   if (path.ends_with(".conllu")) return CorpusFormat::kConllu;
-  if (path.ends_with(".mrg") || path.ends_with(".tree") ||
-      path.ends_with(".ptb")) {
+  if (path.ends_with(".mrg") || path.ends_with(".tree") || path.ends_with(".ptb")) {
     return CorpusFormat::kPtb;
   }
   if (path.ends_with(".pos") || path.ends_with(".tagged")) {

@@ -6,8 +6,8 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -112,8 +112,7 @@ absl::Status CheckWritable(const std::string& path) {
           absl::StrCat(path, ": expected a file to write, found a directory"));
     }
     if (::access(path.c_str(), W_OK) != 0) {
-      return absl::PermissionDeniedError(
-          absl::StrCat(path, ": cannot write: ", ErrnoText(errno)));
+      return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write: ", ErrnoText(errno)));
     }
   }
   // The rename in AtomicOutputFile needs a writable directory even when the file exists.
@@ -197,8 +196,8 @@ absl::Status AtomicOutputFile::Open(const std::string& path) {
   temp_path_ = name;
   committed_ = false;
   RegisterTemporaryFile(temp_path_);
-  auto out = std::make_unique<std::ofstream>(name, std::ios::out | std::ios::binary |
-                                                       std::ios::trunc);
+  auto out =
+      std::make_unique<std::ofstream>(name, std::ios::out | std::ios::binary | std::ios::trunc);
   if (!out->is_open()) {
     ::unlink(name.c_str());
     temp_path_.clear();
@@ -224,8 +223,8 @@ absl::Status AtomicOutputFile::Commit() {
         absl::StrCat(temp_path_, ": write failed (disk full?); ", path_, " left unchanged"));
   }
   if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-    return absl::PermissionDeniedError(absl::StrCat("cannot rename ", temp_path_, " to ", path_,
-                                                    ": ", ErrnoText(errno)));
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot rename ", temp_path_, " to ", path_, ": ", ErrnoText(errno)));
   }
   committed_ = true;
   UnregisterTemporaryFile(temp_path_);

@@ -79,7 +79,8 @@ absl::StatusOr<bool> LineReader::Next(std::string_view* line) {
       // A file with CR-only line ends is one long line: say why.
       const size_t cr = std::string_view(start, take).find('\r');
       if (cr != std::string_view::npos && cr + 1 < take) {
-        return Fail(Error("expected LF or CRLF line endings, found a bare CR (old Mac line endings)"));
+        return Fail(
+            Error("expected LF or CRLF line endings, found a bare CR (old Mac line endings)"));
       }
       return Fail(Error(absl::StrCat("expected a line of at most ", max_line_bytes_,
                                      " bytes, found a longer line")));

@@ -107,16 +107,16 @@ class PtbReader : public LineSentenceReader {
       if (!got.ok()) return got.status();
       if (!*got) {
         if (stack_.empty()) return false;
-        return lines_.Error(absl::StrCat(
-            "expected ')' to close the bracket opened at line ", nodes_[stack_.back()].line,
-            ", found end of input (unbalanced brackets)"));
+        return lines_.Error(absl::StrCat("expected ')' to close the bracket opened at line ",
+                                         nodes_[stack_.back()].line,
+                                         ", found end of input (unbalanced brackets)"));
       }
       if (token == "(") {
         if (!stack_.empty()) {
           Node& parent = nodes_[stack_.back()];
           if (parent.preterminal) {
-            return LineError(line, absl::StrCat("expected ')' after the word \"", parent.word,
-                                                "\", found '('"));
+            return LineError(
+                line, absl::StrCat("expected ')' after the word \"", parent.word, "\", found '('"));
           }
           seen[stack_.back()] = 2;  // no label may follow a child
         }
@@ -138,8 +138,8 @@ class PtbReader : public LineSentenceReader {
         if (stack_.empty()) return true;
       } else {
         if (stack_.empty()) {
-          return LineError(line,
-                           absl::StrCat("expected '(' to start a tree, found \"", ToAbsl(token), "\""));
+          return LineError(
+              line, absl::StrCat("expected '(' to start a tree, found \"", ToAbsl(token), "\""));
         }
         const int id = stack_.back();
         Node& node = nodes_[id];
@@ -263,8 +263,7 @@ class PtbReader : public LineSentenceReader {
 
 }  // namespace
 
-std::unique_ptr<SentenceReader> MakePtbReader(std::istream& in,
-                                              std::unique_ptr<std::istream> owned,
+std::unique_ptr<SentenceReader> MakePtbReader(std::istream& in, std::unique_ptr<std::istream> owned,
                                               std::string name, const ReaderOptions& options) {
   return std::make_unique<PtbReader>(in, std::move(owned), std::move(name), options);
 }

@@ -55,8 +55,7 @@ void SplitColumns(std::string_view line, std::vector<std::string_view>* fields);
 // Splits on runs of spaces and tabs.
 void SplitWhitespace(std::string_view line, std::vector<std::string_view>* fields);
 
-std::unique_ptr<SentenceReader> MakePtbReader(std::istream& in,
-                                              std::unique_ptr<std::istream> owned,
+std::unique_ptr<SentenceReader> MakePtbReader(std::istream& in, std::unique_ptr<std::istream> owned,
                                               std::string name, const ReaderOptions& options);
 
 }  // namespace chaintag::corpus_internal

@@ -28,9 +28,8 @@ LineSentenceReader::LineSentenceReader(std::istream& in, std::unique_ptr<std::is
     init_error_ = absl::InvalidArgumentError(absl::StrCat(
         lines_.name(), ": expected max_line_bytes >= 1, found ", options.max_line_bytes));
   } else if (options.max_sentence_tokens < 1) {
-    init_error_ = absl::InvalidArgumentError(
-        absl::StrCat(lines_.name(), ": expected max_sentence_tokens >= 1, found ",
-                     options.max_sentence_tokens));
+    init_error_ = absl::InvalidArgumentError(absl::StrCat(
+        lines_.name(), ": expected max_sentence_tokens >= 1, found ", options.max_sentence_tokens));
   }
 }
 
@@ -47,10 +46,10 @@ absl::Status LineSentenceReader::TooManyTokens(int64_t line, bool can_split) {
                                      " tokens was split"));
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      lines_.name(), ":", line, ": expected at most ", n,
-      " tokens in a sentence (--max-sentence-tokens), found more",
-      can_split ? "" : " (a tree is never split)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(lines_.name(), ":", line, ": expected at most ", n,
+                   " tokens in a sentence (--max-sentence-tokens), found more",
+                   can_split ? "" : " (a tree is never split)"));
 }
 
 absl::StatusOr<std::optional<Sentence>> LineSentenceReader::Next() {
@@ -130,8 +129,8 @@ class ConllReader : public LineSentenceReader {
     if (init_error_.ok() &&
         (column > ReaderOptions::kMaxLabelColumn || column < -ReaderOptions::kMaxLabelColumn)) {
       init_error_ = absl::InvalidArgumentError(absl::StrCat(
-          lines_.name(), ": expected a label column from -", ReaderOptions::kMaxLabelColumn,
-          " to ", ReaderOptions::kMaxLabelColumn, " (--label-column), found ", column));
+          lines_.name(), ": expected a label column from -", ReaderOptions::kMaxLabelColumn, " to ",
+          ReaderOptions::kMaxLabelColumn, " (--label-column), found ", column));
     }
   }
 
@@ -203,9 +202,9 @@ class ConllReader : public LineSentenceReader {
     if (column == 0) return -1;
     const int index = column > 0 ? column - 1 : n + column;
     if (index < 0 || index >= n) {
-      return lines_.Error(absl::StrCat(
-          "expected at least ", column > 0 ? column : -column, " columns for label column ", column,
-          column < 0 ? " (counted from the end)" : "", ", found ", n));
+      return lines_.Error(absl::StrCat("expected at least ", column > 0 ? column : -column,
+                                       " columns for label column ", column,
+                                       column < 0 ? " (counted from the end)" : "", ", found ", n));
     }
     if (n < 2) {
       return lines_.Error(
@@ -230,9 +229,9 @@ class ConlluReader : public LineSentenceReader {
     } else if (options.conllu_label == "xpos") {
       label_field_ = 4;
     } else {
-      init_error_ = absl::InvalidArgumentError(absl::StrCat(
-          lines_.name(), ": expected CoNLL-U label \"upos\" or \"xpos\", found \"",
-          options.conllu_label, "\""));
+      init_error_ = absl::InvalidArgumentError(
+          absl::StrCat(lines_.name(), ": expected CoNLL-U label \"upos\" or \"xpos\", found \"",
+                       options.conllu_label, "\""));
     }
   }
 
@@ -258,9 +257,9 @@ class ConlluReader : public LineSentenceReader {
           return true;
         }
         if (started) {
-          return lines_.Error(absl::StrCat(
-              "expected word lines after the comments and multiword lines, found ",
-              *got ? "a blank line" : "end of input"));
+          return lines_.Error(
+              absl::StrCat("expected word lines after the comments and multiword lines, found ",
+                           *got ? "a blank line" : "end of input"));
         }
         if (!*got) return false;
         continue;
@@ -279,8 +278,8 @@ class ConlluReader : public LineSentenceReader {
         start = tab + 1;
       }
       if (fields_.size() != 10) {
-        return lines_.Error(absl::StrCat("expected 10 tab-separated fields, found ",
-                                         fields_.size(), " in line ", QuoteLine(line)));
+        return lines_.Error(absl::StrCat("expected 10 tab-separated fields, found ", fields_.size(),
+                                         " in line ", QuoteLine(line)));
       }
       const std::string_view id = fields_[0];
       if (id.find_first_of("-.") != std::string_view::npos) {
@@ -298,8 +297,8 @@ class ConlluReader : public LineSentenceReader {
       }
       int id_value = 0;
       if (!absl::SimpleAtoi(ToAbsl(id), &id_value) || id_value != id_offset_ + words + 1) {
-        return lines_.Error(absl::StrCat("expected word ID ", id_offset_ + words + 1,
-                                         ", found \"", ToAbsl(id), "\""));
+        return lines_.Error(absl::StrCat("expected word ID ", id_offset_ + words + 1, ", found \"",
+                                         ToAbsl(id), "\""));
       }
       if (s->columns.empty()) s->columns.resize(1);
       s->columns[0].emplace_back(fields_[1]);
@@ -329,8 +328,10 @@ class TaggedReader : public LineSentenceReader {
     if (sep == '\0' || sep == ' ' || sep == '\t' || sep == '\\' ||
         static_cast<unsigned char>(sep) >= 0x80) {
       init_error_ = absl::InvalidArgumentError(
-          absl::StrCat(lines_.name(), ": expected an ASCII word/tag separator such as '_' or "
-                                      "'/', found byte ", static_cast<int>(sep)));
+          absl::StrCat(lines_.name(),
+                       ": expected an ASCII word/tag separator such as '_' or "
+                       "'/', found byte ",
+                       static_cast<int>(sep)));
     }
   }
 

@@ -69,7 +69,8 @@ absl::Status ToNfc(std::string_view text, std::string* out) {
   UErrorCode status = U_ZERO_ERROR;
   const icu::Normalizer2* nfc = icu::Normalizer2::getNFCInstance(status);
   if (U_FAILURE(status)) {
-    return absl::InternalError(absl::StrCat("ICU NFC normaliser unavailable: ", u_errorName(status)));
+    return absl::InternalError(
+        absl::StrCat("ICU NFC normaliser unavailable: ", u_errorName(status)));
   }
   const icu::StringPiece piece(text.data(), static_cast<int32_t>(text.size()));
   if (nfc->isNormalizedUTF8(piece, status) && U_SUCCESS(status)) {

@@ -15,18 +15,17 @@ absl::Status CheckShapes(const Sentence& s, const std::vector<std::string>& pred
   const int n = s.size();
   for (int c = 0; c < s.num_columns(); ++c) {
     if (static_cast<int>(s.columns[c].size()) != n) {
-      return absl::InvalidArgumentError(absl::StrCat(s.file, ": expected ", n,
-                                                     " entries in column ", c, ", found ",
-                                                     s.columns[c].size()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          s.file, ": expected ", n, " entries in column ", c, ", found ", s.columns[c].size()));
     }
   }
   if (s.has_labels() && static_cast<int>(s.labels.size()) != n) {
-    return absl::InvalidArgumentError(absl::StrCat(s.file, ": expected ", n, " gold labels, found ",
-                                                   s.labels.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(s.file, ": expected ", n, " gold labels, found ", s.labels.size()));
   }
   if (!predicted.empty() && static_cast<int>(predicted.size()) != n) {
-    return absl::InvalidArgumentError(absl::StrCat(s.file, ": expected ", n,
-                                                   " predicted labels, found ", predicted.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(s.file, ": expected ", n, " predicted labels, found ", predicted.size()));
   }
   return absl::OkStatus();
 }
@@ -67,8 +66,9 @@ absl::Status WriteConllu(std::ostream& out, const Sentence& s,
   } else if (label_name == "xpos") {
     label_field = 4;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected CoNLL-U label \"upos\" or \"xpos\", found \"", corpus_internal::ToAbsl(label_name), "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected CoNLL-U label \"upos\" or \"xpos\", found \"",
+                     corpus_internal::ToAbsl(label_name), "\""));
   }
   const std::vector<std::string>& labels = predicted.empty() ? s.labels : predicted;
   const ConlluExtras* extras = s.conllu ? &*s.conllu : nullptr;
@@ -88,9 +88,9 @@ absl::Status WriteConllu(std::ostream& out, const Sentence& s,
     }
     if (extras != nullptr) {
       if (extras->word_fields[t].size() != 10) {
-        return absl::InvalidArgumentError(absl::StrCat(s.file, ": expected 10 CoNLL-U fields for word ",
-                                                       t + 1, ", found ",
-                                                       extras->word_fields[t].size()));
+        return absl::InvalidArgumentError(
+            absl::StrCat(s.file, ": expected 10 CoNLL-U fields for word ", t + 1, ", found ",
+                         extras->word_fields[t].size()));
       }
       fields = extras->word_fields[t];
       fields[1] = s.word(t);
@@ -157,8 +157,9 @@ absl::Status WriteSentence(std::ostream& out, const Sentence& sentence,
       status = WriteTagged(out, sentence, predicted, options.tagged_separator);
       break;
     case CorpusFormat::kPtb:
-      return absl::UnimplementedError("expected an output format conll, conllu or tagged, found "
-                                      "ptb (there is no tree writer)");
+      return absl::UnimplementedError(
+          "expected an output format conll, conllu or tagged, found "
+          "ptb (there is no tree writer)");
   }
   if (!status.ok()) return status;
   if (!out) return absl::DataLossError(absl::StrCat(sentence.file, ": write failed"));

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 namespace chaintag {
 namespace {
@@ -129,8 +129,8 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
     }
     const size_t per = static_cast<size_t>(sizes_[c]) * (n_ + 1) * n_;
     if (static_cast<int64_t>(per) > kMaxCells) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "AuxDpDecoder: a successor table needs ", per, " entries; limit ", kMaxCells));
+      return absl::ResourceExhaustedError(absl::StrCat("AuxDpDecoder: a successor table needs ",
+                                                       per, " entries; limit ", kMaxCells));
     }
     const int copies = position_independent_[c] || streaming_tables_ ? 1 : m_;
     tables_[c].resize(per * copies);
@@ -150,7 +150,8 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
     int* row = row_.data();
     ComputeSuccessorRow(0, -1, initial, row);
     for (int y = 0; y < n_; ++y) {
-      if (row[y] >= 0) forward_[static_cast<size_t>(y) * rr + row[y]] = lattice.start(y) + lattice.unary(0, y);
+      if (row[y] >= 0)
+        forward_[static_cast<size_t>(y) * rr + row[y]] = lattice.start(y) + lattice.unary(0, y);
     }
   }
   const double* trans = lattice.transition_data().data();
@@ -233,10 +234,9 @@ absl::Status AuxDpDecoder::FillTable(int component, int position, int* table) co
     } else if (v < 0 || v >= sizes_[component]) {
       const int bad = v;
       v = kDead;
-      return absl::InvalidArgumentError(
-          absl::StrCat("AuxDpDecoder: statistic ", component, " produced state ", bad,
-                       " at position ", position, "; expected 0..", sizes_[component] - 1,
-                       " or kInfeasible"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "AuxDpDecoder: statistic ", component, " produced state ", bad, " at position ", position,
+          "; expected 0..", sizes_[component] - 1, " or kInfeasible"));
     } else {
       v *= strides_[component];
     }
@@ -285,10 +285,9 @@ int AuxDpDecoder::ConvertState(int component, int position, int v) const {
   if (v == Statistic::kInfeasible) return kDead;
   if (v < 0 || v >= sizes_[component]) {
     if (table_status_.ok()) {
-      table_status_ = absl::InvalidArgumentError(
-          absl::StrCat("AuxDpDecoder: statistic ", component, " produced state ", v,
-                       " at position ", position, "; expected 0..", sizes_[component] - 1,
-                       " or kInfeasible"));
+      table_status_ = absl::InvalidArgumentError(absl::StrCat(
+          "AuxDpDecoder: statistic ", component, " produced state ", v, " at position ", position,
+          "; expected 0..", sizes_[component] - 1, " or kInfeasible"));
     }
     return kDead;
   }
@@ -304,7 +303,8 @@ int AuxDpDecoder::Successor(int position, int prev_label, int state, int label) 
       sum += ConvertState(static_cast<int>(c), position,
                           statistics_[c]->Next(comp[c], position, prev_label, label));
     } else {
-      sum += Table(c, position)[(static_cast<size_t>(comp[c]) * (n_ + 1) + prev_label + 1) * n_ + label];
+      sum += Table(
+          c, position)[(static_cast<size_t>(comp[c]) * (n_ + 1) + prev_label + 1) * n_ + label];
     }
   }
   return sum;
@@ -319,8 +319,7 @@ bool AuxDpDecoder::AllAccept(int state) const {
 
 double AuxDpDecoder::CellScore(int last_label, int state) const {
   if (m_ == 0) return kNegInf;
-  const double v =
-      forward_[(static_cast<size_t>(m_ - 1) * n_ + last_label) * num_states_ + state];
+  const double v = forward_[(static_cast<size_t>(m_ - 1) * n_ + last_label) * num_states_ + state];
   return v == kNegInf ? kNegInf : v + lattice_->end(last_label);
 }
 
@@ -360,7 +359,8 @@ absl::Status AuxDpDecoder::Backtrace(int last_label, std::vector<char> states, L
 absl::StatusOr<Labeling> AuxDpDecoder::Best(const FinalObjective& h, int* final_state) {
   if (lattice_ == nullptr) return absl::FailedPreconditionError("AuxDpDecoder: Run first");
   int initial = 0;
-  for (size_t c = 0; c < statistics_.size(); ++c) initial += statistics_[c]->Initial() * strides_[c];
+  for (size_t c = 0; c < statistics_.size(); ++c)
+    initial += statistics_[c]->Initial() * strides_[c];
   if (m_ == 0) {
     const double hv = h(0.0, initial);
     if (!(hv > kNegInf)) return InfeasibleError("the empty labeling is rejected");
@@ -396,7 +396,8 @@ absl::StatusOr<Labeling> AuxDpDecoder::Best(const FinalObjective& h, int* final_
   out.score = best_f;
   if (final_state != nullptr) {
     int s = initial;
-    for (int t = 0; t < m_; ++t) s = Successor(t, t == 0 ? -1 : out.labels[t - 1], s, out.labels[t]);
+    for (int t = 0; t < m_; ++t)
+      s = Successor(t, t == 0 ? -1 : out.labels[t - 1], s, out.labels[t]);
     *final_state = s;
   }
   return out;

@@ -14,8 +14,7 @@
 namespace chaintag {
 
 AuxDpDecoder::Node* AuxDpDecoder::GetNode(int position, int label, int state) {
-  const int64_t key =
-      (static_cast<int64_t>(position) * n_ + label) * num_states_ + state;
+  const int64_t key = (static_cast<int64_t>(position) * n_ + label) * num_states_ + state;
   // Few distinct nodes are touched (the k paths share most of them), so memoise them.
   auto [it, inserted] = nodes_.try_emplace(key, nullptr);
   if (!inserted) return it->second;
@@ -67,8 +66,10 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::KBest(int k) {
   if (k <= 0) return out;
   if (m_ == 0) {
     int initial = 0;
-    for (size_t c = 0; c < statistics_.size(); ++c) initial += statistics_[c]->Initial() * strides_[c];
-    if (!AllAccept(initial)) return absl::NotFoundError("infeasible: the empty labeling is rejected");
+    for (size_t c = 0; c < statistics_.size(); ++c)
+      initial += statistics_[c]->Initial() * strides_[c];
+    if (!AllAccept(initial))
+      return absl::NotFoundError("infeasible: the empty labeling is rejected");
     out.push_back(Labeling{});
     return out;
   }
@@ -97,15 +98,15 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::KBest(int k) {
   paths.reserve(std::min(k, 1024));
   // Memory of one more path: its labels and states, the labeling returned, and at most M heap
   // items it pushes; nodes are counted as GetNode makes them.
-  const int64_t per_path = int64_t{m_} * (3 * sizeof(int) + sizeof(Item)) + sizeof(Path) +
-                           sizeof(Labeling);
+  const int64_t per_path =
+      int64_t{m_} * (3 * sizeof(int) + sizeof(Item)) + sizeof(Path) + sizeof(Labeling);
   heap.push({sink->candidates[0].value, seq++, -1, m_, 0});
   while (!heap.empty() && static_cast<int>(out.size()) < k) {
     kbest_bytes_ += per_path;
     if (kbest_bytes_ > max_bytes_) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "k-best needs more than ", max_bytes_ >> 20, " MB (the limit) after ", out.size(),
-          " of ", k, " labelings of a ", m_, "-token sentence; ask for fewer"));
+          "k-best needs more than ", max_bytes_ >> 20, " MB (the limit) after ", out.size(), " of ",
+          k, " labelings of a ", m_, "-token sentence; ask for fewer"));
     }
     const Item item = heap.top();
     heap.pop();
@@ -137,8 +138,8 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::KBest(int k) {
     for (int level = p.deviation_level - 1; level >= 1; --level) {
       const Node* below = GetNode(level, p.labels[level], p.states[level]);
       if (below->candidates.size() < 2) continue;
-      heap.push({p.score - below->candidates[0].value + below->candidates[1].value, seq++, id,
-                 level, 1});
+      heap.push(
+          {p.score - below->candidates[0].value + below->candidates[1].value, seq++, id, level, 1});
     }
     Labeling labeling;
     labeling.labels = p.labels;
@@ -166,7 +167,8 @@ absl::StatusOr<Labeling> ExclusionDecode(const Lattice& lattice,
       KBestDecode(lattice, static_cast<int>(excluded.size()) + 1, constraints, decoder);
   if (!best.ok()) return best.status();
   for (Labeling& l : *best) {
-    if (std::find(excluded.begin(), excluded.end(), l.labels) == excluded.end()) return std::move(l);
+    if (std::find(excluded.begin(), excluded.end(), l.labels) == excluded.end())
+      return std::move(l);
   }
   return absl::NotFoundError("infeasible: every labeling satisfying the constraints is excluded");
 }
@@ -184,7 +186,8 @@ absl::StatusOr<std::vector<Labeling>> DiverseKBest(const Lattice& lattice, int k
   if (min_distance > lattice.size()) k = std::min(k, 1);
   // The last step's state space grows by the distance statistic's states per earlier labeling;
   // refuse at once what could not be run to the end within the decoder's memory bound.
-  const int64_t per = chunks != nullptr ? 3 * (int64_t{min_distance} + 1) : int64_t{min_distance} + 1;
+  const int64_t per =
+      chunks != nullptr ? 3 * (int64_t{min_distance} + 1) : int64_t{min_distance} + 1;
   double last_cells = static_cast<double>(std::max(lattice.size(), 1)) * lattice.num_labels();
   for (const Statistic* c : constraints) last_cells *= c->NumStates();
   for (int j = 1; j < k; ++j) last_cells *= static_cast<double>(per);

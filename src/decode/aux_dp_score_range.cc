@@ -66,8 +66,8 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
   if (refine_narrow && m > 0 && upper - lower < m * r * (1 + 1e-9)) {
     r = (upper - lower) / (m * (1 + 1e-6));
     if (!(r > 0)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "score range ", lower, "..", upper, ": expected upper > lower (zero width)"));
+      return absl::InvalidArgumentError(absl::StrCat("score range ", lower, "..", upper,
+                                                     ": expected upper > lower (zero width)"));
     }
   }
   s->resolution_ = r;
@@ -117,7 +117,8 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
       s->worst_rest_[static_cast<size_t>(t) * n + y] = worst;
     }
   }
-  // Exact max / min prefix score up to (t, y) (forward Viterbi both ways) bounds reachable partials.
+  // Exact max / min prefix score up to (t, y) (forward Viterbi both ways) bounds reachable
+  // partials.
   std::vector<double> best_prefix(static_cast<size_t>(m) * n, kNegInf);
   std::vector<double> worst_prefix(static_cast<size_t>(m) * n, kPosInf);
   for (int y = 0; y < n; ++y) {
@@ -173,7 +174,8 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
         live.push_back({lo, hi});
       }
     }
-    std::sort(live.begin(), live.end(), [](const Interval& a, const Interval& b) { return a.lo < b.lo; });
+    std::sort(live.begin(), live.end(),
+              [](const Interval& a, const Interval& b) { return a.lo < b.lo; });
     std::vector<Interval>& merged = layout.intervals[t];
     for (const Interval& iv : live) {
       if (!merged.empty() && iv.lo <= merged.back().hi + 1) {
@@ -219,8 +221,8 @@ int ScoreRangeStatistic::Classify(int position, int label, int64_t k) const {
 
 int ScoreRangeStatistic::Next(int state, int position, int prev_label, int label) const {
   if (m_ == 0) return kFree;
-  const int64_t inc =
-      increment_[static_cast<size_t>(n_ + 1) * n_ * position + static_cast<size_t>(prev_label + 1) * n_ + label];
+  const int64_t inc = increment_[static_cast<size_t>(n_ + 1) * n_ * position +
+                                 static_cast<size_t>(prev_label + 1) * n_ + label];
   if (inc == kNoIncrement) return kInfeasible;
   if (position == 0) return Classify(0, label, inc);  // the state before position 0 means k = 0
   if (state == kFree) {
@@ -239,14 +241,15 @@ int ScoreRangeStatistic::Next(int state, int position, int prev_label, int label
 
 absl::Status ScoreRangeStatistic::Validate(const Lattice& lattice) const {
   if (lattice.size() != m_ || lattice.num_labels() != n_) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ScoreRangeStatistic: built for a ", m_, " x ", n_, " lattice; got ",
-                     lattice.size(), " x ", lattice.num_labels()));
+    return absl::InvalidArgumentError(absl::StrCat("ScoreRangeStatistic: built for a ", m_, " x ",
+                                                   n_, " lattice; got ", lattice.size(), " x ",
+                                                   lattice.num_labels()));
   }
   return absl::OkStatus();
 }
 
-void ScoreRangeStatistic::FillSuccessors(int position, int num_labels, absl::Span<int> table) const {
+void ScoreRangeStatistic::FillSuccessors(int position, int num_labels,
+                                         absl::Span<int> table) const {
   for (int s = 0; s < num_states_; ++s) {
     for (int prev = -1; prev < num_labels; ++prev) {
       int* row = table.data() + (static_cast<size_t>(s) * (num_labels + 1) + prev + 1) * num_labels;
@@ -261,9 +264,9 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
                                           double* used_resolution, int max_states,
                                           int64_t max_bytes) {
   // Keep the successor tables (M x R x (N+1) x N) and cells within the engine's limits.
-  const int64_t per_state = std::max<int64_t>(
-      1, int64_t{std::max(lattice.size(), 1)} * (lattice.num_labels() + 1) *
-             std::max(lattice.num_labels(), 1));
+  const int64_t per_state =
+      std::max<int64_t>(1, int64_t{std::max(lattice.size(), 1)} * (lattice.num_labels() + 1) *
+                               std::max(lattice.num_labels(), 1));
   int64_t other_states = 1;
   for (const Statistic* c : constraints) other_states *= std::max(c->NumStates(), 1);
   // Two engines (max and min per state), 8 bytes a cell each.
@@ -279,8 +282,8 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
     tried = (upper - lower) / (lattice.size() * (1 + 1e-6));
   }
   absl::Status first_failure = range.ok() ? absl::OkStatus() : range.status();
-  for (int attempt = 0; attempt < 60 && !range.ok() &&
-                        range.status().code() == absl::StatusCode::kResourceExhausted;
+  for (int attempt = 0;
+       attempt < 60 && !range.ok() && range.status().code() == absl::StatusCode::kResourceExhausted;
        ++attempt) {
     tried *= 2;
     range = ScoreRangeStatistic::Create(lattice, lower, upper, tried, max_states,
@@ -358,10 +361,10 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
     }
   }
   if (straddles) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "score range ", lower, "..", upper, " is undecided at resolution ",
-        (*range)->resolution(), ", the finest that fits in ", max_states,
-        " states per position; raise --score-max-states"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("score range ", lower, "..", upper, " is undecided at resolution ",
+                     (*range)->resolution(), ", the finest that fits in ", max_states,
+                     " states per position; raise --score-max-states"));
   }
   return absl::NotFoundError(
       absl::StrCat("infeasible: no labeling scores within ", lower, "..", upper));

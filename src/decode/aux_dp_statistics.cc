@@ -139,7 +139,8 @@ int ChunkDistanceStatistic::Next(int state, int position, int prev_label, int la
     open = 2;  // the reference phrase closed inside ours
   }
   if (starts) {
-    open = ref_starts_[position] && table.TypeOf(reference_[position]) == table.TypeOf(label) ? 1 : 2;
+    open =
+        ref_starts_[position] && table.TypeOf(reference_[position]) == table.TypeOf(label) ? 1 : 2;
   }
   const int m = static_cast<int>(reference_.size());
   if (position == m - 1 && open != 0) {  // the sentence end closes the last phrase
@@ -151,9 +152,9 @@ int ChunkDistanceStatistic::Next(int state, int position, int prev_label, int la
 
 absl::Status ChunkDistanceStatistic::Validate(const Lattice& lattice) const {
   if (table_->num_labels() != lattice.num_labels()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ChunkDistanceStatistic: chunk table has ", table_->num_labels(),
-                     " labels; lattice has ", lattice.num_labels()));
+    return absl::InvalidArgumentError(absl::StrCat("ChunkDistanceStatistic: chunk table has ",
+                                                   table_->num_labels(), " labels; lattice has ",
+                                                   lattice.num_labels()));
   }
   return CheckReference(reference_, lattice, "ChunkDistanceStatistic");
 }

@@ -52,7 +52,8 @@ absl::StatusOr<double> LogPartition(const Lattice& lattice, ForwardBackwardScrat
   const int m = lattice.size();
   const int n = lattice.num_labels();
   if (m == 0) return 0.0;
-  if (n <= 0) return absl::InvalidArgumentError("LogPartition: lattice has positions but no labels");
+  if (n <= 0)
+    return absl::InvalidArgumentError("LogPartition: lattice has positions but no labels");
   ForwardBackwardScratch local;
   ForwardBackwardScratch& s = scratch != nullptr ? *scratch : local;
   const size_t cells = static_cast<size_t>(m) * n;
@@ -63,8 +64,7 @@ absl::StatusOr<double> LogPartition(const Lattice& lattice, ForwardBackwardScrat
   return log_z;
 }
 
-absl::StatusOr<Marginals> ForwardBackward(const Lattice& lattice,
-                                          ForwardBackwardScratch* scratch) {
+absl::StatusOr<Marginals> ForwardBackward(const Lattice& lattice, ForwardBackwardScratch* scratch) {
   const int m = lattice.size();
   const int n = lattice.num_labels();
   Marginals out;

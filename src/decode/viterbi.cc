@@ -84,8 +84,9 @@ __attribute__((target("avx2"))) void Avx2Step(const double* prev, const double* 
   for (; y < stride; y += 4) {
     __m256d m0 = neg_inf, a0 = none;
     for (int p = 0; p < n; ++p) {
-      const __m256d v0 = _mm256_add_pd(_mm256_broadcast_sd(prev + p),
-                                       _mm256_loadu_pd(trans + static_cast<size_t>(p) * stride + y));
+      const __m256d v0 =
+          _mm256_add_pd(_mm256_broadcast_sd(prev + p),
+                        _mm256_loadu_pd(trans + static_cast<size_t>(p) * stride + y));
       const __m256d g0 = _mm256_cmp_pd(v0, m0, _CMP_GT_OQ);
       m0 = _mm256_blendv_pd(m0, v0, g0);
       a0 = _mm256_blendv_pd(a0, _mm256_set1_pd(static_cast<double>(p)), g0);
@@ -134,7 +135,8 @@ absl::StatusOr<Labeling> ViterbiDecode(const Lattice& lattice, ViterbiScratch* s
     for (int p = 0; p < n; ++p) {
       std::copy(trans + static_cast<size_t>(p) * n, trans + static_cast<size_t>(p + 1) * n,
                 t + static_cast<size_t>(p) * stride);
-      std::fill(t + static_cast<size_t>(p) * stride + n, t + static_cast<size_t>(p + 1) * stride, 0.0);
+      std::fill(t + static_cast<size_t>(p) * stride + n, t + static_cast<size_t>(p + 1) * stride,
+                0.0);
     }
     trans = t;
   }

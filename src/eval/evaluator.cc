@@ -27,7 +27,6 @@ void SetRates(Score* score) {
   score->f1 = F1(score->precision, score->recall);
 }
 
-
 }  // namespace
 
 int Evaluator::LabelId(const std::string& label) {

@@ -21,7 +21,8 @@ int AttributeDictionary::Insert(std::string_view attribute) {
   const int found = FindHashed(attribute, hash);
   if (found >= 0) return found;
   // Keep the load factor at most 1/2 so probes stay short.
-  if ((static_cast<size_t>(size_) + 1) * 2 > slots_.size()) Rehash(slots_.empty() ? 16 : slots_.size() * 2);
+  if ((static_cast<size_t>(size_) + 1) * 2 > slots_.size())
+    Rehash(slots_.empty() ? 16 : slots_.size() * 2);
   if (arena_.empty()) arena_.push_back('\0');  // offset 0 is never an entry, so slot 0 means empty
   const int id = size();
   const uint64_t offset = arena_.size();

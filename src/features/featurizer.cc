@@ -23,10 +23,10 @@ struct Featurizer::Scratch {
   std::vector<std::pair<uint32_t, uint32_t>> spans;  // arena [begin, end) of derived values
   std::string arena;
   std::string tmp_a, tmp_b;
-  std::string keys;                // all attribute strings of the sentence, concatenated
-  std::vector<uint32_t> key_ends;  // end offset of each in `keys`
-  std::vector<uint64_t> hashes;    // AttributeDictionary::Hash of each
-  std::vector<size_t> source_bytes;  // total bytes of each source's values in the sentence
+  std::string keys;                   // all attribute strings of the sentence, concatenated
+  std::vector<uint32_t> key_ends;     // end offset of each in `keys`
+  std::vector<uint64_t> hashes;       // AttributeDictionary::Hash of each
+  std::vector<size_t> source_bytes;   // total bytes of each source's values in the sentence
   std::vector<std::string> position;  // for Attributes()
 
   // The value cache (EnableValueCache): one per input column read by the templates.
@@ -50,14 +50,14 @@ struct Featurizer::Scratch {
   int cache_dict_size = 0;
   int cache_max_values = 0;
   std::vector<ColumnCache> caches;
-  std::vector<int> template_cache;  // per template: its ColumnCache, or -1 (several cells/columns)
-  std::vector<int> template_slot;   // per template: its slot in that cache's `templates`
-  std::vector<int> template_row;    // per template: the row offset of its cells
-  std::vector<int> source_cache;    // per source: its ColumnCache
-  std::vector<int> source_slot;     // per source: its index in that cache's `sources`
-  std::vector<int32_t> cell_ids;    // per (t, template): id, -1 absent, or -2 - pending key
+  std::vector<int> template_cache;   // per template: its ColumnCache, or -1 (several cells/columns)
+  std::vector<int> template_slot;    // per template: its slot in that cache's `templates`
+  std::vector<int> template_row;     // per template: the row offset of its cells
+  std::vector<int> source_cache;     // per source: its ColumnCache
+  std::vector<int> source_slot;      // per source: its index in that cache's `sources`
+  std::vector<int32_t> cell_ids;     // per (t, template): id, -1 absent, or -2 - pending key
   std::vector<int32_t> pending_ids;  // ids of the block's looked-up keys
-  std::string attribute;            // one attribute being built for a new cache entry
+  std::string attribute;             // one attribute being built for a new cache entry
 
   // Ids of several-cell templates reading one small-vocabulary column (POS n-grams), keyed by
   // the cells' cache entries: the key names the attribute string exactly while the entries hold.
@@ -96,14 +96,14 @@ Featurizer& Featurizer::operator=(Featurizer&&) noexcept = default;
 
 absl::Status Featurizer::CheckColumns(const Sentence& sentence) const {
   const int needed = spec_.num_input_columns();
-  const std::string where = absl::StrCat(
-      sentence.file.empty() ? "<input>" : sentence.file, ":",
-      sentence.token_lines.empty() ? int64_t{0} : sentence.token_lines[0]);
+  const std::string where =
+      absl::StrCat(sentence.file.empty() ? "<input>" : sentence.file, ":",
+                   sentence.token_lines.empty() ? int64_t{0} : sentence.token_lines[0]);
   if (sentence.num_columns() < needed) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": expected at least ", needed, " input column", needed == 1 ? "" : "s",
-        " (the feature templates read column ", needed - 1, ", 0-based), found ",
-        sentence.num_columns()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": expected at least ", needed, " input column", needed == 1 ? "" : "s",
+                     " (the feature templates read column ", needed - 1, ", 0-based), found ",
+                     sentence.num_columns()));
   }
   for (int c = 1; c < sentence.num_columns(); ++c) {
     if (sentence.columns[c].size() != sentence.columns[0].size()) {
@@ -267,7 +267,8 @@ void Featurizer::SizeKeyBuffer(const FeatureSpec::Impl& impl, int num_sources, i
   // lies in the window [begin - max_row, end + max_row), clamped to the sentence.
   int max_row = 0;
   for (const features::UnigramTemplate& tmpl : impl.templates) {
-    for (const features::TemplatePiece& piece : tmpl.pieces) max_row = std::max(max_row, std::abs(piece.row));
+    for (const features::TemplatePiece& piece : tmpl.pieces)
+      max_row = std::max(max_row, std::abs(piece.row));
   }
   const int lo = std::max(0, begin - max_row);
   const int hi = std::min(n, end + max_row);

@@ -1,10 +1,9 @@
 #include "features/functions.h"
 
-#include "chaintag/features.h"
-
 #include <array>
 #include <cstdint>
 
+#include "chaintag/features.h"
 #include "unicode/uchar.h"
 #include "unicode/unistr.h"
 #include "unicode/utf8.h"
@@ -18,14 +17,22 @@ struct NamedFunction {
 };
 
 constexpr std::array<NamedFunction, 16> kFunctions = {{
-    {"lower", CellFunction::kLower},         {"pre1", CellFunction::kPre1},
-    {"pre2", CellFunction::kPre2},           {"pre3", CellFunction::kPre3},
-    {"pre4", CellFunction::kPre4},           {"suf1", CellFunction::kSuf1},
-    {"suf2", CellFunction::kSuf2},           {"suf3", CellFunction::kSuf3},
-    {"suf4", CellFunction::kSuf4},           {"shape", CellFunction::kShape},
-    {"shortshape", CellFunction::kShortShape}, {"hasdigit", CellFunction::kHasDigit},
-    {"hashyphen", CellFunction::kHasHyphen}, {"hasupper", CellFunction::kHasUpper},
-    {"allcaps", CellFunction::kAllCaps},     {"lex", CellFunction::kLex},
+    {"lower", CellFunction::kLower},
+    {"pre1", CellFunction::kPre1},
+    {"pre2", CellFunction::kPre2},
+    {"pre3", CellFunction::kPre3},
+    {"pre4", CellFunction::kPre4},
+    {"suf1", CellFunction::kSuf1},
+    {"suf2", CellFunction::kSuf2},
+    {"suf3", CellFunction::kSuf3},
+    {"suf4", CellFunction::kSuf4},
+    {"shape", CellFunction::kShape},
+    {"shortshape", CellFunction::kShortShape},
+    {"hasdigit", CellFunction::kHasDigit},
+    {"hashyphen", CellFunction::kHasHyphen},
+    {"hasupper", CellFunction::kHasUpper},
+    {"allcaps", CellFunction::kAllCaps},
+    {"lex", CellFunction::kLex},
 }};
 
 bool IsAscii(std::string_view s) {
@@ -142,11 +149,18 @@ void AppendShape(std::string_view value, bool collapse_runs, std::string* out) {
   ForEachCodePoint(value, [&](UChar32 c, int32_t begin, int32_t end) {
     char mapped = 0;
     switch (Classify(c)) {
-      case CharClass::kUpper: mapped = 'X'; break;
+      case CharClass::kUpper:
+        mapped = 'X';
+        break;
       case CharClass::kLower:
-      case CharClass::kOtherLetter: mapped = 'x'; break;
-      case CharClass::kDigit: mapped = 'd'; break;
-      case CharClass::kOther: break;
+      case CharClass::kOtherLetter:
+        mapped = 'x';
+        break;
+      case CharClass::kDigit:
+        mapped = 'd';
+        break;
+      case CharClass::kOther:
+        break;
     }
     const int64_t id = mapped != 0 ? -1000 - mapped : (c >= 0 ? c : -2000 - value[begin]);
     if (collapse_runs && id == last) return;
@@ -165,21 +179,44 @@ void ApplyCellFunction(CellFunction f, std::string_view value, std::string* out,
     case CellFunction::kLex:
       out->append(lexicon == nullptr ? Lexicon::kAbsent : lexicon->Lookup(value));
       return;
-    case CellFunction::kLower: AppendLower(value, out); return;
-    case CellFunction::kPre1: AppendPrefix(value, 1, out); return;
-    case CellFunction::kPre2: AppendPrefix(value, 2, out); return;
-    case CellFunction::kPre3: AppendPrefix(value, 3, out); return;
-    case CellFunction::kPre4: AppendPrefix(value, 4, out); return;
-    case CellFunction::kSuf1: AppendSuffix(value, 1, out); return;
-    case CellFunction::kSuf2: AppendSuffix(value, 2, out); return;
-    case CellFunction::kSuf3: AppendSuffix(value, 3, out); return;
-    case CellFunction::kSuf4: AppendSuffix(value, 4, out); return;
-    case CellFunction::kShape: AppendShape(value, /*collapse_runs=*/false, out); return;
-    case CellFunction::kShortShape: AppendShape(value, /*collapse_runs=*/true, out); return;
+    case CellFunction::kLower:
+      AppendLower(value, out);
+      return;
+    case CellFunction::kPre1:
+      AppendPrefix(value, 1, out);
+      return;
+    case CellFunction::kPre2:
+      AppendPrefix(value, 2, out);
+      return;
+    case CellFunction::kPre3:
+      AppendPrefix(value, 3, out);
+      return;
+    case CellFunction::kPre4:
+      AppendPrefix(value, 4, out);
+      return;
+    case CellFunction::kSuf1:
+      AppendSuffix(value, 1, out);
+      return;
+    case CellFunction::kSuf2:
+      AppendSuffix(value, 2, out);
+      return;
+    case CellFunction::kSuf3:
+      AppendSuffix(value, 3, out);
+      return;
+    case CellFunction::kSuf4:
+      AppendSuffix(value, 4, out);
+      return;
+    case CellFunction::kShape:
+      AppendShape(value, /*collapse_runs=*/false, out);
+      return;
+    case CellFunction::kShortShape:
+      AppendShape(value, /*collapse_runs=*/true, out);
+      return;
     case CellFunction::kHasDigit:
     case CellFunction::kHasHyphen:
     case CellFunction::kHasUpper:
-    case CellFunction::kAllCaps: break;
+    case CellFunction::kAllCaps:
+      break;
   }
   bool digit = false, hyphen = false, upper = false, lower = false;
   ForEachCodePoint(value, [&](UChar32 c, int32_t, int32_t) {
@@ -191,11 +228,20 @@ void ApplyCellFunction(CellFunction f, std::string_view value, std::string* out,
   });
   bool result = false;
   switch (f) {
-    case CellFunction::kHasDigit: result = digit; break;
-    case CellFunction::kHasHyphen: result = hyphen; break;
-    case CellFunction::kHasUpper: result = upper; break;
-    case CellFunction::kAllCaps: result = upper && !lower; break;
-    default: break;
+    case CellFunction::kHasDigit:
+      result = digit;
+      break;
+    case CellFunction::kHasHyphen:
+      result = hyphen;
+      break;
+    case CellFunction::kHasUpper:
+      result = upper;
+      break;
+    case CellFunction::kAllCaps:
+      result = upper && !lower;
+      break;
+    default:
+      break;
   }
   out->push_back(result ? '1' : '0');
 }

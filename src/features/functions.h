@@ -20,8 +20,14 @@ inline std::string_view FromAbsl(absl::string_view s) { return {s.data(), s.size
 
 enum class CellFunction {
   kLower,
-  kPre1, kPre2, kPre3, kPre4,
-  kSuf1, kSuf2, kSuf3, kSuf4,
+  kPre1,
+  kPre2,
+  kPre3,
+  kPre4,
+  kSuf1,
+  kSuf2,
+  kSuf3,
+  kSuf4,
   kShape,
   kShortShape,
   kHasDigit,

@@ -36,17 +36,17 @@ class LexiconBuilder {
   absl::Status AddLine(std::string_view line) {
     const size_t tab = line.find('\t');
     if (tab == std::string_view::npos || tab == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "expected WORD<TAB>CLASS [CLASS ...], found ",
-          tab == 0 ? "an empty word" : "no tab", " in ", corpus_internal::QuoteLine(line)));
+      return absl::InvalidArgumentError(absl::StrCat("expected WORD<TAB>CLASS [CLASS ...], found ",
+                                                     tab == 0 ? "an empty word" : "no tab", " in ",
+                                                     corpus_internal::QuoteLine(line)));
     }
     classes_.clear();
-    for (absl::string_view c : absl::StrSplit(ToAbsl(line.substr(tab + 1)), absl::ByAnyChar(" \t"),
-                                              absl::SkipEmpty())) {
+    for (absl::string_view c :
+         absl::StrSplit(ToAbsl(line.substr(tab + 1)), absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
       if (c.find('|') != absl::string_view::npos || c == ToAbsl(Lexicon::kAbsent)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "expected a class name without '|' and other than '", ToAbsl(Lexicon::kAbsent),
-            "', found '", c, "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("expected a class name without '|' and other than '",
+                         ToAbsl(Lexicon::kAbsent), "', found '", c, "'"));
       }
       classes_.push_back(features::FromAbsl(c));
     }
@@ -69,7 +69,8 @@ class LexiconBuilder {
       if (!joined_.empty()) joined_.push_back('|');
       joined_.append(c);
     }
-    auto [set, inserted] = set_ids_.try_emplace(joined_, static_cast<uint32_t>(impl_->class_sets.size()));
+    auto [set, inserted] =
+        set_ids_.try_emplace(joined_, static_cast<uint32_t>(impl_->class_sets.size()));
     if (inserted) impl_->class_sets.push_back(joined_);
     if (it != impl_->words.end()) {
       it->second = set->second;
@@ -104,9 +105,9 @@ absl::Status ReadLines(std::istream& in, const std::string& name,
   }
   *out = builder.Finish();
   if ((*out)->words.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ":", std::max<int64_t>(reader.line_number(), 1),
-        ": expected WORD<TAB>CLASS lines, found none"));
+    return absl::InvalidArgumentError(absl::StrCat(name, ":",
+                                                   std::max<int64_t>(reader.line_number(), 1),
+                                                   ": expected WORD<TAB>CLASS lines, found none"));
   }
   return absl::OkStatus();
 }

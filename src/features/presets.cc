@@ -145,7 +145,8 @@ std::string Extend(std::string_view base, std::string_view extra) {
 std::string PresetText(std::string_view name) {
   if (name == "chunk-conll") return kChunkConll;
   if (name == "chunk" || name == "np") {
-    return absl::StrCat("# Preset '", features::ToAbsl(name), "': the CRF++ CoNLL-2000 set plus lexical additions.\n",
+    return absl::StrCat("# Preset '", features::ToAbsl(name),
+                        "': the CRF++ CoNLL-2000 set plus lexical additions.\n",
                         Extend(kChunkConll, kChunkExtra));
   }
   if (name == "pos") return kPos;

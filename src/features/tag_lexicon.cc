@@ -13,12 +13,13 @@ TagLexiconBuilder::TagLexiconBuilder(TagLexiconOptions options) : options_(optio
 absl::Status TagLexiconBuilder::Add(const Sentence& sentence) {
   const int64_t n = sentence.size();
   auto where = [&](int64_t t) {
-    const int64_t line = t < static_cast<int64_t>(sentence.token_lines.size()) ? sentence.token_lines[t] : 0;
+    const int64_t line =
+        t < static_cast<int64_t>(sentence.token_lines.size()) ? sentence.token_lines[t] : 0;
     return absl::StrCat(sentence.file, ":", line, ": ");
   };
   if (n > 0 && static_cast<int64_t>(sentence.labels.size()) != n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where(0), "expected labelled tokens for a tag lexicon, found a sentence without labels"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        where(0), "expected labelled tokens for a tag lexicon, found a sentence without labels"));
   }
   std::string key;
   for (int64_t t = 0; t < n; ++t) {
@@ -69,9 +70,9 @@ absl::StatusOr<Lexicon> TagLexiconBuilder::Build() const {
     text.push_back('\n');
   }
   if (text.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected at least one word seen ", options_.min_count, " times or more, found none (",
-        tokens_, " tokens read)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected at least one word seen ", options_.min_count,
+                     " times or more, found none (", tokens_, " tokens read)"));
   }
   return Lexicon::Parse(text, "<tag lexicon>");
 }

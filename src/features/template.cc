@@ -15,8 +15,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "chaintag/corpus.h"
 #include "corpus/line_reader.h"
@@ -33,7 +33,8 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 std::string Found(std::string_view line, size_t pos) {
   if (pos >= line.size()) return "end of line";
   constexpr size_t kShown = 16;
-  return absl::StrCat("'", ToAbsl(line.substr(pos, kShown)), pos + kShown < line.size() ? "...'" : "'");
+  return absl::StrCat("'", ToAbsl(line.substr(pos, kShown)),
+                      pos + kShown < line.size() ? "...'" : "'");
 }
 
 // Longest |row| accepted; keeps marker tables small and catches typos.
@@ -93,7 +94,8 @@ class LineParser {
  private:
   absl::Status Error(std::string_view expected, size_t pos) const {
     return absl::InvalidArgumentError(absl::StrCat("template line ", line_number_, ": expected ",
-                                                   ToAbsl(expected), ", found ", Found(line_, pos)));
+                                                   ToAbsl(expected), ", found ",
+                                                   Found(line_, pos)));
   }
 
   // A known function name followed by '(' is a call; an unknown name is one when its argument
@@ -139,16 +141,19 @@ class LineParser {
     int value = 0;
     std::string_view digits = line_.substr(begin, p - begin);
     if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
-    if (!absl::SimpleAtoi(ToAbsl(digits), &value)) return Error("a row offset (an integer) in %x[row,col]", begin);
+    if (!absl::SimpleAtoi(ToAbsl(digits), &value))
+      return Error("a row offset (an integer) in %x[row,col]", begin);
     if (value < -kMaxOffset || value > kMaxOffset) {
       return Error(absl::StrCat("a row offset between -", kMaxOffset, " and ", kMaxOffset), begin);
     }
     *row = value;
-    if (p >= line_.size() || line_[p] != ',') return Error("',' after the row offset in %x[row,col]", p);
+    if (p >= line_.size() || line_[p] != ',')
+      return Error("',' after the row offset in %x[row,col]", p);
     begin = ++p;
     while (p < line_.size() && IsDigit(line_[p])) ++p;
     int column = 0;
-    if (p == begin || !absl::SimpleAtoi(ToAbsl(line_.substr(begin, p - begin)), &column) || column > 4096) {
+    if (p == begin || !absl::SimpleAtoi(ToAbsl(line_.substr(begin, p - begin)), &column) ||
+        column > 4096) {
       return Error("a column index (0-based, non-negative) in %x[row,col]", begin);
     }
     source->column = column;
@@ -182,12 +187,13 @@ absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
     std::string_view line = FromAbsl(absl::StripAsciiWhitespace(raw));
     if (line.empty() || line[0] == '#') continue;
     if (line[0] == 'B') {
-      // CRF++ writes the label bigram as "B" or "B<name>:"; cell-conditioned bigrams are not supported.
+      // CRF++ writes the label bigram as "B" or "B<name>:"; cell-conditioned bigrams are not
+      // supported.
       if (line.find("%x[") != std::string_view::npos) {
         return absl::InvalidArgumentError(absl::StrCat(
             "template line ", line_number,
-            ": expected a label-bigram template without cell references ('B'), found '", ToAbsl(line),
-            "'"));
+            ": expected a label-bigram template without cell references ('B'), found '",
+            ToAbsl(line), "'"));
       }
       impl.has_label_bigram = true;
       continue;
@@ -216,7 +222,8 @@ absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
       max_before = std::max(max_before, -p.row);
       max_after = std::max(max_after, p.row);
       const std::vector<CellFunction>& fns = impl.sources[p.source].functions;
-      if (impl.lex_line == 0 && std::find(fns.begin(), fns.end(), CellFunction::kLex) != fns.end()) {
+      if (impl.lex_line == 0 &&
+          std::find(fns.begin(), fns.end(), CellFunction::kLex) != fns.end()) {
         impl.lex_line = line_number;
       }
     }
@@ -232,7 +239,8 @@ absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
   for (int k = 1; k <= max_before; ++k) impl.before_markers.push_back(absl::StrCat("_B-", k));
   for (int k = 1; k <= max_after; ++k) impl.after_markers.push_back(absl::StrCat("_B+", k));
   for (const auto& markers : {impl.before_markers, impl.after_markers}) {
-    for (const std::string& m : markers) impl.longest_marker = std::max(impl.longest_marker, m.size());
+    for (const std::string& m : markers)
+      impl.longest_marker = std::max(impl.longest_marker, m.size());
   }
   for (const features::UnigramTemplate& t : impl.templates) {
     for (const TemplatePiece& p : t.pieces) {
@@ -246,8 +254,8 @@ absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
 
 namespace {
 const std::shared_ptr<const FeatureSpec::Impl>& EmptyImpl() {
-  static const auto* empty = new std::shared_ptr<const FeatureSpec::Impl>(
-      std::make_shared<const FeatureSpec::Impl>());
+  static const auto* empty =
+      new std::shared_ptr<const FeatureSpec::Impl>(std::make_shared<const FeatureSpec::Impl>());
   return *empty;
 }
 }  // namespace

@@ -29,8 +29,8 @@ struct TemplatePiece {
 };
 
 struct UnigramTemplate {
-  int line = 0;          // 1-based line in the template text
-  std::string name;      // text before the first ':' ("U05"), or empty
+  int line = 0;      // 1-based line in the template text
+  std::string name;  // text before the first ':' ("U05"), or empty
   std::vector<TemplatePiece> pieces;
 };
 

@@ -16,8 +16,7 @@ int LabelSet::Id(std::string_view name) const {
 }
 
 int LabelSet::Add(std::string_view name) {
-  auto [it, inserted] =
-      ids_.try_emplace(std::string(name), static_cast<int>(names_.size()));
+  auto [it, inserted] = ids_.try_emplace(std::string(name), static_cast<int>(names_.size()));
   if (inserted) names_.emplace_back(name);
   return it->second;
 }

@@ -64,9 +64,9 @@ absl::Status Pipeline::ApplyForced(TagResult* r) {
   if (request_.forced_column >= 0 && r->forced.empty()) {
     if (request_.forced_column >= s.num_columns()) {
       const int64_t line = s.token_lines.empty() ? 0 : s.token_lines[0];
-      return absl::InvalidArgumentError(absl::StrCat(
-          s.file, ":", line, ": expected a forced-label column ", request_.forced_column + 1,
-          ", found ", s.num_columns(), " columns"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(s.file, ":", line, ": expected a forced-label column ",
+                       request_.forced_column + 1, ", found ", s.num_columns(), " columns"));
     }
     r->forced = s.columns[request_.forced_column];
   }
@@ -82,9 +82,10 @@ absl::Status Pipeline::ApplyForced(TagResult* r) {
     forced_ids_[t] = model.LabelId(r->forced[t]);
     if (forced_ids_[t] < 0) {
       const int64_t line = t < s.token_lines.size() ? s.token_lines[t] : 0;
-      return absl::InvalidArgumentError(absl::StrCat(
-          s.file, ":", line, ": expected a label of the model or '_' in the forced-label column, found '",
-          r->forced[t], "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(s.file, ":", line,
+                       ": expected a label of the model or '_' in the forced-label column, found '",
+                       r->forced[t], "'"));
     }
   }
   ApplyForcedLabels(forced_ids_, &lattice_);
@@ -113,7 +114,8 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
     if (c.chunks) {
       owned.push_back(std::make_unique<ChunkCountStatistic>(chunk_table_, c.ids, c.lower, upper));
     } else {
-      owned.push_back(std::make_unique<LabelCountStatistic>(model.num_labels(), c.ids, c.lower, upper));
+      owned.push_back(
+          std::make_unique<LabelCountStatistic>(model.num_labels(), c.ids, c.lower, upper));
     }
     constraints.push_back(owned.back().get());
   }
@@ -121,16 +123,17 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
   std::vector<std::vector<int>> excluded;
   for (const auto& labels : r->excluded) {
     if (static_cast<int>(labels.size()) != input.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          exclude_file_, ":", r->exclude_line, ": expected labelings of ", input.size(),
-          " labels (the sentence's length), found ", labels.size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(exclude_file_, ":", r->exclude_line, ": expected labelings of ",
+                       input.size(), " labels (the sentence's length), found ", labels.size()));
     }
     std::vector<int> ids;
     for (const std::string& label : labels) {
       const int y = model.LabelId(label);
       if (y < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            exclude_file_, ":", r->exclude_line, ": expected a label of the model, found '", label, "'"));
+        return absl::InvalidArgumentError(absl::StrCat(exclude_file_, ":", r->exclude_line,
+                                                       ": expected a label of the model, found '",
+                                                       label, "'"));
       }
       ids.push_back(y);
     }
@@ -177,7 +180,8 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
         }
       }
       if (kept.empty()) {
-        found = absl::NotFoundError("infeasible: every labeling satisfying the request is excluded");
+        found =
+            absl::NotFoundError("infeasible: every labeling satisfying the request is excluded");
       } else {
         found = std::move(kept);
       }

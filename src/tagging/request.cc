@@ -20,8 +20,8 @@ namespace {
 absl::Status ParseBound(absl::string_view text, int* value, absl::string_view spec) {
   if (!absl::SimpleAtoi(text, value) || *value < 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--count '", spec, "': expected a non-negative integer bound below 2^31, found '",
-                     text, "'"));
+        absl::StrCat("--count '", spec,
+                     "': expected a non-negative integer bound below 2^31, found '", text, "'"));
   }
   return absl::OkStatus();
 }
@@ -30,9 +30,12 @@ absl::Status ParseBound(absl::string_view text, int* value, absl::string_view sp
 
 const char* SentenceStatusName(SentenceStatus status) {
   switch (status) {
-    case SentenceStatus::kOk: return "ok";
-    case SentenceStatus::kInfeasible: return "infeasible";
-    case SentenceStatus::kTooLarge: return "too_large";
+    case SentenceStatus::kOk:
+      return "ok";
+    case SentenceStatus::kInfeasible:
+      return "infeasible";
+    case SentenceStatus::kTooLarge:
+      return "too_large";
   }
   return "unknown";
 }
@@ -83,7 +86,8 @@ absl::StatusOr<CountConstraint> ParseCountConstraint(std::string_view text_in,
   if (spec.chunks) chunks.emplace(labels);
   for (absl::string_view item : absl::StrSplit(what, ',')) {
     if (item.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("--count '", text, "': empty label in the list"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--count '", text, "': empty label in the list"));
     }
     if (spec.chunks) {
       int type = -1;
@@ -122,7 +126,8 @@ absl::StatusOr<CountConstraint> ParseCountConstraint(std::string_view text_in,
   } else {
     absl::string_view a = range.substr(0, dots), b = range.substr(dots + 2);
     if (a.empty() && b.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("--count '", text, "': the range has no bound"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--count '", text, "': the range has no bound"));
     }
     if (!a.empty()) {
       if (absl::Status s = ParseBound(a, &spec.lower, text); !s.ok()) return s;
@@ -141,10 +146,11 @@ absl::StatusOr<CountConstraint> ParseCountConstraint(std::string_view text_in,
 absl::StatusOr<std::vector<std::vector<std::string>>> ParseExclusionLine(std::string_view line_in) {
   const absl::string_view line = ToAbsl(line_in);
   bool is_nul = false, all_ascii = false;
-  if (const int64_t bad = corpus_internal::FindInvalidUtf8(line_in, &is_nul, &all_ascii); bad >= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected UTF-8 labels, found ", is_nul ? "a NUL byte" : "invalid UTF-8", " at byte ",
-        bad + 1));
+  if (const int64_t bad = corpus_internal::FindInvalidUtf8(line_in, &is_nul, &all_ascii);
+      bad >= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("expected UTF-8 labels, found ",
+                                                   is_nul ? "a NUL byte" : "invalid UTF-8",
+                                                   " at byte ", bad + 1));
   }
   for (size_t i = 0; i < line.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(line[i]);
@@ -166,12 +172,15 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseExclusionLine(std::st
 }
 
 absl::Status DecodeRequest::Validate() const {
-  if (kbest < 0 || diverse < 0) return absl::InvalidArgumentError("--kbest and --diverse must be >= 0");
-  if (kbest > 0 && diverse > 0) return absl::InvalidArgumentError("give --kbest or --diverse, not both");
+  if (kbest < 0 || diverse < 0)
+    return absl::InvalidArgumentError("--kbest and --diverse must be >= 0");
+  if (kbest > 0 && diverse > 0)
+    return absl::InvalidArgumentError("give --kbest or --diverse, not both");
   if (min_distance < 1) return absl::InvalidArgumentError("--min-distance must be >= 1");
   for (const CountConstraint& c : counts) {
     if (c.lower < 0 || (c.upper >= 0 && c.upper < c.lower) || c.ids.empty()) {
-      return absl::InvalidArgumentError("--count: expected a label set and bounds 0 <= lower <= upper");
+      return absl::InvalidArgumentError(
+          "--count: expected a label set and bounds 0 <= lower <= upper");
     }
   }
   if (score_range) {

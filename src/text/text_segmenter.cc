@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "chaintag/text.h"
-#include "utf8.h"
 #include "text/tokenizer.h"
+#include "utf8.h"
 
 namespace chaintag {
 namespace {

@@ -1,7 +1,6 @@
 // Penn Treebank style tokenisation (conventions of the PTB tokenizer.sed and Stanford
 // PTBTokenizer).
 #include "text/tokenizer.h"
-#include "utf8.h"
 
 #include <string>
 #include <string_view>
@@ -16,6 +15,7 @@
 #include "unicode/uchar.h"
 #include "unicode/uscript.h"
 #include "unicode/utext.h"
+#include "utf8.h"
 
 namespace chaintag::text_internal {
 namespace {
@@ -270,7 +270,9 @@ std::unique_ptr<icu::BreakIterator> NewSentenceBreaker() {
   return CloneLocked(prototype);
 }
 
-char32_t DecodeUtf8(std::string_view text, size_t i, int* len) { return utf8::Decode(text, i, len); }
+char32_t DecodeUtf8(std::string_view text, size_t i, int* len) {
+  return utf8::Decode(text, i, len);
+}
 
 Tokenizer::Tokenizer(const TextOptions& options)
     : options_(options),

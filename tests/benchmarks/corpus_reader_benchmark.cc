@@ -36,8 +36,8 @@ void ReadFile(benchmark::State& state, const std::string& relative, chaintag::Co
     }
   }
   state.SetBytesProcessed(state.iterations() * bytes);
-  state.counters["tokens/s"] = benchmark::Counter(static_cast<double>(tokens),
-                                                  benchmark::Counter::kIsRate);
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(tokens), benchmark::Counter::kIsRate);
 }
 
 void BM_ReadEwtTrainConllu(benchmark::State& state) {

@@ -174,8 +174,7 @@ BENCHMARK_CAPTURE(BM_ForEachAttribute, chunk_conll, std::string("chunk-conll"),
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ForEachAttribute, pos, std::string("pos"), std::string("pos"))
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_BuildDictionary, chunk_conll, std::string("chunk-conll"),
-                  std::string("chunk"))
+BENCHMARK_CAPTURE(BM_BuildDictionary, chunk_conll, std::string("chunk-conll"), std::string("chunk"))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_BuildDictionary, chunk, std::string("chunk"), std::string("chunk"))

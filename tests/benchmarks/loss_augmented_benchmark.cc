@@ -15,8 +15,8 @@ namespace {
 
 std::vector<std::string> ChunkLabels() {
   std::vector<std::string> labels = {"O"};
-  for (const char* type : {"ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR",
-                           "UCP", "VP"}) {
+  for (const char* type :
+       {"ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "UCP", "VP"}) {
     labels.push_back(std::string("B-") + type);
     labels.push_back(std::string("I-") + type);
   }

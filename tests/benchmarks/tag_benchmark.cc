@@ -61,8 +61,16 @@ void BM_TagPrecomputedAttributes(benchmark::State& state) {
   state.SetItemsProcessed(tokens);
 }
 
-BENCHMARK(BM_TagWithFeaturization)->Threads(1)->Threads(2)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_TagPrecomputedAttributes)->Threads(1)->Threads(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TagWithFeaturization)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TagPrecomputedAttributes)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace chaintag
@@ -71,13 +79,18 @@ int main(int argc, char** argv) {
   std::string model_path, corpus_path, format = "conll";
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--model=", 8) == 0) model_path = argv[i] + 8;
-    else if (std::strncmp(argv[i], "--corpus=", 9) == 0) corpus_path = argv[i] + 9;
-    else if (std::strncmp(argv[i], "--format=", 9) == 0) format = argv[i] + 9;
-    else rest.push_back(argv[i]);
+    if (std::strncmp(argv[i], "--model=", 8) == 0)
+      model_path = argv[i] + 8;
+    else if (std::strncmp(argv[i], "--corpus=", 9) == 0)
+      corpus_path = argv[i] + 9;
+    else if (std::strncmp(argv[i], "--format=", 9) == 0)
+      format = argv[i] + 9;
+    else
+      rest.push_back(argv[i]);
   }
   if (model_path.empty() || corpus_path.empty()) {
-    std::cerr << "usage: tag_benchmark --model=MODEL --corpus=FILE [--format=F] [benchmark flags]\n";
+    std::cerr
+        << "usage: tag_benchmark --model=MODEL --corpus=FILE [--format=F] [benchmark flags]\n";
     return 2;
   }
   auto model = chaintag::Model::Load(model_path);

@@ -70,12 +70,11 @@ void BM_TrainConll2000(benchmark::State& state) {
   int iterations = 0;
   double dev_f1 = 0;
   for (auto _ : state) {
-    absl::StatusOr<Model> model =
-        TrainCrf(options, *FeatureSpec::Preset("chunk-conll"), *train, dev,
-                 [&](const TrainProgress& p) {
-                   iterations = p.iteration;
-                   dev_f1 = p.dev_score.value_or(0);
-                 });
+    absl::StatusOr<Model> model = TrainCrf(options, *FeatureSpec::Preset("chunk-conll"), *train,
+                                           dev, [&](const TrainProgress& p) {
+                                             iterations = p.iteration;
+                                             dev_f1 = p.dev_score.value_or(0);
+                                           });
     if (!model.ok()) {
       state.SkipWithError(std::string(model.status().message()).c_str());
       return;

@@ -39,8 +39,9 @@ TEST(BadInputTest, InvalidUtf8IsRejectedByEveryFormat) {
   const std::string bad = "x\xC3(";  // truncated two-byte sequence
   EXPECT_THAT(ErrorOf("ok X\n" + bad + " Y\n", Options(CorpusFormat::kConll)),
               HasSubstr("in.txt:2: expected UTF-8 text, found invalid byte 0xC3 at byte offset 1"));
-  EXPECT_THAT(ErrorOf("# c\n1\t" + bad + "\t_\t_\t_\t_\t_\t_\t_\t_\n", Options(CorpusFormat::kConllu)),
-              HasSubstr("in.txt:2: expected UTF-8 text, found invalid byte 0xC3 at byte offset 3"));
+  EXPECT_THAT(
+      ErrorOf("# c\n1\t" + bad + "\t_\t_\t_\t_\t_\t_\t_\t_\n", Options(CorpusFormat::kConllu)),
+      HasSubstr("in.txt:2: expected UTF-8 text, found invalid byte 0xC3 at byte offset 3"));
   EXPECT_THAT(ErrorOf("((NN " + bad + "))\n", Options(CorpusFormat::kPtb)),
               HasSubstr("in.txt:1: expected UTF-8 text, found invalid byte 0xC3 at byte offset 6"));
   EXPECT_THAT(ErrorOf("a_B " + bad + "_C\n", Options(CorpusFormat::kTagged)),
@@ -48,15 +49,13 @@ TEST(BadInputTest, InvalidUtf8IsRejectedByEveryFormat) {
 }
 
 TEST(BadInputTest, UnbalancedBracketsMissingClose) {
-  const std::string message =
-      ErrorOf("( (S (NN a)\n  (VP (VB b) )\n", Options(CorpusFormat::kPtb));
+  const std::string message = ErrorOf("( (S (NN a)\n  (VP (VB b) )\n", Options(CorpusFormat::kPtb));
   EXPECT_THAT(message, HasSubstr("in.txt:2: expected ')' to close the bracket opened at line 1"));
   EXPECT_THAT(message, HasSubstr("found end of input (unbalanced brackets)"));
 }
 
 TEST(BadInputTest, UnbalancedBracketsExtraClose) {
-  const std::string message =
-      ErrorOf("((S (NN a)))\n((S (NN b))))\n", Options(CorpusFormat::kPtb));
+  const std::string message = ErrorOf("((S (NN a)))\n((S (NN b))))\n", Options(CorpusFormat::kPtb));
   EXPECT_THAT(message, HasSubstr("in.txt:2: expected '(' to start a tree, found ')'"));
 }
 
@@ -68,9 +67,9 @@ TEST(BadInputTest, TreeTextOutsideBrackets) {
 }
 
 TEST(BadInputTest, ConlluTokenLineWithoutTenFields) {
-  const std::string message = ErrorOf(
-      "# sent_id = 1\n1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n2\tcat\tcat\tNOUN\n\n",
-      Options(CorpusFormat::kConllu));
+  const std::string message =
+      ErrorOf("# sent_id = 1\n1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n2\tcat\tcat\tNOUN\n\n",
+              Options(CorpusFormat::kConllu));
   EXPECT_THAT(message, HasSubstr("in.txt:3: expected 10 tab-separated fields, found 4"));
 }
 
@@ -85,9 +84,10 @@ TEST(BadInputTest, LabelColumnBeyondColumnsPresent) {
   EXPECT_THAT(ErrorOf("a DT B-NP\n", options),
               HasSubstr("in.txt:1: expected at least 5 columns for label column 5, found 3"));
   options.label_column = -4;
-  EXPECT_THAT(ErrorOf("a DT B-NP\n", options),
-              HasSubstr("in.txt:1: expected at least 4 columns for label column -4 (counted from the end), "
-                        "found 3"));
+  EXPECT_THAT(
+      ErrorOf("a DT B-NP\n", options),
+      HasSubstr("in.txt:1: expected at least 4 columns for label column -4 (counted from the end), "
+                "found 3"));
 }
 
 TEST(BadInputTest, SingleColumnHasNoRoomForALabel) {
@@ -96,8 +96,8 @@ TEST(BadInputTest, SingleColumnHasNoRoomForALabel) {
 }
 
 TEST(BadInputTest, EmptyInputEveryFormat) {
-  for (CorpusFormat format : {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kPtb,
-                              CorpusFormat::kTagged}) {
+  for (CorpusFormat format :
+       {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kPtb, CorpusFormat::kTagged}) {
     EXPECT_EQ(ErrorOf("", Options(format)), "in.txt: no sentences found (empty input)")
         << CorpusFormatName(format);
     EXPECT_EQ(ErrorOf("\n  \n", Options(format)), "in.txt: no sentences found (empty input)")
@@ -125,21 +125,24 @@ TEST(BadInputTest, StreamingCallerSeesEmptyInputOnFirstNext) {
 TEST(BadInputTest, LineLongerThanLimit) {
   ReaderOptions options = Options(CorpusFormat::kConll);
   options.max_line_bytes = 16;
-  const std::string message =
-      ErrorOf("a B\n" + std::string(100, 'x') + " Y\n", options);
-  EXPECT_THAT(message, HasSubstr("in.txt:2: expected a line of at most 16 bytes, found a longer line"));
+  const std::string message = ErrorOf("a B\n" + std::string(100, 'x') + " Y\n", options);
+  EXPECT_THAT(message,
+              HasSubstr("in.txt:2: expected a line of at most 16 bytes, found a longer line"));
 }
 
 TEST(BadInputTest, DefaultLimitIsOneMebibyte) {
-  const std::string message = ErrorOf(std::string((1 << 20) + 10, 'x') + " Y\n",
-                                      Options(CorpusFormat::kTagged));
+  const std::string message =
+      ErrorOf(std::string((1 << 20) + 10, 'x') + " Y\n", Options(CorpusFormat::kTagged));
   EXPECT_THAT(message, HasSubstr("in.txt:1: expected a line of at most 1048576 bytes"));
 }
 
 TEST(BadInputTest, BinaryGarbageWithNulBytes) {
-  const std::string garbage("\x7f" "ELF\x02\x01\x01\0\0\0\0", 12);
-  for (CorpusFormat format : {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kPtb,
-                              CorpusFormat::kTagged}) {
+  const std::string garbage(
+      "\x7f"
+      "ELF\x02\x01\x01\0\0\0\0",
+      12);
+  for (CorpusFormat format :
+       {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kPtb, CorpusFormat::kTagged}) {
     EXPECT_THAT(ErrorOf(garbage, Options(format)),
                 HasSubstr("in.txt:1: expected text, found a NUL byte at byte offset 7"))
         << CorpusFormatName(format);

@@ -29,10 +29,10 @@ TEST(FetchScriptTest, CopiesSharedCorporaAndTheyRead) {
   TempDir dir;
   const std::string dest = dir.path() + "/corpora";
   ASSERT_EQ(RunShell("bash '" + Script() + "' '" + dest + "'"), 0);
-  for (const char* f : {"conll2000/train.txt", "conll2000/dev.txt",
-                        "ud-english-ewt/en_ewt-ud-train.conllu",
-                        "ud-english-ewt/en_ewt-ud-dev.conllu", "ptb-sample/wsj_0001.mrg",
-                        "ptb-sample/wsj_0099.mrg"}) {
+  for (const char* f :
+       {"conll2000/train.txt", "conll2000/dev.txt", "ud-english-ewt/en_ewt-ud-train.conllu",
+        "ud-english-ewt/en_ewt-ud-dev.conllu", "ptb-sample/wsj_0001.mrg",
+        "ptb-sample/wsj_0099.mrg"}) {
     EXPECT_EQ(std::filesystem::file_size(dest + "/" + f),
               std::filesystem::file_size(SharedCorpus(f)))
         << f;
@@ -66,7 +66,7 @@ TEST(FetchScriptTest, ChecksumMismatchFails) {
                                std::filesystem::perm_options::add);
   std::ofstream(fake + "/conll2000/dev.txt", std::ios::app) << "tampered X\n";
   EXPECT_EQ(RunShell("CHAINTAG_SHARED_CORPORA_DIR='" + fake + "' bash '" + Script() + "' '" +
-                dir.path() + "/out'"),
+                     dir.path() + "/out'"),
             1);
 }
 

@@ -1,12 +1,12 @@
-#include "gtest/gtest.h"
 #include "chaintag/corpus.h"
+#include "gtest/gtest.h"
 
 namespace chaintag {
 namespace {
 
 TEST(CorpusFormatTest, ParsesEveryNameAndRoundTripsIt) {
-  for (CorpusFormat f : {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kPtb,
-                         CorpusFormat::kTagged}) {
+  for (CorpusFormat f :
+       {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kPtb, CorpusFormat::kTagged}) {
     absl::StatusOr<CorpusFormat> parsed = ParseCorpusFormat(CorpusFormatName(f));
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, f);

@@ -56,7 +56,8 @@ TEST(OpenInputStreamTest, GzipIsRecognisedByItsMagicBytes) {
   // The fixture copied to a name without .gz, and piped through standard input.
   TempDir dir;
   const std::string renamed = dir.path() + "/small.conll";
-  std::filesystem::copy_file(std::string(CHAINTAG_FIXTURES_DIR) + "/corpus/small.conll.gz", renamed);
+  std::filesystem::copy_file(std::string(CHAINTAG_FIXTURES_DIR) + "/corpus/small.conll.gz",
+                             renamed);
   auto in = OpenInputStream(renamed);
   ASSERT_TRUE(in.ok()) << in.status();
   EXPECT_EQ(Slurp(**in), "a DT\nb NN\n\nc VB\n");

@@ -39,7 +39,11 @@ TEST(LineReaderTest, SkipsALeadingByteOrderMarkOnly) {
   EXPECT_EQ(Lines("\xEF\xBB\xBFword X\nb\n"), (std::vector<std::string>{"word X", "b"}));
   EXPECT_EQ(Lines("\xEF\xBB\xBF"), (std::vector<std::string>{""}));
   // Anywhere else U+FEFF is text.
-  EXPECT_EQ(Lines("a\n\xEF\xBB\xBF" "b\n"), (std::vector<std::string>{"a", "\xEF\xBB\xBF" "b"}));
+  EXPECT_EQ(Lines("a\n\xEF\xBB\xBF"
+                  "b\n"),
+            (std::vector<std::string>{"a",
+                                      "\xEF\xBB\xBF"
+                                      "b"}));
 }
 
 TEST(LineReaderTest, RefusesBareCarriageReturns) {
@@ -114,10 +118,10 @@ TEST(FindInvalidUtf8Test, AcceptsWellFormedSequences) {
 TEST(FindInvalidUtf8Test, FindsOffsetOfFirstBadByte) {
   bool nul = false, ascii = false;
   EXPECT_EQ(FindInvalidUtf8("ab\xFF", &nul, &ascii), 2);
-  EXPECT_EQ(FindInvalidUtf8("\xC0\xAF", &nul, &ascii), 0);          // overlong '/'
-  EXPECT_EQ(FindInvalidUtf8("x\xED\xA0\x80", &nul, &ascii), 1);     // surrogate
+  EXPECT_EQ(FindInvalidUtf8("\xC0\xAF", &nul, &ascii), 0);            // overlong '/'
+  EXPECT_EQ(FindInvalidUtf8("x\xED\xA0\x80", &nul, &ascii), 1);       // surrogate
   EXPECT_EQ(FindInvalidUtf8("xy\xF4\x90\x80\x80", &nul, &ascii), 2);  // > U+10FFFF
-  EXPECT_EQ(FindInvalidUtf8("\xE2\x82", &nul, &ascii), 0);           // truncated
+  EXPECT_EQ(FindInvalidUtf8("\xE2\x82", &nul, &ascii), 0);            // truncated
   EXPECT_FALSE(nul);
   EXPECT_EQ(FindInvalidUtf8(std::string_view("ab\0c", 4), &nul, &ascii), 2);
   EXPECT_TRUE(nul);

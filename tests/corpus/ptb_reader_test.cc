@@ -30,8 +30,8 @@ TEST(PtbReaderTest, WordsAndPosFromPreterminalsAcrossLines) {
       "      (VP (VB join) (NP (DT the) (NN board) )))\n"
       "    (. .) ))\n",
       false);
-  EXPECT_EQ(s.columns, (std::vector<Strings>{{"Pierre", "Vinken", "will", "join", "the",
-                                               "board", "."}}));
+  EXPECT_EQ(s.columns,
+            (std::vector<Strings>{{"Pierre", "Vinken", "will", "join", "the", "board", "."}}));
   EXPECT_EQ(s.labels, (Strings{"NNP", "NNP", "MD", "VB", "DT", "NN", "."}));
   EXPECT_EQ(s.token_lines, (std::vector<int64_t>{2, 2, 3, 4, 4, 4, 5}));
   EXPECT_EQ(s.file, "t.mrg");
@@ -68,15 +68,14 @@ TEST(PtbReaderTest, NpChunksPutPosInColumnOne) {
 
 TEST(PtbReaderTest, NpWithNestedNpIsNotAChunkButItsBaseNpsAre) {
   // (NP (NP chairman) (PP of (NP Elsevier N.V.))): only the innermost NPs are chunks.
-  const Sentence s = ReadOne(
-      "((NP (NP (NN chairman)) (PP (IN of) (NP (NNP Elsevier) (NNP N.V.)))))", true);
+  const Sentence s =
+      ReadOne("((NP (NP (NN chairman)) (PP (IN of) (NP (NNP Elsevier) (NNP N.V.)))))", true);
   EXPECT_EQ(s.labels, (Strings{"B-NP", "O", "B-NP", "I-NP"}));
 }
 
 TEST(PtbReaderTest, PossessiveSplitsIntoOwnerAndHeadChunks) {
   // (NP (NP John 's) big dog): [John 's] [big dog].
-  const Sentence s = ReadOne(
-      "((NP (NP (NNP John) (POS 's)) (JJ big) (NN dog)))", true);
+  const Sentence s = ReadOne("((NP (NP (NNP John) (POS 's)) (JJ big) (NN dog)))", true);
   EXPECT_EQ(s.labels, (Strings{"B-NP", "I-NP", "B-NP", "I-NP"}));
 }
 
@@ -86,13 +85,11 @@ TEST(PtbReaderTest, PossessiveHeadRunStopsAtAPhrase) {
       "((NP (NP (DT the) (NN firm) (POS 's)) (ADJP (RB very) (JJ big)) (NN unit) "
       "(PP (IN in) (NP (NNP Ohio)))))",
       true);
-  EXPECT_EQ(s.labels,
-            (Strings{"B-NP", "I-NP", "I-NP", "B-NP", "I-NP", "I-NP", "O", "B-NP"}));
+  EXPECT_EQ(s.labels, (Strings{"B-NP", "I-NP", "I-NP", "B-NP", "I-NP", "I-NP", "O", "B-NP"}));
 }
 
 TEST(PtbReaderTest, CoordinatedNpsAreSeparateChunksCoordinatedNounsAreOne) {
-  const Sentence split = ReadOne(
-      "((NP (NP (NNS cats)) (CC and) (NP (DT the) (NNS dogs))))", true);
+  const Sentence split = ReadOne("((NP (NP (NNS cats)) (CC and) (NP (DT the) (NNS dogs))))", true);
   EXPECT_EQ(split.labels, (Strings{"B-NP", "O", "B-NP", "I-NP"}));
   const Sentence joined = ReadOne("((NP (NNS cats) (CC and) (NNS dogs)))", true);
   EXPECT_EQ(joined.labels, (Strings{"B-NP", "I-NP", "I-NP"}));
@@ -111,8 +108,7 @@ TEST(PtbReaderTest, FunctionTagsAndIndicesAreStripped) {
 }
 
 TEST(PtbReaderTest, AdjacentBaseNpsStartWithB) {
-  const Sentence s = ReadOne(
-      "((S (VP (VBD gave) (NP (PRP him)) (NP (DT a) (NN book)))))", true);
+  const Sentence s = ReadOne("((S (VP (VBD gave) (NP (PRP him)) (NP (DT a) (NN book)))))", true);
   EXPECT_EQ(s.labels, (Strings{"O", "B-NP", "B-NP", "I-NP"}));
 }
 

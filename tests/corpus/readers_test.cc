@@ -1,5 +1,5 @@
-#include <filesystem>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -177,8 +177,8 @@ TEST(ReadCorpusTest, ConcatenatesFilesAndReportsMissingOnes) {
   TempDir dir;
   std::ofstream(dir.path() + "/a.txt") << "x A\n";
   std::ofstream(dir.path() + "/b.txt") << "y B\n\nz C\n";
-  auto all = ReadCorpus({dir.path() + "/a.txt", dir.path() + "/b.txt"},
-                        Options(CorpusFormat::kConll));
+  auto all =
+      ReadCorpus({dir.path() + "/a.txt", dir.path() + "/b.txt"}, Options(CorpusFormat::kConll));
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_EQ(all->size(), 3u);
   auto missing = ReadCorpus({dir.path() + "/nope.txt"}, Options(CorpusFormat::kConll));
@@ -223,8 +223,9 @@ TEST(ReaderTest, EveryFormatSkipsALeadingByteOrderMark) {
     std::string text;
   } cases[] = {
       {CorpusFormat::kConll, "He PRP\nran VBD\n"},
-      {CorpusFormat::kConllu, "1\tHe\the\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n"
-                              "2\tran\trun\tVERB\tVBD\t_\t0\troot\t_\t_\n"},
+      {CorpusFormat::kConllu,
+       "1\tHe\the\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n"
+       "2\tran\trun\tVERB\tVBD\t_\t0\troot\t_\t_\n"},
       {CorpusFormat::kPtb, "(S (NP (PRP He)) (VP (VBD ran)))\n"},
       {CorpusFormat::kTagged, "He_PRP ran_VBD\n"},
   };
@@ -248,8 +249,9 @@ TEST(ReaderTest, EveryFormatRefusesBareCrAndReadsCrlf) {
     std::string text;
   } cases[] = {
       {CorpusFormat::kConll, "He PRP\nran VBD\n\nOK UH\n"},
-      {CorpusFormat::kConllu, "# c\n1\tHe\the\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n"
-                              "2\tran\trun\tVERB\tVBD\t_\t0\troot\t_\t_\n"},
+      {CorpusFormat::kConllu,
+       "# c\n1\tHe\the\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n"
+       "2\tran\trun\tVERB\tVBD\t_\t0\troot\t_\t_\n"},
       {CorpusFormat::kPtb, "(S (NP (PRP He))\n (VP (VBD ran)))\n"},
       {CorpusFormat::kTagged, "He_PRP ran_VBD\nOK_UH\n"},
   };
@@ -310,24 +312,24 @@ int LineOfToken(CorpusFormat format, int t) {
 TEST(ReaderTest, LongSentencesAreRefusedByDefault) {
   EXPECT_EQ(ReaderOptions().max_sentence_tokens, 10000);
   EXPECT_FALSE(ReaderOptions().split_long_sentences);
-  for (CorpusFormat format : {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kPtb,
-                              CorpusFormat::kTagged}) {
+  for (CorpusFormat format :
+       {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kPtb, CorpusFormat::kTagged}) {
     ReaderOptions options = Options(format);
     options.max_sentence_tokens = 4;
     EXPECT_TRUE(ReadAll(LongSentence(format, 4), options).ok()) << CorpusFormatName(format);
     absl::StatusOr<std::vector<Sentence>> got = ReadAll(LongSentence(format, 7), options, "long");
     ASSERT_FALSE(got.ok()) << CorpusFormatName(format);
-    const std::string expected =
-        absl::StrCat("long:", LineOfToken(format, 5),
-                     ": expected at most 4 tokens in a sentence (--max-sentence-tokens), found more");
+    const std::string expected = absl::StrCat(
+        "long:", LineOfToken(format, 5),
+        ": expected at most 4 tokens in a sentence (--max-sentence-tokens), found more");
     EXPECT_EQ(std::string(got.status().message()).substr(0, expected.size()), expected)
         << got.status();
   }
 }
 
 TEST(ReaderTest, LongSentencesAreSplitWithAWarning) {
-  for (CorpusFormat format : {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kTagged,
-                              CorpusFormat::kPtb}) {
+  for (CorpusFormat format :
+       {CorpusFormat::kConll, CorpusFormat::kConllu, CorpusFormat::kTagged, CorpusFormat::kPtb}) {
     ReaderOptions options = Options(format);
     options.max_sentence_tokens = 4;
     options.split_long_sentences = true;
@@ -351,9 +353,10 @@ TEST(ReaderTest, LongSentencesAreSplitWithAWarning) {
       got.push_back(std::move(**next));
     }
     if (format == CorpusFormat::kPtb) {
-      EXPECT_NE(status.message().find("long:6: expected at most 4 tokens in a sentence "
-                                      "(--max-sentence-tokens), found more (a tree is never split)"),
-                std::string::npos)
+      EXPECT_NE(
+          status.message().find("long:6: expected at most 4 tokens in a sentence "
+                                "(--max-sentence-tokens), found more (a tree is never split)"),
+          std::string::npos)
           << status;
       continue;
     }
@@ -427,8 +430,7 @@ TEST(SharedCorporaTest, Conll2000TrainCounts) {
 }
 
 TEST(SharedCorporaTest, EwtTrainCounts) {
-  ExpectCounts(
-      {{"ud-english-ewt/en_ewt-ud-train.conllu"}, CorpusFormat::kConllu, 12544, 204577});
+  ExpectCounts({{"ud-english-ewt/en_ewt-ud-train.conllu"}, CorpusFormat::kConllu, 12544, 204577});
 }
 
 TEST(SharedCorporaTest, DevSplitCounts) {

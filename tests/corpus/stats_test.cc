@@ -57,10 +57,9 @@ TEST(CorpusStatsTest, SmallCorpusByHand) {
   EXPECT_EQ(stats.sentences, 3);
   EXPECT_EQ(stats.tokens, 10);
   EXPECT_EQ(stats.types, 9);  // a b c 1..6
-  EXPECT_EQ(stats.labels, (std::vector<std::pair<std::string, int64_t>>{
-                              {"X", 8}, {"Y", 1}, {"Z", 1}}));
-  EXPECT_EQ(stats.length_histogram,
-            (std::vector<std::pair<int, int64_t>>{{1, 2}, {6, 1}}));
+  EXPECT_EQ(stats.labels,
+            (std::vector<std::pair<std::string, int64_t>>{{"X", 8}, {"Y", 1}, {"Z", 1}}));
+  EXPECT_EQ(stats.length_histogram, (std::vector<std::pair<int, int64_t>>{{1, 2}, {6, 1}}));
   ExpectEqual(stats, Reference(*in));
 }
 
@@ -81,9 +80,9 @@ TEST(CorpusStatsTest, SharedCorporaMatchReferenceAndDocumentedTotals) {
     CorpusFormat format;
     int64_t sentences, tokens;
   };
-  for (const Case& c : {Case{"conll2000/train.txt", CorpusFormat::kConll, 8936, 211727},
-                        Case{"ud-english-ewt/en_ewt-ud-train.conllu", CorpusFormat::kConllu,
-                             12544, 204577}}) {
+  for (const Case& c :
+       {Case{"conll2000/train.txt", CorpusFormat::kConll, 8936, 211727},
+        Case{"ud-english-ewt/en_ewt-ud-train.conllu", CorpusFormat::kConllu, 12544, 204577}}) {
     auto sentences = ReadCorpus({SharedCorpus(c.file)}, Options(c.format));
     ASSERT_TRUE(sentences.ok()) << sentences.status();
     CorpusStatsAccumulator acc;

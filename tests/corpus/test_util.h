@@ -48,7 +48,8 @@ inline std::string Message(const absl::Status& status) { return std::string(stat
 class TempDir {
  public:
   TempDir() {
-    std::string templ = (std::filesystem::temp_directory_path() / "chaintag-corpus-XXXXXX").string();
+    std::string templ =
+        (std::filesystem::temp_directory_path() / "chaintag-corpus-XXXXXX").string();
     path_ = mkdtemp(templ.data()) ? templ : "";
   }
   ~TempDir() {

@@ -43,10 +43,12 @@ int ReferenceLength(const unsigned char* p, size_t n, int* bad) {
 
 std::string RandomBytes(std::mt19937& rng, int n) {
   // Mostly lead and continuation bytes, so every branch of the table is hit.
-  const unsigned char interesting[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0,
-                                       0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF};
+  const unsigned char interesting[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F,
+                                       0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+                                       0xE1, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF};
   std::string s;
-  for (int i = 0; i < n; ++i) s.push_back(static_cast<char>(interesting[rng() % sizeof interesting]));
+  for (int i = 0; i < n; ++i)
+    s.push_back(static_cast<char>(interesting[rng() % sizeof interesting]));
   return s;
 }
 

@@ -143,9 +143,9 @@ void RoundTrip(const std::vector<Sentence>& original, CorpusFormat out_format,
   ExpectSameData(original, *back);
 }
 
-#define SKIP_WITHOUT_SHARED_CORPORA()                                              \
-  if (!std::filesystem::exists(SharedCorpus(""))) {                                \
-    GTEST_SKIP() << "shared corpora not found at " << CHAINTAG_SHARED_CORPORA;     \
+#define SKIP_WITHOUT_SHARED_CORPORA()                                          \
+  if (!std::filesystem::exists(SharedCorpus(""))) {                            \
+    GTEST_SKIP() << "shared corpora not found at " << CHAINTAG_SHARED_CORPORA; \
   }
 
 TEST(RoundTripTest, Conll2000) {

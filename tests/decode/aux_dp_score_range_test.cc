@@ -152,8 +152,8 @@ TEST(ScoreRangeTest, CoarsenedBeyondTheRangeWidthKeepsTheGuarantee) {
     Lattice lattice = RandomLattice(rng, m, n, false, 0.0);
     std::vector<double> scores;
     ForEachLabeling(m, n, [&](const std::vector<int>& y) { scores.push_back(lattice.Score(y)); });
-    const double lower =
-        trial % 2 == 0 ? scores[rng() % scores.size()] - 0.05 : std::uniform_real_distribution<double>(-6, 6)(rng);
+    const double lower = trial % 2 == 0 ? scores[rng() % scores.size()] - 0.05
+                                        : std::uniform_real_distribution<double>(-6, 6)(rng);
     const double upper = lower + std::uniform_real_distribution<double>(0.05, 0.5)(rng);
     double best_in_range = kNegInf;
     for (double s : scores)

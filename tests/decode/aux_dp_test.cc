@@ -16,10 +16,10 @@ namespace chaintag {
 namespace {
 
 using testing::ChunkLabels;
-using testing::MakeConstraint;
-using testing::RandomConstraint;
 using testing::ForEachLabeling;
+using testing::MakeConstraint;
 using testing::Names;
+using testing::RandomConstraint;
 using testing::RandomLattice;
 using testing::ReverseLexLess;
 

@@ -2,15 +2,14 @@
 #ifndef CHAINTAG_TESTS_DECODE_BRUTE_FORCE_H_
 #define CHAINTAG_TESTS_DECODE_BRUTE_FORCE_H_
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
-#include <random>
-#include <vector>
-
-#include <algorithm>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "chaintag/aux_dp.h"
 #include "chaintag/chunks.h"
@@ -41,7 +40,8 @@ inline Lattice RandomLattice(std::mt19937& rng, int m, int n, bool integral, dou
 }
 
 // Calls visit(labels) for every labeling in lexicographic order (position 0 most significant).
-inline void ForEachLabeling(int m, int n, const std::function<void(const std::vector<int>&)>& visit) {
+inline void ForEachLabeling(int m, int n,
+                            const std::function<void(const std::vector<int>&)>& visit) {
   std::vector<int> labels(m, 0);
   while (true) {
     visit(labels);
@@ -68,7 +68,6 @@ inline double LogSumExp(const std::vector<double>& v) {
   for (double x : v) s += std::exp(x - mx);
   return mx + std::log(s);
 }
-
 
 // Chunk label inventories for chunk statistics on small lattices (N <= 4).
 inline std::vector<std::string> ChunkLabels(int n) {
@@ -99,7 +98,7 @@ struct RandomConstraint {
 };
 
 inline RandomConstraint MakeConstraint(std::mt19937& rng, int m, int n, const ChunkTable& chunks,
-                                const std::vector<std::string>& names) {
+                                       const std::vector<std::string>& names) {
   std::uniform_int_distribution<int> kind_dist(0, 3);
   std::uniform_int_distribution<int> small(0, 3);
   std::uniform_int_distribution<int> label(0, n - 1);

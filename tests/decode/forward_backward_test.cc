@@ -1,5 +1,3 @@
-#include "gtest/gtest.h"
-
 #include <cmath>
 #include <random>
 #include <vector>
@@ -7,6 +5,7 @@
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
 #include "decode/brute_force.h"
+#include "gtest/gtest.h"
 
 namespace chaintag {
 namespace {

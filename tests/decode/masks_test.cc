@@ -1,10 +1,9 @@
-#include "gtest/gtest.h"
-
 #include <string>
 #include <vector>
 
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
+#include "gtest/gtest.h"
 
 namespace chaintag {
 namespace {

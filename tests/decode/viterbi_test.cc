@@ -1,11 +1,10 @@
-#include "gtest/gtest.h"
-
 #include <random>
 #include <vector>
 
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
 #include "decode/brute_force.h"
+#include "gtest/gtest.h"
 
 namespace chaintag {
 namespace {
@@ -32,7 +31,8 @@ TEST(ViterbiDecodeTest, AllMaskedIsInfeasible) {
 
 // Compares ViterbiDecode with the best of all N^M labelings (ties: reverse-lexicographically
 // smallest, checked on integer lattices); returns 1 if some labeling is feasible.
-int CheckAgainstBruteForce(const Lattice& lattice, bool integral, int trial, ViterbiScratch* scratch) {
+int CheckAgainstBruteForce(const Lattice& lattice, bool integral, int trial,
+                           ViterbiScratch* scratch) {
   const int m = lattice.size(), n = lattice.num_labels();
   double best = kNegInf;
   std::vector<int> arg;

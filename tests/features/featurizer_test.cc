@@ -36,32 +36,30 @@ TEST(FeaturizerTest, ChunkConllMatchesCrfppAttributes) {
   ASSERT_TRUE(featurizer.CheckColumns(s).ok());
   // Expected strings written by hand from CRF++'s expansion rules (_B-k before, _B+k after).
   EXPECT_THAT(featurizer.Attributes(s, 0),
-              ElementsAre("U00:_B-2", "U01:_B-1", "U02:He", "U03:reckons", "U04:the",
-                          "U05:_B-1/He", "U06:He/reckons", "U10:_B-2", "U11:_B-1", "U12:PRP",
-                          "U13:VBZ", "U14:DT", "U15:_B-2/_B-1", "U16:_B-1/PRP", "U17:PRP/VBZ",
-                          "U18:VBZ/DT", "U20:_B-2/_B-1/PRP", "U21:_B-1/PRP/VBZ",
-                          "U22:PRP/VBZ/DT"));
+              ElementsAre("U00:_B-2", "U01:_B-1", "U02:He", "U03:reckons", "U04:the", "U05:_B-1/He",
+                          "U06:He/reckons", "U10:_B-2", "U11:_B-1", "U12:PRP", "U13:VBZ", "U14:DT",
+                          "U15:_B-2/_B-1", "U16:_B-1/PRP", "U17:PRP/VBZ", "U18:VBZ/DT",
+                          "U20:_B-2/_B-1/PRP", "U21:_B-1/PRP/VBZ", "U22:PRP/VBZ/DT"));
   EXPECT_THAT(featurizer.Attributes(s, 1),
               ElementsAre("U00:_B-1", "U01:He", "U02:reckons", "U03:the", "U04:_B+1",
                           "U05:He/reckons", "U06:reckons/the", "U10:_B-1", "U11:PRP", "U12:VBZ",
                           "U13:DT", "U14:_B+1", "U15:_B-1/PRP", "U16:PRP/VBZ", "U17:VBZ/DT",
-                          "U18:DT/_B+1", "U20:_B-1/PRP/VBZ", "U21:PRP/VBZ/DT",
-                          "U22:VBZ/DT/_B+1"));
-  EXPECT_THAT(featurizer.Attributes(s, 2),
-              ElementsAre("U00:He", "U01:reckons", "U02:the", "U03:_B+1", "U04:_B+2",
-                          "U05:reckons/the", "U06:the/_B+1", "U10:PRP", "U11:VBZ", "U12:DT",
-                          "U13:_B+1", "U14:_B+2", "U15:PRP/VBZ", "U16:VBZ/DT", "U17:DT/_B+1",
-                          "U18:_B+1/_B+2", "U20:PRP/VBZ/DT", "U21:VBZ/DT/_B+1",
-                          "U22:DT/_B+1/_B+2"));
+                          "U18:DT/_B+1", "U20:_B-1/PRP/VBZ", "U21:PRP/VBZ/DT", "U22:VBZ/DT/_B+1"));
+  EXPECT_THAT(
+      featurizer.Attributes(s, 2),
+      ElementsAre("U00:He", "U01:reckons", "U02:the", "U03:_B+1", "U04:_B+2", "U05:reckons/the",
+                  "U06:the/_B+1", "U10:PRP", "U11:VBZ", "U12:DT", "U13:_B+1", "U14:_B+2",
+                  "U15:PRP/VBZ", "U16:VBZ/DT", "U17:DT/_B+1", "U18:_B+1/_B+2", "U20:PRP/VBZ/DT",
+                  "U21:VBZ/DT/_B+1", "U22:DT/_B+1/_B+2"));
 }
 
 TEST(FeaturizerTest, FunctionsConjunctionsAndMarkers) {
-  Featurizer featurizer(Spec(
-      "A:lower(%x[0,0])/suf2(%x[0,0])\n"
-      "C:shortshape(%x[-1,0])/hasupper(%x[0,0])\n"
-      "D:pre1(%x[3,0])\n"
-      "E:suf3(lower(%x[0,0]))\n"
-      "F:[%x[0,0]]\n"));
+  Featurizer featurizer(
+      Spec("A:lower(%x[0,0])/suf2(%x[0,0])\n"
+           "C:shortshape(%x[-1,0])/hasupper(%x[0,0])\n"
+           "D:pre1(%x[3,0])\n"
+           "E:suf3(lower(%x[0,0]))\n"
+           "F:[%x[0,0]]\n"));
   const Sentence s = MakeSentence({{"Ärger", "IBM-7"}});
   EXPECT_THAT(featurizer.Attributes(s, 0),
               ElementsAre("A:ärger/er", "C:_B-1/1", "D:_B+2", "E:ger", "F:[Ärger]"));
@@ -82,9 +80,9 @@ TEST(FeaturizerTest, EmptyAndLongValues) {
   for (int t = 0; t < 4; ++t) {
     for (int32_t id : out.at(t)) seen.push_back(dict.name(id));
   }
-  EXPECT_THAT(seen, ElementsAre("U00:_B-1||" + long_word, "U01:", "U00:|" + long_word + "|ab",
-                                "U01:qq", "U00:" + long_word + "|ab|", "U01:ab", "U00:ab||_B+1",
-                                "U01:"));
+  EXPECT_THAT(seen,
+              ElementsAre("U00:_B-1||" + long_word, "U01:", "U00:|" + long_word + "|ab", "U01:qq",
+                          "U00:" + long_word + "|ab|", "U01:ab", "U00:ab||_B+1", "U01:"));
 }
 
 TEST(FeaturizerTest, EmptySentence) {
@@ -104,9 +102,10 @@ TEST(FeaturizerTest, CheckColumnsReportsMissingColumn) {
   const Sentence s = MakeSentence({{"a", "b"}, {"X", "Y"}});
   absl::Status status = featurizer.CheckColumns(s);
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.message(),
-            "test.conll:10: expected at least 3 input columns (the feature templates read column 2, "
-            "0-based), found 2");
+  EXPECT_EQ(
+      status.message(),
+      "test.conll:10: expected at least 3 input columns (the feature templates read column 2, "
+      "0-based), found 2");
   // Without the check, a missing column reads as empty strings instead of crashing.
   EXPECT_THAT(featurizer.Attributes(s, 0), ElementsAre("U00:a", "U01:"));
   EXPECT_TRUE(featurizer.CheckColumns(MakeSentence({{"a"}, {"X"}, {"Y"}})).ok());
@@ -152,8 +151,8 @@ TEST(FeaturizerTest, FeaturizeAgreesWithAttributesOnRandomSentences) {
   absl::StatusOr<FeatureSpec> pos = FeatureSpec::Preset("pos");
   absl::StatusOr<FeatureSpec> chunk = FeatureSpec::Preset("chunk");
   ASSERT_TRUE(pos.ok() && chunk.ok());
-  const std::vector<std::string> alphabet = {"a", "B", "z", "Q", "7", "-", ".", "é", "Ä",
-                                             "ß", "日", "😀", "x", "e", "S", "0"};
+  const std::vector<std::string> alphabet = {"a", "B", "z",  "Q", "7", "-", ".", "é",
+                                             "Ä", "ß", "日", "😀", "x", "e", "S", "0"};
   std::mt19937 rng(12345);
   auto random_word = [&] {
     std::string w;
@@ -185,8 +184,10 @@ TEST(FeaturizerTest, FeaturizeAgreesWithAttributesOnRandomSentences) {
         std::vector<int32_t> expected;
         for (const std::string& a : featurizer.Attributes(s, t)) {
           const int id = dict.Find(a);
-          if (id >= 0) expected.push_back(id);
-          else ++dropped;
+          if (id >= 0)
+            expected.push_back(id);
+          else
+            ++dropped;
         }
         EXPECT_THAT(out.at(t), ::testing::ElementsAreArray(expected));
       }
@@ -199,7 +200,7 @@ TEST(FeaturizerTest, FeaturizeAgreesWithAttributesOnRandomSentences) {
 // words, sentence edges (markers), a cache small enough to be reset mid-corpus, and sentences
 // with a missing column (which take the uncached path).
 TEST(FeaturizerTest, ValueCacheGivesUncachedIds) {
-  const std::vector<std::string> alphabet = {"a", "B", "z", "Q", "7", "-", ".", "é", "Ä",
+  const std::vector<std::string> alphabet = {"a", "B",  "z", "Q", "7", "-", ".", "é", "Ä",
                                              "ß", "日", "😀", "x", "e", "S", "0", "İ"};
   std::mt19937 rng(777);
   std::vector<std::string> vocabulary;
@@ -227,7 +228,8 @@ TEST(FeaturizerTest, ValueCacheGivesUncachedIds) {
   for (size_t i = 0; i < vocabulary.size(); i += 3) {
     std::string w = vocabulary[i];
     for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!w.empty()) lexicon_text += w + "\t" + tags[i % tags.size()] + " " + tags[(i / 2) % tags.size()] + "\n";
+    if (!w.empty())
+      lexicon_text += w + "\t" + tags[i % tags.size()] + " " + tags[(i / 2) % tags.size()] + "\n";
   }
   absl::StatusOr<Lexicon> lexicon = Lexicon::Parse(lexicon_text, "test.lex");
   ASSERT_TRUE(lexicon.ok()) << lexicon.status();

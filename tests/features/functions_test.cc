@@ -17,9 +17,9 @@ std::string Apply(std::string_view name, std::string_view value) {
 }
 
 TEST(CellFunctionTest, NamesRoundTrip) {
-  for (std::string_view name : {"lower", "pre1", "pre2", "pre3", "pre4", "suf1", "suf2", "suf3",
-                                "suf4", "shape", "shortshape", "hasdigit", "hashyphen", "hasupper",
-                                "allcaps"}) {
+  for (std::string_view name :
+       {"lower", "pre1", "pre2", "pre3", "pre4", "suf1", "suf2", "suf3", "suf4", "shape",
+        "shortshape", "hasdigit", "hashyphen", "hasupper", "allcaps"}) {
     std::optional<CellFunction> f = CellFunctionFromName(name);
     ASSERT_TRUE(f.has_value()) << name;
     EXPECT_EQ(CellFunctionName(*f), name);
@@ -74,7 +74,7 @@ TEST(CellFunctionTest, Shape) {
   EXPECT_EQ(Apply("shape", "1,000"), "d,ddd");
   EXPECT_EQ(Apply("shape", "Ärger"), "Xxxxx");
   EXPECT_EQ(Apply("shape", "naïve"), "xxxxx");
-  EXPECT_EQ(Apply("shape", "٣"), "d");  // Arabic-Indic digit three
+  EXPECT_EQ(Apply("shape", "٣"), "d");      // Arabic-Indic digit three
   EXPECT_EQ(Apply("shape", "a€b"), "x€x");  // other characters are kept
   EXPECT_EQ(Apply("shape", ""), "");
 }

@@ -58,8 +58,9 @@ TEST(LexiconTest, ErrorsNameTheLineAndWhatWasExpected) {
   EXPECT_THAT(ParseError("\tv\n"),
               HasSubstr("bad.lex:1: expected WORD<TAB>CLASS [CLASS ...], found an empty word in "));
   EXPECT_THAT(ParseError("run\t \n"), HasSubstr("bad.lex:1: expected at least one class"));
-  EXPECT_THAT(ParseError("a\tn\nrun\tn|v\n"),
-              HasSubstr("bad.lex:2: expected a class name without '|' and other than '-', found 'n|v'"));
+  EXPECT_THAT(
+      ParseError("a\tn\nrun\tn|v\n"),
+      HasSubstr("bad.lex:2: expected a class name without '|' and other than '-', found 'n|v'"));
   EXPECT_THAT(ParseError("run\t-\n"), HasSubstr("found '-'"));
   EXPECT_EQ(ParseError(""), "bad.lex:1: expected WORD<TAB>CLASS lines, found none");
   EXPECT_EQ(ParseError("\n \n"), "bad.lex:2: expected WORD<TAB>CLASS lines, found none");
@@ -67,7 +68,8 @@ TEST(LexiconTest, ErrorsNameTheLineAndWhatWasExpected) {
 }
 
 TEST(LexiconTest, ReadsFilesAndNamesMissingOnes) {
-  const std::string path = (std::filesystem::temp_directory_path() / "chaintag_lexicon_test.lex").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "chaintag_lexicon_test.lex").string();
   {
     std::ofstream out(path);
     out << "dog\tn\nbark\tn v\n";
@@ -99,7 +101,10 @@ Sentence Words(std::vector<std::string> words) {
 // Issue 18: lexicon files share the corpus line reader: a BOM is skipped, bare CRs and
 // directories are refused.
 TEST(LexiconTest, ByteOrderMarkBareCrAndDirectories) {
-  absl::StatusOr<Lexicon> lexicon = Lexicon::Parse("\xEF\xBB\xBF" "dog\tNN\r\ncat\tNN\r\n", "l");
+  absl::StatusOr<Lexicon> lexicon = Lexicon::Parse(
+      "\xEF\xBB\xBF"
+      "dog\tNN\r\ncat\tNN\r\n",
+      "l");
   ASSERT_TRUE(lexicon.ok()) << lexicon.status();
   EXPECT_EQ(lexicon->Lookup("dog"), "NN");
   EXPECT_EQ(lexicon->num_words(), 2);
@@ -117,8 +122,8 @@ TEST(LexiconTest, ByteOrderMarkBareCrAndDirectories) {
 
 TEST(LexiconTest, LexFunctionInTemplates) {
   auto lexicon = std::make_shared<const Lexicon>(MustParse("run\tv n\ndogs\tn\n"));
-  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(
-      "U0:lex(lower(%x[0,0]))\nU1:lex(%x[1,0])/suf1(%x[0,0])\nB\n", lexicon);
+  absl::StatusOr<FeatureSpec> spec =
+      FeatureSpec::Parse("U0:lex(lower(%x[0,0]))\nU1:lex(%x[1,0])/suf1(%x[0,0])\nB\n", lexicon);
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_TRUE(spec->uses_lexicon());
   EXPECT_EQ(spec->lexicon(), lexicon);
@@ -133,7 +138,8 @@ TEST(LexiconTest, LexWithoutALexiconIsAnError) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U0:%x[0,0]\n\nU1:lex(%x[0,0])\nB\n");
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.status().message(),
-            "template line 3: lex() reads a word-class lexicon, but none was given (train --lexicon FILE)");
+            "template line 3: lex() reads a word-class lexicon, but none was given (train "
+            "--lexicon FILE)");
   // Templates without lex() ignore a lexicon they are given.
   absl::StatusOr<FeatureSpec> plain =
       FeatureSpec::Parse("U0:%x[0,0]\n", std::make_shared<const Lexicon>(MustParse("a\tb\n")));

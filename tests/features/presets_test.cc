@@ -53,7 +53,8 @@ TEST(PresetTest, InputColumns) {
   ASSERT_TRUE(lex.ok()) << lex.status();
   EXPECT_EQ(lex->num_input_columns(), 1);
   EXPECT_GT(lex->num_templates(), FeatureSpec::Preset("pos")->num_templates());
-  EXPECT_THAT(lex->text(), ::testing::StartsWith(FeatureSpec::Preset("pos")->text().substr(0, 200)));
+  EXPECT_THAT(lex->text(),
+              ::testing::StartsWith(FeatureSpec::Preset("pos")->text().substr(0, 200)));
 }
 
 TEST(PresetTest, PosLexiconNeedsALexicon) {
@@ -65,8 +66,9 @@ TEST(PresetTest, PosLexiconNeedsALexicon) {
 TEST(PresetTest, UnknownPresetNamesTheChoices) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("ner");
   ASSERT_FALSE(spec.ok());
-  EXPECT_EQ(spec.status().message(),
-            "feature preset: expected one of chunk-conll, chunk, np, pos, pos-lexicon; found 'ner'");
+  EXPECT_EQ(
+      spec.status().message(),
+      "feature preset: expected one of chunk-conll, chunk, np, pos, pos-lexicon; found 'ner'");
 }
 
 }  // namespace

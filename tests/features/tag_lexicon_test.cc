@@ -51,7 +51,7 @@ TEST(TagLexiconTest, KeepCaseMinShareAndMinCount) {
   TagLexiconBuilder builder({.case_fold = false, .min_share = 0.5, .min_count = 2});
   ASSERT_TRUE(builder.Add(Tagged({"Bank/NNP", "bank/NN", "bank/NN", "bank/VB", "rare/JJ"})).ok());
   const Lexicon lexicon = MustBuild(builder);
-  EXPECT_EQ(lexicon.Lookup("bank"), "NN");             // VB is 1 of 3 < 0.5
+  EXPECT_EQ(lexicon.Lookup("bank"), "NN");              // VB is 1 of 3 < 0.5
   EXPECT_EQ(lexicon.Lookup("Bank"), Lexicon::kAbsent);  // seen once < min_count
   EXPECT_EQ(lexicon.Lookup("rare"), Lexicon::kAbsent);
   EXPECT_EQ(lexicon.num_words(), 1);
@@ -73,7 +73,8 @@ TEST(TagLexiconTest, ErrorsNameFileAndLine) {
   EXPECT_THAT(s.message(), HasSubstr("corpus.txt:3: expected labelled tokens"));
 
   // Nothing counted (or nothing frequent enough) is an error, and so is a share outside (0, 1].
-  EXPECT_THAT(TagLexiconBuilder().Build().status().message(), HasSubstr("found none (0 tokens read)"));
+  EXPECT_THAT(TagLexiconBuilder().Build().status().message(),
+              HasSubstr("found none (0 tokens read)"));
   TagLexiconBuilder rare({.min_count = 5});
   ASSERT_TRUE(rare.Add(Tagged({"a/DT"})).ok());
   EXPECT_FALSE(rare.Build().ok());

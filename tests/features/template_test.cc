@@ -83,18 +83,22 @@ TEST(FeatureSpecTest, ErrorsNameTheLineAndWhatWasExpected) {
   EXPECT_THAT(ParseError("U00:%x[a,0]"), HasSubstr("template line 1: expected a row offset"));
   EXPECT_THAT(ParseError("U00:%x[0,-1]"),
               HasSubstr("template line 1: expected a column index (0-based, non-negative)"));
-  EXPECT_THAT(ParseError("U00:%x[0,1"), HasSubstr("expected ']' closing %x[row,col], found end of line"));
+  EXPECT_THAT(ParseError("U00:%x[0,1"),
+              HasSubstr("expected ']' closing %x[row,col], found end of line"));
   EXPECT_THAT(ParseError("\n\nU00:upper(%x[0,0])"),
               HasSubstr("template line 3: expected a function name (lower, pre1"));
   EXPECT_THAT(ParseError("U00:upper(%x[0,0])"), HasSubstr("found 'upper(%x[0,0])'"));
-  EXPECT_THAT(ParseError("U00:lower(%x[0,0]"), HasSubstr("expected ')' closing lower(, found end of line"));
-  EXPECT_THAT(ParseError("U00:lower(bad)"), HasSubstr("expected '%x[' or a function call, found 'bad)'"));
+  EXPECT_THAT(ParseError("U00:lower(%x[0,0]"),
+              HasSubstr("expected ')' closing lower(, found end of line"));
+  EXPECT_THAT(ParseError("U00:lower(bad)"),
+              HasSubstr("expected '%x[' or a function call, found 'bad)'"));
   EXPECT_THAT(ParseError("U00:%y[0,0]"), HasSubstr("expected '%x['"));
   EXPECT_THAT(ParseError("U00:%x[0,0]\nU00:%x[1,0]"),
               HasSubstr("template line 2: expected a template name not used before, found 'U00' "
                         "(already used on line 1)"));
-  EXPECT_THAT(ParseError("B:%x[0,0]"),
-              HasSubstr("template line 1: expected a label-bigram template without cell references"));
+  EXPECT_THAT(
+      ParseError("B:%x[0,0]"),
+      HasSubstr("template line 1: expected a label-bigram template without cell references"));
   EXPECT_THAT(ParseError("# only comments\nB\n"),
               HasSubstr("expected at least one unigram template, found none"));
   EXPECT_THAT(ParseError("U00:%x[100,0]"), HasSubstr("expected a row offset between -64 and 64"));

@@ -13,8 +13,8 @@
 namespace {
 
 const std::shared_ptr<const chaintag::Lexicon>& FuzzLexicon() {
-  static const auto* lexicon = new std::shared_ptr<const chaintag::Lexicon>(
-      std::make_shared<chaintag::Lexicon>(
+  static const auto* lexicon =
+      new std::shared_ptr<const chaintag::Lexicon>(std::make_shared<chaintag::Lexicon>(
           *chaintag::Lexicon::Parse("The\tDT\nold\tJJ NN\nman\tNN VB\n", "<lexicon>")));
   return *lexicon;
 }

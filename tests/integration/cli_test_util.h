@@ -31,7 +31,8 @@ inline std::string ReadAll(const std::filesystem::path& path) {
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "chaintag-test-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "chaintag-test-XXXXXX").string();
     path_ = mkdtemp(pattern.data());
   }
   ~TempDir() {
@@ -55,8 +56,10 @@ inline RunResult RunChaintag(const std::string& args, const std::string& prefix 
   std::string script = "cd '" + std::string(CHAINTAG_SOURCE_DIR) + "' && " + command;
   std::string quoted;
   for (char c : script) {
-    if (c == '\'') quoted += "'\\''";
-    else quoted += c;
+    if (c == '\'')
+      quoted += "'\\''";
+    else
+      quoted += c;
   }
   const int status = std::system(("bash -c '" + quoted + "'").c_str());
   RunResult r;

@@ -22,7 +22,7 @@ struct ObjectiveCase {
   const char* objective;  // expected in `chaintag info`
   const char* algorithm;
   const char* loss;
-  const char* progress;   // expected at the start of a progress line
+  const char* progress;  // expected at the start of a progress line
 };
 
 class ObjectivesTest : public ::testing::TestWithParam<ObjectiveCase> {};
@@ -31,15 +31,18 @@ TEST_P(ObjectivesTest, TrainsRecordsAndTags) {
   const ObjectiveCase& c = GetParam();
   TempDir dir;
   const std::string model = (dir.path() / "m.model").string();
-  RunResult r = RunChaintag(std::string("train --format conll --preset chunk-conll --max-iterations 8 ") +
-                            c.flags + " --dev " + kFixture + " -o '" + model + "' " + kFixture);
+  RunResult r =
+      RunChaintag(std::string("train --format conll --preset chunk-conll --max-iterations 8 ") +
+                  c.flags + " --dev " + kFixture + " -o '" + model + "' " + kFixture);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr(c.progress));
   EXPECT_THAT(r.err, HasSubstr("dev F1"));
   RunResult info = RunChaintag("info '" + model + "'");
   ASSERT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_THAT(info.out, MatchesRegex(std::string("(.|\n)*objective +") + c.objective + "\n(.|\n)*"));
-  EXPECT_THAT(info.out, MatchesRegex(std::string("(.|\n)*algorithm +") + c.algorithm + "\n(.|\n)*"));
+  EXPECT_THAT(info.out,
+              MatchesRegex(std::string("(.|\n)*objective +") + c.objective + "\n(.|\n)*"));
+  EXPECT_THAT(info.out,
+              MatchesRegex(std::string("(.|\n)*algorithm +") + c.algorithm + "\n(.|\n)*"));
   EXPECT_THAT(info.out, MatchesRegex(std::string("(.|\n)*loss +") + c.loss + "\n(.|\n)*"));
   // The fixture is learnable: the model tags its own training data well.
   RunResult e = RunChaintag("eval -m '" + model + "' " + kFixture);
@@ -54,17 +57,19 @@ INSTANTIATE_TEST_SUITE_P(
         ObjectiveCase{"--objective softmax-margin", "softmax-margin", "lbfgs", "hamming", "iter "},
         ObjectiveCase{"--objective softmax-margin --epsilon 0.5 --p 1.5 --loss normalized-hamming",
                       "softmax-margin", "lbfgs", "normalized-hamming", "iter "},
-        ObjectiveCase{"--objective ssvm-margin --c2 0.1", "ssvm-margin", "bcfw", "hamming", "pass "},
-        ObjectiveCase{"--objective ssvm-margin --c2 0.1 --loss f1 --loss-level chunk", "ssvm-margin",
-                      "bcfw", "f1", "pass "},
+        ObjectiveCase{"--objective ssvm-margin --c2 0.1", "ssvm-margin", "bcfw", "hamming",
+                      "pass "},
+        ObjectiveCase{"--objective ssvm-margin --c2 0.1 --loss f1 --loss-level chunk",
+                      "ssvm-margin", "bcfw", "f1", "pass "},
         ObjectiveCase{"--objective ssvm-slack --c2 0.1 --loss f1 --loss-level chunk", "ssvm-slack",
                       "sgd", "f1", "pass "},
         ObjectiveCase{"--objective ssvm-slack --c2 0.1 --loss zero-one", "ssvm-slack", "sgd",
                       "zero-one", "pass "},
         ObjectiveCase{"--objective ssvm-slack --c2 0.1 --loss weighted-hamming", "ssvm-slack",
                       "sgd", "weighted-hamming", "pass "},
-        ObjectiveCase{"--objective ssvm-margin --algorithm sgd --c2 0.1 --loss recall --loss-level chunk",
-                      "ssvm-margin", "sgd", "recall", "pass "},
+        ObjectiveCase{
+            "--objective ssvm-margin --algorithm sgd --c2 0.1 --loss recall --loss-level chunk",
+            "ssvm-margin", "sgd", "recall", "pass "},
         ObjectiveCase{"--objective perceptron", "perceptron", "perceptron", "none", "iter "},
         ObjectiveCase{"--algorithm perceptron", "perceptron", "perceptron", "none", "iter "}),
     [](const ::testing::TestParamInfo<ObjectiveCase>& info) {
@@ -78,20 +83,24 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ObjectivesCliTest, BcfwPrintsTheDualityGap) {
   TempDir dir;
-  RunResult r = RunChaintag("train --format conll --preset chunk-conll --objective ssvm-margin "
-                            "--c2 0.1 --max-iterations 3 -o '" + (dir.path() / "m.model").string() +
-                            "' " + kFixture);
+  RunResult r = RunChaintag(
+      "train --format conll --preset chunk-conll --objective ssvm-margin "
+      "--c2 0.1 --max-iterations 3 -o '" +
+      (dir.path() / "m.model").string() + "' " + kFixture);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.err, MatchesRegex("(.|\n)*pass +1  primal [0-9.e+]+  gap [0-9.e+-]+  loss (.|\n)*"));
+  EXPECT_THAT(r.err,
+              MatchesRegex("(.|\n)*pass +1  primal [0-9.e+]+  gap [0-9.e+-]+  loss (.|\n)*"));
 }
 
 TEST(ObjectivesCliTest, BadCombinationsAreUsageErrors) {
-  const std::string base = std::string("--format conll --preset chunk-conll -o /no/such/dir/never.model ") + kFixture;
-  for (const char* flags : {"--objective crf --loss hamming", "--objective softmax-margin --loss f1",
-                            "--objective ssvm-slack --algorithm bcfw", "--objective ssvm-margin --c2 0",
-                            "--loss fbeta:x", "--objective ssvm-margin --loss hamming --loss-level chunk",
-                            "--objective ssvm-margin --epsilon 0.5", "--objective softmax-margin --p 2.5",
-                            "--objective nosuch", "--objective ssvm-margin --loss hamming --loss-weights /dev/null"}) {
+  const std::string base =
+      std::string("--format conll --preset chunk-conll -o /no/such/dir/never.model ") + kFixture;
+  for (const char* flags :
+       {"--objective crf --loss hamming", "--objective softmax-margin --loss f1",
+        "--objective ssvm-slack --algorithm bcfw", "--objective ssvm-margin --c2 0",
+        "--loss fbeta:x", "--objective ssvm-margin --loss hamming --loss-level chunk",
+        "--objective ssvm-margin --epsilon 0.5", "--objective softmax-margin --p 2.5",
+        "--objective nosuch", "--objective ssvm-margin --loss hamming --loss-weights /dev/null"}) {
     RunResult r = RunChaintag(std::string("train ") + flags + " " + base);
     EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.err;
     EXPECT_THAT(r.err, HasSubstr("chaintag train: ")) << flags;
@@ -106,16 +115,19 @@ TEST(ObjectivesCliTest, WeightedHammingReadsItsWeightsFile) {
     out << "# gold predicted weight\nB-NP O 2\nI-NP O 1.5\n";
   }
   const std::string model = (dir.path() / "m.model").string();
-  RunResult r = RunChaintag("train --format conll --preset chunk-conll --objective softmax-margin "
-                            "--loss weighted-hamming --loss-weights '" + weights +
-                            "' --max-iterations 5 -o '" + model + "' " + kFixture);
+  RunResult r = RunChaintag(
+      "train --format conll --preset chunk-conll --objective softmax-margin "
+      "--loss weighted-hamming --loss-weights '" +
+      weights + "' --max-iterations 5 -o '" + model + "' " + kFixture);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   {
     std::ofstream out(weights);
     out << "B-NP O heavy\n";
   }
-  r = RunChaintag("train --format conll --preset chunk-conll --objective ssvm-slack --c2 0.1 "
-                  "--loss weighted-hamming --loss-weights '" + weights + "' -o '" + model + "' " + kFixture);
+  r = RunChaintag(
+      "train --format conll --preset chunk-conll --objective ssvm-slack --c2 0.1 "
+      "--loss weighted-hamming --loss-weights '" +
+      weights + "' -o '" + model + "' " + kFixture);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr(weights + ":1"));
 }
@@ -123,15 +135,21 @@ TEST(ObjectivesCliTest, WeightedHammingReadsItsWeightsFile) {
 TEST(ObjectivesCliTest, EvalBoundTerm) {
   TempDir dir;
   const std::string model = (dir.path() / "m.model").string();
-  ASSERT_EQ(RunChaintag("train --format conll --preset chunk-conll --max-iterations 20 -o '" + model +
-                        "' " + kFixture).exit_code, 0);
+  ASSERT_EQ(RunChaintag("train --format conll --preset chunk-conll --max-iterations 20 -o '" +
+                        model + "' " + kFixture)
+                .exit_code,
+            0);
   RunResult r = RunChaintag("eval --bound-term -m '" + model + "' " + kFixture);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, MatchesRegex("(.|\n)*bound term: [01]\\.[0-9]{6} \\(mean over [0-9]+ sentences\\)\n"));
+  EXPECT_THAT(
+      r.out, MatchesRegex("(.|\n)*bound term: [01]\\.[0-9]{6} \\(mean over [0-9]+ sentences\\)\n"));
   RunResult j = RunChaintag("eval --json --bound-term -m '" + model + "' " + kFixture);
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_THAT(j.out, HasSubstr("\"bound_term\": "));
-  EXPECT_EQ(RunChaintag(std::string("eval --bound-term --gold-column 3 --pred-column 3 ") + kFixture).exit_code, 2);
+  EXPECT_EQ(
+      RunChaintag(std::string("eval --bound-term --gold-column 3 --pred-column 3 ") + kFixture)
+          .exit_code,
+      2);
 }
 
 }  // namespace

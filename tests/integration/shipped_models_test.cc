@@ -18,8 +18,9 @@ int CountSubstr(const std::string& s, const std::string& needle) {
 }
 
 TEST(ShippedModelsTest, RawTextExampleThroughTheDefaultPipeline) {
-  RunResult r = RunChaintag("tag --output-format tagged",
-                            "printf \"I can't believe it's not butter. Mr. Smith paid \\$3.50 for 2 books.\\n\" | ");
+  RunResult r = RunChaintag(
+      "tag --output-format tagged",
+      "printf \"I can't believe it's not butter. Mr. Smith paid \\$3.50 for 2 books.\\n\" | ");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(CountSubstr(r.out, "\n"), 2) << r.out;
   EXPECT_THAT(r.out, StartsWith("I_PRP ca_MD n't_RB believe_VB it_PRP 's_VBZ"));
@@ -34,7 +35,8 @@ TEST(ShippedModelsTest, SampleTextChunks) {
 
 TEST(ShippedModelsTest, ChunkerOnConll2000DevAppendsAFourthColumn) {
   if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent";
-  RunResult r = RunChaintag("tag -m models/en-chunk.model --format conll < ../shared/corpora/conll2000/dev.txt");
+  RunResult r = RunChaintag(
+      "tag -m models/en-chunk.model --format conll < ../shared/corpora/conll2000/dev.txt");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("The DT B-NP B-NP\n"));
   EXPECT_EQ(CountSubstr(r.out, "\n\n"), 1844);
@@ -43,7 +45,8 @@ TEST(ShippedModelsTest, ChunkerOnConll2000DevAppendsAFourthColumn) {
 TEST(ShippedModelsTest, PosModelWritesConlluWithPredictedXpos) {
   if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent";
   RunResult r = RunChaintag(
-      "tag -m models/en-pos.model --format conllu --output-format conllu ../shared/corpora/ud-english-ewt/en_ewt-ud-dev.conllu");
+      "tag -m models/en-pos.model --format conllu --output-format conllu "
+      "../shared/corpora/ud-english-ewt/en_ewt-ud-dev.conllu");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("# "));
   EXPECT_EQ(CountSubstr(r.out, "\n\n"), 2001);
@@ -51,7 +54,8 @@ TEST(ShippedModelsTest, PosModelWritesConlluWithPredictedXpos) {
 
 TEST(ShippedModelsTest, KBestAndDiverseOnConll2000Dev) {
   if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent";
-  for (const std::string flags : {"--kbest 5", "--diverse 5 --min-distance 2", "--count 'chunk:NP=..2'"}) {
+  for (const std::string flags :
+       {"--kbest 5", "--diverse 5 --min-distance 2", "--count 'chunk:NP=..2'"}) {
     RunResult r = RunChaintag("tag -m models/en-chunk.model --format conll " + flags +
                               " --output-format jsonl < ../shared/corpora/conll2000/dev.txt");
     ASSERT_EQ(r.exit_code, 0) << flags << ": " << r.err;

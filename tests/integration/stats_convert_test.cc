@@ -1,4 +1,5 @@
-// End-to-end tests of `chaintag stats`, `chaintag convert` (issue 2) and `chaintag lexicon` (issue 3).
+// End-to-end tests of `chaintag stats`, `chaintag convert` (issue 2) and `chaintag lexicon` (issue
+// 3).
 #include <filesystem>
 #include <string>
 
@@ -11,9 +12,10 @@ namespace {
 
 using ::testing::HasSubstr;
 
-#define SKIP_WITHOUT_CORPORA()                                                              \
-  if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent: skipping test on " \
-                                            "the reference corpora"
+#define SKIP_WITHOUT_CORPORA()                                     \
+  if (!HaveSharedCorpora())                                        \
+  GTEST_SKIP() << "../shared/corpora is absent: skipping test on " \
+                  "the reference corpora"
 
 TEST(StatsTest, Conll2000TrainCounts) {
   SKIP_WITHOUT_CORPORA();
@@ -26,7 +28,8 @@ TEST(StatsTest, Conll2000TrainCounts) {
 
 TEST(StatsTest, EwtTrainCounts) {
   SKIP_WITHOUT_CORPORA();
-  RunResult r = RunChaintag("stats --json --format conllu ../shared/corpora/ud-english-ewt/en_ewt-ud-train.conllu");
+  RunResult r = RunChaintag(
+      "stats --json --format conllu ../shared/corpora/ud-english-ewt/en_ewt-ud-train.conllu");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"sentences\": 12544"));
   EXPECT_THAT(r.out, HasSubstr("\"tokens\": 204577"));
@@ -79,7 +82,8 @@ TEST(StatsTest, MissingFileIsNamed) {
 
 TEST(StatsTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunChaintag("stats --no-such-flag x").exit_code, 2);
-  EXPECT_EQ(RunChaintag("stats --format nosuchformat tests/fixtures/cli/sample.conll").exit_code, 2);
+  EXPECT_EQ(RunChaintag("stats --format nosuchformat tests/fixtures/cli/sample.conll").exit_code,
+            2);
   EXPECT_EQ(RunChaintag("no-such-command").exit_code, 2);
   EXPECT_EQ(RunChaintag("").exit_code, 2);
 }
@@ -118,7 +122,8 @@ TEST(ConvertTest, FailureLeavesNoPartialFile) {
 
 TEST(ConvertTest, PtbToConllWithNpChunks) {
   SKIP_WITHOUT_CORPORA();
-  RunResult r = RunChaintag("convert --from ptb --to conll --np-chunks ../shared/corpora/ptb-sample/wsj_0001.mrg");
+  RunResult r = RunChaintag(
+      "convert --from ptb --to conll --np-chunks ../shared/corpora/ptb-sample/wsj_0001.mrg");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Pierre NNP B-NP\nVinken NNP I-NP\n"));
 }
@@ -135,7 +140,8 @@ TEST(LexiconCommandTest, BuildsATagLexiconThatTrainingReads) {
   EXPECT_THAT(text, HasSubstr("\nfirm\tNN\n"));
   EXPECT_THAT(text, HasSubstr("\nthe\tDT\n"));  // "The" case-folded
   // --keep-case keeps the form; standard output by default.
-  r = RunChaintag("lexicon --format conll --label-column 2 --keep-case tests/fixtures/cli/sample.conll");
+  r = RunChaintag(
+      "lexicon --format conll --label-column 2 --keep-case tests/fixtures/cli/sample.conll");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("The\tDT\n"));
   // The lexicon feeds train --lexicon.
@@ -154,7 +160,8 @@ TEST(LexiconCommandTest, BadInputAndUsageErrors) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr(":4:"));
   // A label that cannot be a class name.
-  r = RunChaintag("lexicon --format conll --label-column 2 -o '" + target + "'", "printf 'a D|T\\n\\n' | ");
+  r = RunChaintag("lexicon --format conll --label-column 2 -o '" + target + "'",
+                  "printf 'a D|T\\n\\n' | ");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("<stdin>:1: expected a label usable as a lexicon class"));
   EXPECT_FALSE(std::filesystem::exists(target));
@@ -164,7 +171,8 @@ TEST(LexiconCommandTest, BadInputAndUsageErrors) {
   EXPECT_THAT(r.err, HasSubstr("--min-share: expected a share in (0, 1]"));
   r = RunChaintag("lexicon --min-count 0 tests/fixtures/cli/sample.conll");
   EXPECT_EQ(r.exit_code, 2);
-  r = RunChaintag("lexicon --format conll --label-column 2 --min-count 1000 tests/fixtures/cli/sample.conll");
+  r = RunChaintag(
+      "lexicon --format conll --label-column 2 --min-count 1000 tests/fixtures/cli/sample.conll");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("seen 1000 times or more, found none"));
 }
@@ -172,9 +180,11 @@ TEST(LexiconCommandTest, BadInputAndUsageErrors) {
 TEST(LexiconCommandTest, Conll2000TagLexicon) {
   SKIP_WITHOUT_CORPORA();
   RunResult r = RunChaintag(
-      "lexicon --format conll --label-column 2 ../shared/corpora/conll2000/train.txt ../shared/corpora/conll2000/dev.txt");
+      "lexicon --format conll --label-column 2 ../shared/corpora/conll2000/train.txt "
+      "../shared/corpora/conll2000/dev.txt");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("chaintag lexicon: 19158 words, 125 class sets, from 256079 tokens"));
+  EXPECT_THAT(r.err,
+              HasSubstr("chaintag lexicon: 19158 words, 125 class sets, from 256079 tokens"));
   EXPECT_THAT(r.out, HasSubstr("\nthe\tDT\n"));
 }
 

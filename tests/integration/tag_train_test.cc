@@ -22,8 +22,9 @@ class TagTrainTest : public ::testing::Test {
     dir_ = new TempDir();
     chunk_model_ = (dir_->path() / "chunk.model").string();
     pos_model_ = (dir_->path() / "pos.model").string();
-    RunResult r = RunChaintag("train --format conll --preset chunk-conll --algorithm lbfgs --max-iterations 50 -o '" +
-                              chunk_model_ + "' tests/fixtures/cli/sample.conll");
+    RunResult r = RunChaintag(
+        "train --format conll --preset chunk-conll --algorithm lbfgs --max-iterations 50 -o '" +
+        chunk_model_ + "' tests/fixtures/cli/sample.conll");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     r = RunChaintag("train --format tagged --preset pos --max-iterations 50 -o '" + pos_model_ +
                     "' tests/fixtures/cli/pos.tagged");
@@ -55,24 +56,35 @@ int CountLines(const std::string& s, const std::string& prefix) {
 
 TEST_F(TagTrainTest, TrainingPrintsProgressLines) {
   TempDir dir;
-  RunResult r = RunChaintag("train --format conll --preset chunk-conll --max-iterations 3 --dev tests/fixtures/cli/sample.conll -o '" +
-                            (dir.path() / "m").string() + "' tests/fixtures/cli/sample.conll");
+  RunResult r = RunChaintag(
+      "train --format conll --preset chunk-conll --max-iterations 3 --dev "
+      "tests/fixtures/cli/sample.conll -o '" +
+      (dir.path() / "m").string() + "' tests/fixtures/cli/sample.conll");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("iter    1  objective"));
   EXPECT_THAT(r.err, HasSubstr("dev F1"));
 }
 
 TEST_F(TagTrainTest, TrainChecksOutputPathFirst) {
-  RunResult r = RunChaintag("train --format conll --preset chunk-conll -o /no/such/dir/m.model tests/fixtures/cli/sample.conll");
+  RunResult r = RunChaintag(
+      "train --format conll --preset chunk-conll -o /no/such/dir/m.model "
+      "tests/fixtures/cli/sample.conll");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("/no/such/dir"));
   EXPECT_THAT(r.err, Not(HasSubstr("iter")));
 }
 
 TEST_F(TagTrainTest, TrainUsageErrors) {
-  EXPECT_EQ(RunChaintag("train --format conll -o x.model tests/fixtures/cli/sample.conll").exit_code, 2);
-  EXPECT_EQ(RunChaintag("train --format conll --preset nosuch -o x.model tests/fixtures/cli/sample.conll").exit_code, 2);
-  EXPECT_EQ(RunChaintag("train --format conll --preset pos --algorithm nosuch -o x.model tests/fixtures/cli/sample.conll").exit_code, 2);
+  EXPECT_EQ(
+      RunChaintag("train --format conll -o x.model tests/fixtures/cli/sample.conll").exit_code, 2);
+  EXPECT_EQ(
+      RunChaintag("train --format conll --preset nosuch -o x.model tests/fixtures/cli/sample.conll")
+          .exit_code,
+      2);
+  EXPECT_EQ(RunChaintag("train --format conll --preset pos --algorithm nosuch -o x.model "
+                        "tests/fixtures/cli/sample.conll")
+                .exit_code,
+            2);
 }
 
 TEST_F(TagTrainTest, LexiconModelsStoreTheirLexicon) {
@@ -84,7 +96,8 @@ TEST_F(TagTrainTest, LexiconModelsStoreTheirLexicon) {
     out << "dog\tn\ncat\tn\nbarks\tv-s n-s\nsleeps\tv-s\nold\ta\nwolf\tn\n";
   }
   RunResult r = RunChaintag("train --format tagged --preset pos-lexicon --lexicon '" + lexicon +
-                            "' --max-iterations 30 --compress -o '" + model + "' tests/fixtures/cli/pos.tagged");
+                            "' --max-iterations 30 --compress -o '" + model +
+                            "' tests/fixtures/cli/pos.tagged");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The lexicon travels in the (here gzip-compressed) model: tagging needs no --lexicon, and info
   // reports both.
@@ -111,13 +124,14 @@ TEST_F(TagTrainTest, LexiconUsageErrors) {
     out << "dog\tn\ncat n\n";
   }
   // A malformed lexicon is named by file and line, before training.
-  RunResult r = RunChaintag("train --format tagged --preset pos-lexicon --lexicon '" + lexicon + "' -o '" +
-                            model + "' tests/fixtures/cli/pos.tagged");
+  RunResult r = RunChaintag("train --format tagged --preset pos-lexicon --lexicon '" + lexicon +
+                            "' -o '" + model + "' tests/fixtures/cli/pos.tagged");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr(lexicon + ":2: expected WORD<TAB>CLASS"));
   EXPECT_FALSE(std::filesystem::exists(model));
   // pos-lexicon without a lexicon, and a lexicon no template reads, are usage errors.
-  r = RunChaintag("train --format tagged --preset pos-lexicon -o '" + model + "' tests/fixtures/cli/pos.tagged");
+  r = RunChaintag("train --format tagged --preset pos-lexicon -o '" + model +
+                  "' tests/fixtures/cli/pos.tagged");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("lex() reads a word-class lexicon"));
   {
@@ -132,7 +146,8 @@ TEST_F(TagTrainTest, LexiconUsageErrors) {
 }
 
 TEST_F(TagTrainTest, TagConllAppendsAColumnAndLearnsTheFixture) {
-  RunResult r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll tests/fixtures/cli/sample.conll");
+  RunResult r =
+      RunChaintag("tag -m '" + chunk_model_ + "' --format conll tests/fixtures/cli/sample.conll");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("The DT B-NP B-NP\nsmall JJ I-NP I-NP\n"));
   RunResult e = RunChaintag("eval -m '" + chunk_model_ + "' tests/fixtures/cli/sample.conll");
@@ -143,7 +158,10 @@ TEST_F(TagTrainTest, TagConllAppendsAColumnAndLearnsTheFixture) {
 TEST_F(TagTrainTest, EvalColumnsMatchesModelEval) {
   TempDir dir;
   const std::string tagged = (dir.path() / "t.conll").string();
-  ASSERT_EQ(RunChaintag("tag -m '" + chunk_model_ + "' --format conll -o '" + tagged + "' tests/fixtures/cli/sample.conll").exit_code, 0);
+  ASSERT_EQ(RunChaintag("tag -m '" + chunk_model_ + "' --format conll -o '" + tagged +
+                        "' tests/fixtures/cli/sample.conll")
+                .exit_code,
+            0);
   RunResult r = RunChaintag("eval --gold-column 3 --pred-column 4 --json '" + tagged + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"tokens\":18"));
@@ -179,15 +197,18 @@ TEST_F(TagTrainTest, ForeignAndTruncatedModelsAreRejected) {
 
 TEST_F(TagTrainTest, PipelineFeedsPredictedPosToTheChunker) {
   // The POS model reads the words; the chunk model reads words plus the predicted POS.
-  RunResult r = RunChaintag("tag -m '" + pos_model_ + "' -m '" + chunk_model_ + "' --format conll --output-format jsonl",
-                            "printf 'The\\ndog\\nbarks\\n.\\n\\n' | ");
+  RunResult r = RunChaintag(
+      "tag -m '" + pos_model_ + "' -m '" + chunk_model_ + "' --format conll --output-format jsonl",
+      "printf 'The\\ndog\\nbarks\\n.\\n\\n' | ");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"pipeline\": [[\"DT\", \"NN\", \"VBZ\", \".\"]]"));
   EXPECT_THAT(r.out, HasSubstr("\"status\": \"ok\""));
 }
 
 TEST_F(TagTrainTest, KBestListsDistinctSolutionsBestFirst) {
-  RunResult r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --kbest 4 --output-format jsonl tests/fixtures/cli/sample.conll");
+  RunResult r = RunChaintag(
+      "tag -m '" + chunk_model_ +
+      "' --format conll --kbest 4 --output-format jsonl tests/fixtures/cli/sample.conll");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(CountLines(r.out, "{\"tokens\""), 2);
   EXPECT_EQ(CountLines(r.out, "{"), 2);
@@ -195,42 +216,65 @@ TEST_F(TagTrainTest, KBestListsDistinctSolutionsBestFirst) {
   size_t first_line_end = r.out.find('\n');
   const std::string line = r.out.substr(0, first_line_end);
   int solutions = 0;
-  for (size_t p = line.find("{\"labels\""); p != std::string::npos; p = line.find("{\"labels\"", p + 1)) ++solutions;
+  for (size_t p = line.find("{\"labels\""); p != std::string::npos;
+       p = line.find("{\"labels\"", p + 1))
+    ++solutions;
   EXPECT_EQ(solutions, 4);
-  r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --kbest 3 tests/fixtures/cli/sample.conll");
+  r = RunChaintag("tag -m '" + chunk_model_ +
+                  "' --format conll --kbest 3 tests/fixtures/cli/sample.conll");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(CountLines(r.out, "# solution "), 6);
   EXPECT_THAT(r.out, HasSubstr("# solution 1 score "));
 }
 
 TEST_F(TagTrainTest, DiverseKBestAndCountsAndScoreRange) {
-  RunResult r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --diverse 3 --min-distance 2 --output-format jsonl tests/fixtures/cli/sample.conll");
+  RunResult r = RunChaintag("tag -m '" + chunk_model_ +
+                            "' --format conll --diverse 3 --min-distance 2 --output-format jsonl "
+                            "tests/fixtures/cli/sample.conll");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"solutions\": [{"));
-  r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --count 'chunk:NP=..2' --output-format jsonl tests/fixtures/cli/sample.conll");
+  r = RunChaintag("tag -m '" + chunk_model_ +
+                  "' --format conll --count 'chunk:NP=..2' --output-format jsonl "
+                  "tests/fixtures/cli/sample.conll");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(CountLines(r.out, "{\"tokens\""), 2);
-  r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --score-range=-1e9..0 --output-format jsonl tests/fixtures/cli/sample.conll");
+  r = RunChaintag("tag -m '" + chunk_model_ +
+                  "' --format conll --score-range=-1e9..0 --output-format jsonl "
+                  "tests/fixtures/cli/sample.conll");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(CountLines(r.out, "{\"tokens\""), 2);
 }
 
 TEST_F(TagTrainTest, InfeasibleRequestIsReportedPerSentence) {
-  RunResult r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --count B-NP=9 --output-format jsonl",
-                            "printf 'a DT\\nb NN\\nc VBZ\\n\\n' | ");
+  RunResult r = RunChaintag(
+      "tag -m '" + chunk_model_ + "' --format conll --count B-NP=9 --output-format jsonl",
+      "printf 'a DT\\nb NN\\nc VBZ\\n\\n' | ");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"status\": \"infeasible\""));
   EXPECT_THAT(r.out, HasSubstr("\"solutions\": []"));
-  r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --count B-NP=9", "printf 'a DT\\nb NN\\nc VBZ\\n\\n' | ");
+  r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --count B-NP=9",
+                  "printf 'a DT\\nb NN\\nc VBZ\\n\\n' | ");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("# status infeasible"));
 }
 
 TEST_F(TagTrainTest, CountSpecErrorsAreUsageErrors) {
-  EXPECT_EQ(RunChaintag("tag -m '" + chunk_model_ + "' --format conll --count 'NOSUCH=1' tests/fixtures/cli/sample.conll").exit_code, 2);
-  EXPECT_EQ(RunChaintag("tag -m '" + chunk_model_ + "' --format conll --count 'B-NP=x' tests/fixtures/cli/sample.conll").exit_code, 2);
-  EXPECT_EQ(RunChaintag("tag -m '" + chunk_model_ + "' --format conll --count 'chunk:ZZ=1' tests/fixtures/cli/sample.conll").exit_code, 2);
-  EXPECT_EQ(RunChaintag("tag -m '" + chunk_model_ + "' --format conll --score-range 5..1 tests/fixtures/cli/sample.conll").exit_code, 2);
+  EXPECT_EQ(RunChaintag("tag -m '" + chunk_model_ +
+                        "' --format conll --count 'NOSUCH=1' tests/fixtures/cli/sample.conll")
+                .exit_code,
+            2);
+  EXPECT_EQ(RunChaintag("tag -m '" + chunk_model_ +
+                        "' --format conll --count 'B-NP=x' tests/fixtures/cli/sample.conll")
+                .exit_code,
+            2);
+  EXPECT_EQ(RunChaintag("tag -m '" + chunk_model_ +
+                        "' --format conll --count 'chunk:ZZ=1' tests/fixtures/cli/sample.conll")
+                .exit_code,
+            2);
+  EXPECT_EQ(RunChaintag("tag -m '" + chunk_model_ +
+                        "' --format conll --score-range 5..1 tests/fixtures/cli/sample.conll")
+                .exit_code,
+            2);
 }
 
 TEST_F(TagTrainTest, ExclusionFileSkipsTheBestLabeling) {
@@ -241,7 +285,8 @@ TEST_F(TagTrainTest, ExclusionFileSkipsTheBestLabeling) {
   ASSERT_THAT(best.out, HasSubstr("\"labels\": [\"B-NP\", \"I-NP\"]"));
   const std::string exclude = (dir.path() / "ex.txt").string();
   std::ofstream(exclude) << "B-NP I-NP\n";
-  RunResult r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --exclude '" + exclude + "' --output-format jsonl",
+  RunResult r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --exclude '" + exclude +
+                                "' --output-format jsonl",
                             "printf 'The DT\\ndog NN\\n\\n' | ");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"status\": \"ok\""));
@@ -249,13 +294,16 @@ TEST_F(TagTrainTest, ExclusionFileSkipsTheBestLabeling) {
 }
 
 TEST_F(TagTrainTest, RawTextIsTheDefaultInput) {
-  RunResult r = RunChaintag("tag -m '" + pos_model_ + "' --output-format tagged", "printf 'The dog barks. A cat sleeps.\\n' | ");
+  RunResult r = RunChaintag("tag -m '" + pos_model_ + "' --output-format tagged",
+                            "printf 'The dog barks. A cat sleeps.\\n' | ");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "The_DT dog_NN barks_VBZ ._.\nA_DT cat_NN sleeps_VBZ ._.\n");
-  r = RunChaintag("tag -m '" + pos_model_ + "' -m '" + chunk_model_ + "' --output-format conll", "printf 'The dog barks.\\n' | ");
+  r = RunChaintag("tag -m '" + pos_model_ + "' -m '" + chunk_model_ + "' --output-format conll",
+                  "printf 'The dog barks.\\n' | ");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("1\tThe\tDT\tB-NP\t0\t3\n2\tdog\tNN\tI-NP\t4\t7\n"));
-  r = RunChaintag("tag -m '" + pos_model_ + "' -m '" + chunk_model_ + "' --output-format chunks", "printf 'The dog barks.\\n' | ");
+  r = RunChaintag("tag -m '" + pos_model_ + "' -m '" + chunk_model_ + "' --output-format chunks",
+                  "printf 'The dog barks.\\n' | ");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("[NP The/DT dog/NN"));
 }
@@ -264,21 +312,26 @@ TEST_F(TagTrainTest, RawTextInvalidUtf8) {
   RunResult r = RunChaintag("tag -m '" + pos_model_ + "'", "printf 'The dog\\xff barks.\\n' | ");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("byte offset"));
-  r = RunChaintag("tag -m '" + pos_model_ + "' --on-invalid replace --output-format tagged", "printf 'The dog\\xff barks.\\n' | ");
+  r = RunChaintag("tag -m '" + pos_model_ + "' --on-invalid replace --output-format tagged",
+                  "printf 'The dog\\xff barks.\\n' | ");
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST_F(TagTrainTest, ThreadsDoNotChangeTheOutput) {
-  RunResult one = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --threads 1 --kbest 2 tests/fixtures/cli/sample.conll tests/fixtures/cli/sample.conll");
-  RunResult two = RunChaintag("tag -m '" + chunk_model_ + "' --format conll --threads 2 --kbest 2 tests/fixtures/cli/sample.conll tests/fixtures/cli/sample.conll");
+  RunResult one = RunChaintag("tag -m '" + chunk_model_ +
+                              "' --format conll --threads 1 --kbest 2 "
+                              "tests/fixtures/cli/sample.conll tests/fixtures/cli/sample.conll");
+  RunResult two = RunChaintag("tag -m '" + chunk_model_ +
+                              "' --format conll --threads 2 --kbest 2 "
+                              "tests/fixtures/cli/sample.conll tests/fixtures/cli/sample.conll");
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_EQ(one.out, two.out);
 }
 
 TEST_F(TagTrainTest, OutputDirectoryGetsOneFilePerInput) {
   TempDir dir;
-  RunResult r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll -o '" + dir.path().string() +
-                            "' tests/fixtures/cli/sample.conll");
+  RunResult r = RunChaintag("tag -m '" + chunk_model_ + "' --format conll -o '" +
+                            dir.path().string() + "' tests/fixtures/cli/sample.conll");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "sample.conll.conll"));
 }

@@ -14,13 +14,14 @@
 namespace chaintag {
 namespace {
 
+using ::testing::HasSubstr;
 using testing_model::BuildTinyModel;
 using testing_model::ForEachLabeling;
 using testing_model::MakeSentence;
-using ::testing::HasSubstr;
 
 Sentence Words(int m) {
-  const std::vector<std::string> words = {"The", "cat", "sat", "A", "dog", "barked", "loudly", "big"};
+  const std::vector<std::string> words = {"The", "cat",    "sat",    "A",
+                                          "dog", "barked", "loudly", "big"};
   const std::vector<std::string> tags = {"DT", "NN", "VBD", "DT", "NN", "VBD", "RB", "JJ"};
   std::vector<std::string> w, t;
   for (int i = 0; i < m; ++i) {
@@ -31,7 +32,8 @@ Sentence Words(int m) {
 }
 
 // Every labeling with a finite score, best first (ties: lexicographic order is stable).
-std::vector<std::pair<double, std::vector<int>>> AllLabelings(const Model& model, const Sentence& s) {
+std::vector<std::pair<double, std::vector<int>>> AllLabelings(const Model& model,
+                                                              const Sentence& s) {
   Tagger tagger(model);
   Lattice lattice;
   EXPECT_TRUE(tagger.BuildLattice(s, &lattice).ok());
@@ -40,7 +42,8 @@ std::vector<std::pair<double, std::vector<int>>> AllLabelings(const Model& model
     const double score = lattice.Score(y);
     if (score != kNegInf) all.emplace_back(score, y);
   });
-  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   return all;
 }
 
@@ -96,7 +99,8 @@ TEST(PipelineTest, ExclusionsMatchBruteForce) {
       const TagResult k = RunOne(model, request, s, excluded);
       std::vector<double> want;
       for (const auto& l : all) {
-        if (want.size() < 3 && std::find(excluded.begin(), excluded.end(), l.second) == excluded.end()) {
+        if (want.size() < 3 &&
+            std::find(excluded.begin(), excluded.end(), l.second) == excluded.end()) {
           want.push_back(l.first);
         }
       }
@@ -194,13 +198,15 @@ TEST(PipelineTest, BadExclusionsAreDataErrors) {
   r.exclude_line = 7;
   r.excluded = {{"O", "O"}};
   pipeline.Run(&r);
-  EXPECT_THAT(std::string(r.error.message()), HasSubstr("ex.txt:7: expected labelings of 3 labels"));
+  EXPECT_THAT(std::string(r.error.message()),
+              HasSubstr("ex.txt:7: expected labelings of 3 labels"));
   TagResult u;
   u.sentence = Words(2);
   u.exclude_line = 2;
   u.excluded = {{"O", "X"}};
   pipeline.Run(&u);
-  EXPECT_THAT(std::string(u.error.message()), HasSubstr("ex.txt:2: expected a label of the model, found 'X'"));
+  EXPECT_THAT(std::string(u.error.message()),
+              HasSubstr("ex.txt:2: expected a label of the model, found 'X'"));
 }
 
 TEST(PipelineTest, ForcedLabelsMatchBruteForceWithEveryRequest) {
@@ -269,11 +275,13 @@ TEST(PipelineTest, ForcedColumnIsReadAndCheckedPerSentence) {
   bad.sentence.columns.push_back({"_", "NP"});
   pipeline.Run(&bad);
   EXPECT_THAT(std::string(bad.error.message()),
-              HasSubstr("tiny.conll:2: expected a label of the model or '_' in the forced-label column, found 'NP'"));
+              HasSubstr("tiny.conll:2: expected a label of the model or '_' in the forced-label "
+                        "column, found 'NP'"));
   TagResult missing;
   missing.sentence = Words(2);
   pipeline.Run(&missing);
-  EXPECT_THAT(std::string(missing.error.message()), HasSubstr("expected a forced-label column 3, found 2 columns"));
+  EXPECT_THAT(std::string(missing.error.message()),
+              HasSubstr("expected a forced-label column 3, found 2 columns"));
 }
 
 TEST(BatchTaggerTest, OutputIsInInputOrderForAnyThreadCount) {
@@ -283,13 +291,14 @@ TEST(BatchTaggerTest, OutputIsInInputOrderForAnyThreadCount) {
   std::vector<std::vector<std::vector<int>>> runs;
   for (int threads : {1, 2, 5}) {
     std::vector<std::vector<int>> seen;
-    BatchTagger tagger({&model}, request, threads,
-                       [&](const TagResult& r) {
-                         for (const Solution& s : r.solutions) seen.push_back(s.labels);
-                         seen.push_back({static_cast<int>(r.sentence.size())});
-                         return absl::OkStatus();
-                       },
-                       "", /*batch_size=*/7);
+    BatchTagger tagger(
+        {&model}, request, threads,
+        [&](const TagResult& r) {
+          for (const Solution& s : r.solutions) seen.push_back(s.labels);
+          seen.push_back({static_cast<int>(r.sentence.size())});
+          return absl::OkStatus();
+        },
+        "", /*batch_size=*/7);
     for (int i = 0; i < 40; ++i) {
       TagResult r;
       r.sentence = Words(1 + i % 9);

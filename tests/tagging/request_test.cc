@@ -106,7 +106,8 @@ TEST(ParseExclusionLineTest, RefusesInvalidUtf8AndControlCharacters) {
   EXPECT_THAT(std::string(invalid.status().message()), HasSubstr("invalid UTF-8 at byte 6"));
   auto cr = ParseExclusionLine("O O\r");
   ASSERT_FALSE(cr.ok());
-  EXPECT_THAT(std::string(cr.status().message()), HasSubstr("control character \"\\x0D\" at byte 4"));
+  EXPECT_THAT(std::string(cr.status().message()),
+              HasSubstr("control character \"\\x0D\" at byte 4"));
   auto nul = ParseExclusionLine(std::string("O\0O", 3));
   ASSERT_FALSE(nul.ok());
   EXPECT_THAT(std::string(nul.status().message()), HasSubstr("NUL"));
@@ -123,7 +124,8 @@ TEST(DecodeRequestTest, ValidateCapsEveryNumber) {
   EXPECT_TRUE(invalid([](DecodeRequest& r) { r.kbest = -1; }));
   EXPECT_TRUE(invalid([](DecodeRequest& r) { r.kbest = 2, r.diverse = 2; }));
   EXPECT_TRUE(invalid([](DecodeRequest& r) { r.diverse = 2, r.min_distance = 0; }));
-  EXPECT_TRUE(invalid([](DecodeRequest& r) { r.score_range = true, r.score_resolution = INFINITY; }));
+  EXPECT_TRUE(
+      invalid([](DecodeRequest& r) { r.score_range = true, r.score_resolution = INFINITY; }));
   EXPECT_TRUE(invalid([](DecodeRequest& r) { r.score_range = true, r.score_resolution = NAN; }));
   EXPECT_TRUE(invalid([](DecodeRequest& r) { r.score_range = true, r.score_resolution = 0; }));
   EXPECT_TRUE(invalid([](DecodeRequest& r) {

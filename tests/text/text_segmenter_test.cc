@@ -309,9 +309,9 @@ TEST(TextSegmenterTest, RunOfExactlyOneMebibyteIsNotCut) {
   // The buffer is checked every 64 KiB: a run that reaches the next check is cut.
   std::string more;
   for (int i = 0; i < 16385; ++i) more += "\xF0\x9F\x98\x80";
-  EXPECT_EQ(cut_warnings(emoji + more + "\n"),
-            std::vector<std::string>{
-                "<text>:1: text without whitespace longer than 1048576 bytes cut"});
+  EXPECT_EQ(
+      cut_warnings(emoji + more + "\n"),
+      std::vector<std::string>{"<text>:1: text without whitespace longer than 1048576 bytes cut"});
 }
 
 // Issue 18, item 12: a leading byte order mark is not a token; offsets still count it.
@@ -337,7 +337,14 @@ TEST(TextSegmenterTest, LeadingByteOrderMarkIsSkipped) {
 // Issue 18, item 14: control characters (C0 with NUL, DEL, C1) separate tokens like spaces and
 // never appear in a token.
 TEST(TextSegmenterTest, ControlCharactersAreDroppedLikeSpaces) {
-  const std::string text = std::string("a\0b c\x01" "d\x7F" "e\xC2\x85" "f\x1B" "g", 16) + " h";
+  const std::string text = std::string(
+                               "a\0b c\x01"
+                               "d\x7F"
+                               "e\xC2\x85"
+                               "f\x1B"
+                               "g",
+                               16) +
+                           " h";
   auto result = SegmentText(text);
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_EQ(result->size(), 1u);
