@@ -9,9 +9,9 @@ chaintag=${BUILD:-build}/chaintag
 threads=${THREADS:-$(nproc)}
 [ -x "$chaintag" ] || { echo "train-models: build chaintag first (tools/setup.sh)" >&2; exit 1; }
 [ -d "$corpora" ] || { echo "train-models: no corpora at $corpora (see corpora/fetch.sh)" >&2; exit 1; }
-# A fixed scratch folder: models record their training file names, so a random temporary name
-# would make two runs' model files differ.
-work=${BUILD:-build}/train-models-work
+# A fixed scratch folder, the same for every BUILD: models record their training file names, so
+# a random temporary name (or one under the build folder) would make two runs' model files differ.
+work=train-models-work
 rm -rf "$work" && mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
 models=("$@")

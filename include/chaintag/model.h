@@ -18,21 +18,25 @@
 
 namespace chaintag {
 
-// Weights of a first-order linear-chain model. State features are the (attribute, label) pairs
-// observed in training (as in CRFsuite), stored per attribute in CSR form; then come the label
-// bigram transitions and the sentence start/end weights. The trainers optimise `weights` in place,
-// so this layout is the parameter vector of every objective:
+// Weights of a first-order linear-chain model in the trainers' layout. State features are the
+// (attribute, label) pairs observed in training (as in CRFsuite), stored per attribute in CSR
+// form; then come the label bigram transitions and the sentence start/end weights. The trainers
+// optimise `weights` in place, so this layout is the parameter vector of every objective:
 //   weights[0 .. F)                     state features, F = feature_labels.size()
 //   weights[F .. F + N*N)               transition(prev, y) at F + prev*N + y
 //   weights[F + N*N .. F + N*N + N)     start(y)
 //   weights[F + N*N + N .. F + N*N + 2N) end(y)
+// A Model does not keep this form (see Model::Parameters).
 struct ModelParameters {
   int num_labels = 0;
-  std::vector<int32_t> attribute_offsets;  // A + 1 entries: features of attribute a are [off[a], off[a+1])
-  std::vector<int32_t> feature_labels;     // F entries: label of each state feature
-  std::vector<double> weights;             // F + N*N + 2N entries
+  // A + 1 entries: features of attribute a are [off[a], off[a+1]).
+  std::vector<int32_t> attribute_offsets;
+  std::vector<int32_t> feature_labels;  // F entries: label of each state feature
+  std::vector<double> weights;          // F + N*N + 2N entries
 
-  int num_attributes() const { return attribute_offsets.empty() ? 0 : static_cast<int>(attribute_offsets.size()) - 1; }
+  int num_attributes() const {
+    return attribute_offsets.empty() ? 0 : static_cast<int>(attribute_offsets.size()) - 1;
+  }
   int64_t num_state_features() const { return static_cast<int64_t>(feature_labels.size()); }
   int64_t transition_offset() const { return num_state_features(); }
   int64_t start_offset() const { return transition_offset() + int64_t{num_labels} * num_labels; }
@@ -41,16 +45,36 @@ struct ModelParameters {
 
   // Fills `lattice` (resized to M x N) with the scores of a featurized sentence under `w`
   // (`w` has size() entries; pass `weights` for the model's own).
-  void Score(const FeaturizedSentence& sentence, absl::Span<const double> w, Lattice* lattice) const;
+  void Score(const FeaturizedSentence& sentence, absl::Span<const double> w,
+             Lattice* lattice) const;
 };
+
+// Reader options that change what a model's input and labels are; recorded at training time so
+// `tag` reads input the way the model was trained unless the user overrides them.
+struct ModelInputOptions {
+  CorpusFormat format = CorpusFormat::kConll;
+  int label_column = -1;              // conll: 1-based label column, -1 = last
+  std::string conllu_label = "xpos";  // conllu: "upos" or "xpos"
+  bool np_chunks = false;             // ptb: IOB2 base-NP chunks as labels
+
+  // Copies the four fields into `options`, leaving every other reader option as it is.
+  void ApplyTo(ReaderOptions* options) const;
+  bool operator==(const ModelInputOptions& other) const = default;
+};
+ModelInputOptions InputOptionsOf(const ReaderOptions& options);
 
 enum class ModelFileCompression { kNone, kGzip };
 
-// A model is immutable after loading and safe to share across threads.
+class ModelBuilder;
+
+// A model is immutable (ModelBuilder in the training library makes new ones) and safe to share
+// across threads. It keeps its weights once, in the tagging layout (TaggingScores, float32 as in
+// the file); Parameters() rebuilds the trainers' double layout when one is wanted.
 class Model {
  public:
   // Loads and fully validates a model file: magic, format version, section table, checksums, every
-  // offset and index bounds-checked, then runs the stored self-test sentences. Errors name the file.
+  // offset and index bounds-checked, then runs the stored self-test sentences. Errors name the
+  // file.
   static absl::StatusOr<Model> Load(const std::string& path);
   // Parses an in-memory model file image (Load uses this; tests feed it truncations). A
   // gzip-compressed image (Save with kGzip) is recognised by its magic and decompressed first.
@@ -66,12 +90,12 @@ class Model {
   int LabelId(std::string_view label) const;  // -1 if unknown
   const FeatureSpec& spec() const { return spec_; }
   const AttributeDictionary& attributes() const { return attributes_; }
-  const ModelParameters& parameters() const { return parameters_; }
+  // How the training data was read (format, label column, CoNLL-U label field, NP chunks).
+  const ModelInputOptions& input_options() const { return input_options_; }
   // Allowed transitions (chunk validity); empty allowed vectors mean everything is allowed.
   const TransitionMask& transition_mask() const { return mask_; }
-  // Free-form metadata recorded at training time, in insertion order: "task", "format",
-  // "label_column", "conllu_label", "objective", "algorithm", "c1", "c2", "iterations",
-  // "training_files", "dev_score", ... `info` prints them all.
+  // Free-form metadata recorded at training time, in insertion order: every trainer option,
+  // "iterations", "selected_iteration", "training_files", "dev_score", ... `info` prints them all.
   const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
   std::string Metadata(std::string_view key) const;  // "" if absent
 
@@ -82,20 +106,15 @@ class Model {
   };
   const std::vector<SelfTest>& self_tests() const { return self_tests_; }
 
-  // Assembly (used by the trainers).
-  Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
-        ModelParameters parameters, TransitionMask mask);
-  void AddMetadata(std::string key, std::string value);
-  // Records sentences and the labels the model currently assigns to them.
-  absl::Status SetSelfTests(const std::vector<Sentence>& sentences);
-  // Drops state features whose weight is exactly zero (after L1) and attributes left with none.
-  void Prune();
+  int64_t num_state_features() const { return static_cast<int64_t>(tagging_.entries.size()); }
+  // The weights in the trainers' layout (double values equal to the stored float32 ones), built
+  // on each call: for a warm start, `info` and tests. Tagging never needs it.
+  ModelParameters Parameters() const;
 
-  // The model's own weights laid out for tagging (built on construction and by Prune): each
-  // attribute's (label, weight) pairs interleaved in one run, so scoring a feature touches one
-  // cache line instead of two; and the transition, start and end scores
-  // with the transition mask already applied. Weights are float32 values (see the constructor),
-  // so the float entries are exact and Tagger's lattices equal Score + ApplyTransitionMask.
+  // The model's weights laid out for tagging: each attribute's (label, weight) pairs interleaved
+  // in one run, so scoring a feature touches one cache line instead of two; and the transition,
+  // start and end scores with the transition mask already applied. Weights are float32 (as in the
+  // file), so Tagger's lattices equal Parameters().Score + ApplyTransitionMask.
   struct TaggingScores {
     struct Entry {
       int32_t label;
@@ -112,15 +131,21 @@ class Model {
   Model() = default;
 
  private:
+  friend class ModelBuilder;
+  // `parameters` must be consistent (model_file::CheckParameters); weights are rounded to float32.
+  Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
+        const ModelParameters& parameters, TransitionMask mask);
+
   std::vector<std::string> labels_;
   FeatureSpec spec_;
   AttributeDictionary attributes_;
-  ModelParameters parameters_;
+  ModelInputOptions input_options_;
   TransitionMask mask_;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::vector<SelfTest> self_tests_;
   TaggingScores tagging_;
-  void BuildTaggingScores();
+  // Unmasked transition (N*N), start (N) and end (N) weights: what the file stores.
+  std::vector<double> chain_weights_;
 };
 
 // Per-thread tagging state (CRF++ style): cheap to create, holds scratch space. Not thread-safe;
@@ -128,7 +153,8 @@ class Model {
 class Tagger {
  public:
   explicit Tagger(const Model& model);
-  // Featurizes and scores `sentence` (needs the model's input columns), applies the transition mask.
+  // Featurizes and scores `sentence` (needs the model's input columns), applies the transition
+  // mask.
   absl::Status BuildLattice(const Sentence& sentence, Lattice* lattice);
   // Best labeling (label ids) and its score.
   absl::StatusOr<Labeling> Tag(const Sentence& sentence);

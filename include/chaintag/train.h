@@ -1,5 +1,6 @@
-// Training linear-chain CRFs: L-BFGS (L2), OWL-QN (L1 / elastic net) through libLBFGS, and the
-// averaged perceptron. One option table drives CLI parsing, --help and the model's metadata.
+// Training linear-chain models (chaintag_train): CRF, softmax-margin, structural SVM and
+// perceptron objectives behind one entry point (Train), one option table that drives CLI
+// parsing, --help and the model's metadata, and the ModelBuilder that makes models.
 #ifndef CHAINTAG_TRAIN_H_
 #define CHAINTAG_TRAIN_H_
 
@@ -9,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -17,8 +19,8 @@
 #include "chaintag/chunks.h"
 #include "chaintag/corpus.h"
 #include "chaintag/decode.h"
-#include "chaintag/lattice.h"
 #include "chaintag/features.h"
+#include "chaintag/lattice.h"
 #include "chaintag/model.h"
 
 namespace chaintag {
@@ -81,7 +83,8 @@ enum class LossScaling { kMargin, kSlack };
 struct LossAugmentedResult {
   Labeling labeling;  // the maximiser y-hat; labeling.score = F(y-hat)
   double loss = 0.0;  // Delta(y*, y-hat)
-  double value = 0.0;  // the maximised objective: F + Delta (margin) or (1 + F - F(y*)) Delta (slack)
+  double value =
+      0.0;  // the maximised objective: F + Delta (margin) or (1 + F - F(y*)) Delta (slack)
 };
 
 // Exact loss-augmented inference on `lattice` for gold labels `gold` (label ids):
@@ -114,20 +117,48 @@ absl::Status DecomposedLossCosts(const BoundLoss& loss, absl::Span<const int> go
 absl::StatusOr<double> BoundTerm(const Lattice& lattice, absl::Span<const int> gold,
                                  const ChunkTable& chunks);
 
+// ---------------------------------------------------------------------------------------------
+// Training. Objective, algorithm and loss level are enums; their names are parsed and printed in
+// one place (the functions below), which the option table, the CLI and the metadata all use.
+
+enum class Objective {
+  kCrf,            // sum_i -log P(y_i | x_i) (log-loss)
+  kSoftmaxMargin,  // sum_i eps log sum_y exp((Delta + F(y)) / eps) - F(y_i) (decomposable Delta;
+                   // eps = 1: softmax-margin, eps -> 0: margin-scaled SSVM; Hazan & Urtasun 2010)
+  kSsvmMargin,     // sum_i max_y Delta + F(y) - F(y_i) (structural SVM)
+  kSsvmSlack,      // sum_i max_y Delta (1 + F(y) - F(y_i))
+  kPerceptron,     // averaged structured perceptron (loss-augmented when a loss is given)
+};
+enum class Algorithm {
+  kAuto,  // lbfgs for crf and softmax-margin, bcfw for ssvm-margin, sgd for ssvm-slack
+  kLbfgs,
+  kOwlqn,  // L-BFGS with an L1 term (crf, softmax-margin)
+  kBcfw,   // block-coordinate Frank-Wolfe (ssvm-margin)
+  kSgd,    // averaged stochastic subgradient (ssvm-margin, ssvm-slack)
+  kPerceptron,
+};
+
+// "crf", "softmax-margin", "ssvm-margin", "ssvm-slack", "perceptron".
+absl::StatusOr<Objective> ParseObjective(std::string_view name);
+std::string_view ObjectiveName(Objective objective);
+// "auto", "lbfgs", "owlqn", "bcfw", "sgd", "perceptron".
+absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name);
+std::string_view AlgorithmName(Algorithm algorithm);
+// "token", "chunk".
+absl::StatusOr<LossLevel> ParseLossLevel(std::string_view name);
+std::string_view LossLevelName(LossLevel level);
+// The loss kind as --loss spells it ("hamming", "f1", "fbeta:0.5"), without the level.
+std::string LossKindName(LossKind kind, double beta = 1.0);
+
 struct TrainOptions {
-  // What is minimised (every objective adds the same regulariser, c2 |w|^2 unless p != 2):
-  //   crf              sum_i -log P(y_i | x_i)                                   (log-loss)
-  //   softmax-margin   sum_i eps log sum_y exp((Delta + F(y)) / eps) - F(y_i)   (decomposable Delta;
-  //                    eps = 1: softmax-margin, eps -> 0: margin-scaled SSVM; Hazan & Urtasun 2010)
-  //   ssvm-margin      sum_i max_y Delta + F(y) - F(y_i)                         (structural SVM)
-  //   ssvm-slack       sum_i max_y Delta (1 + F(y) - F(y_i))
-  //   perceptron       averaged structured perceptron (loss-augmented when a loss is given)
-  std::string objective = "crf";
-  // auto: lbfgs for crf and softmax-margin, bcfw for ssvm-margin, sgd for ssvm-slack, perceptron
-  // for perceptron; owlqn adds L1 (crf, softmax-margin); sgd also solves ssvm-margin.
-  std::string algorithm = "auto";
-  std::string loss = "auto";  // see ParseLossSpec; auto: none for crf/perceptron, else hamming
-  std::string loss_level = "token";  // token | chunk (for fp, precision, recall, f1, fbeta, iou, label-count)
+  // What is minimised; every objective adds the same regulariser, c2 |w|^2 unless p != 2.
+  Objective objective = Objective::kCrf;
+  Algorithm algorithm = Algorithm::kAuto;
+  // The loss kind (nullopt: auto, none for crf and perceptron, hamming otherwise); `fbeta` is B of
+  // fbeta:B. Level, positives and weights have options of their own.
+  std::optional<LossKind> loss;
+  double fbeta = 1.0;
+  LossLevel loss_level = LossLevel::kToken;  // where fp, precision, recall, f1, ... count
   std::string loss_weights;  // weighted-hamming: file of "GOLD PREDICTED WEIGHT" lines
   std::string positives;     // comma-separated positive labels (token level) or chunk types
   double epsilon = 1.0;      // softmax-margin temperature
@@ -135,20 +166,22 @@ struct TrainOptions {
   // CRF convention (no 1/2): objective += c1 * |w|_1 + c2 * |w|^2.
   double c1 = 0.0;
   double c2 = 1.0;
-  int max_iterations = 1000;  // L-BFGS iterations, or passes (epochs) of the other algorithms
-  int min_feature_count = 1;  // attributes seen fewer times in training are dropped
-  int threads = 0;            // 0 = all cores; the result is identical for every value
-  double tolerance = 1e-5;    // L-BFGS: stop when the objective improves < tolerance (relative) over `period`
-  int period = 10;
-  double duality_gap = 0.01;  // bcfw: stop when the duality gap <= duality_gap * primal
+  int max_iterations = 1000;   // L-BFGS iterations, or passes (epochs) of the other algorithms
+  int min_feature_count = 1;   // attributes seen fewer times in training are dropped
+  int threads = 0;             // 0 = all cores; the result is identical for every value
+  double tolerance = 1e-5;     // L-BFGS: stop when the objective improves < tolerance (relative)
+  int period = 10;             // ... over this many iterations
+  double duality_gap = 0.01;   // bcfw: stop when the duality gap <= duality_gap * primal
   double learning_rate = 0.0;  // sgd: initial step eta_0 (0 = calibrate on a sample)
-  int early_stopping = 0;  // > 0: stop after this many dev evaluations without improvement
-  int max_labels = 1000;   // more distinct training labels is refused (memory grows as N^2)
-  int lbfgs_memory = 5;    // L-BFGS corrections m; memory is about (2m + 5) * 8 bytes per weight
-  uint64_t seed = 1;       // shuffling (perceptron, bcfw, sgd)
+  int early_stopping = 0;      // > 0: stop after this many dev evaluations without improvement
+  int max_labels = 1000;       // more distinct training labels is refused (memory grows as N^2)
+  int lbfgs_memory = 5;  // L-BFGS corrections m; memory is about (2m + 5) * 8 bytes per weight
+  uint64_t seed = 1;     // shuffling (perceptron, bcfw, sgd)
 };
 
-// One row of the option table (CRFsuite style): name, default, help, parse and print.
+// One row of the option table (CRFsuite style): name, default, help, parse and print. The table
+// drives CLI parsing and --help, and every row is recorded in the model's metadata; the default
+// is printed from a default-constructed TrainOptions, so it is never written by hand.
 struct TrainOptionDef {
   std::string name;
   std::string default_value;
@@ -157,46 +190,95 @@ struct TrainOptionDef {
   std::function<std::string(const TrainOptions&)> get;
 };
 const std::vector<TrainOptionDef>& TrainOptionTable();
-// Sets option `name` from text (errors name the option and the expected type).
+// Sets option `name` from text (errors name the option and the expected values).
 absl::Status SetTrainOption(TrainOptions* options, std::string_view name, std::string_view value);
 // Checks ranges and combinations (e.g. owlqn needs c1 > 0, lbfgs needs c1 == 0).
 absl::Status ValidateTrainOptions(const TrainOptions& options);
-// Validates and fills in the "auto" choices (algorithm, loss) from the objective; the legacy
+// Validates and fills in the automatic choices (algorithm, loss) from the objective; the legacy
 // `--algorithm perceptron` alone selects the perceptron objective.
 absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options);
 
 struct TrainProgress {
   int iteration = 0;
-  double objective = 0.0;  // the regularised objective (SSVM: exact primal); perceptron: wrong tokens
-  double gradient_norm = 0.0;  // L-BFGS only
+  // The regularised objective (SSVM: exact primal); perceptron: wrongly labelled tokens.
+  double objective = 0.0;
+  double gradient_norm = 0.0;         // L-BFGS only
   std::optional<double> duality_gap;  // bcfw only
   std::optional<double> mean_loss;    // ssvm: mean Delta of the pass's loss-augmented maximisers
   double inference_seconds = 0.0;     // ssvm: the pass's time in loss-augmented inference
   double pass_seconds = 0.0;          // ssvm: the pass's wall time
-  int64_t active_features = 0;  // non-zero weights
+  int64_t active_features = 0;        // non-zero weights
   std::optional<double> dev_score;
   std::string dev_metric;  // "F1" for chunk labels, otherwise "accuracy"; percentages
   double elapsed_seconds = 0.0;
 };
 
-// Trains a model on `train` (every sentence must carry gold labels) under options.objective (the
-// CRF and every other objective share this entry point; the name is historical). `dev` may be null; when given,
-// it is scored every iteration (chunk F1 or accuracy) and the best weights are kept. `progress`
-// may be empty. Training runs without the chunk transition mask; the returned model carries the
-// mask inferred from the training labels and applies it when tagging (and when scoring dev).
-absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& spec,
-                               const std::vector<Sentence>& train,
-                               const std::vector<Sentence>* dev,
-                               const std::function<void(const TrainProgress&)>& progress);
+// Receives one report per iteration (L-BFGS iteration, SSVM pass, perceptron epoch) from every
+// trainer, dev score included.
+class TrainObserver {
+ public:
+  virtual ~TrainObserver() = default;
+  virtual void OnIteration(const TrainProgress& progress) = 0;
+};
+
+// Builds a Model from trained parts; the runtime Model itself has no mutators.
+class ModelBuilder {
+ public:
+  // Weights are rounded to float32 now, as the file stores them, so self-tests recorded by
+  // Build are reproduced after loading.
+  ModelBuilder(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
+               ModelParameters parameters, TransitionMask mask);
+  void SetInputOptions(const ModelInputOptions& options) { input_options_ = options; }
+  void AddMetadata(std::string key, std::string value);
+  // Drops state features whose weight is exactly zero (after L1) and attributes left with none.
+  void Prune();
+  // Sentences to store as self-tests; Build records the labels the model assigns to them.
+  void SetSelfTestSentences(std::vector<Sentence> sentences) {
+    self_test_sentences_ = std::move(sentences);
+  }
+  const ModelParameters& parameters() const { return parameters_; }
+  const AttributeDictionary& attributes() const { return attributes_; }
+  // Checks the parts as the loader does, lays the weights out for tagging (the double copy is
+  // released) and tags the self-test sentences. Consumes the builder.
+  absl::StatusOr<Model> Build() &&;
+
+ private:
+  std::vector<std::string> labels_;
+  FeatureSpec spec_;
+  AttributeDictionary attributes_;
+  ModelParameters parameters_;
+  TransitionMask mask_;
+  ModelInputOptions input_options_;
+  std::vector<std::pair<std::string, std::string>> metadata_;
+  std::vector<Sentence> self_test_sentences_;
+};
+
+// What the caller knows about the training data, stored in the model: how it was read (`tag`
+// reads input the same way) and free-form provenance (template and file names), appended to the
+// metadata after the trainer's own entries.
+struct TrainDataInfo {
+  ModelInputOptions input;
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
 
 // Supplies training sentences one at a time (e.g. SentenceReader::Next over the training files):
-// the next sentence, std::nullopt at the end, or an error (which TrainCrf returns).
+// the next sentence, std::nullopt at the end, or an error (which Train returns).
 using SentenceSource = std::function<absl::StatusOr<std::optional<Sentence>>()>;
-// The same, featurizing sentences as they stream in: each is dropped once featurized (a few are
-// copied as the model's self-tests), so peak memory does not include the corpus.
-absl::StatusOr<Model> TrainCrf(const TrainOptions& options, const FeatureSpec& spec,
-                               const SentenceSource& train, const std::vector<Sentence>* dev,
-                               const std::function<void(const TrainProgress&)>& progress);
+
+// Trains a model under options.objective with the trainer options.algorithm selects (every
+// gold-labelled sentence of `train` is featurized as it streams in and dropped, a few are kept as
+// self-tests, so peak memory does not include the corpus). `dev` may be null; when given, it is
+// scored every iteration (chunk F1 or accuracy) and the best weights are kept; the metadata
+// records `iterations` (run) and `selected_iteration` (the weights kept). `observer` may be null.
+// Training runs without the chunk transition mask; the model carries the mask inferred from the
+// training labels and applies it when tagging (and when scoring dev).
+absl::StatusOr<Model> Train(const TrainOptions& options, const FeatureSpec& spec,
+                            const SentenceSource& train, const std::vector<Sentence>* dev,
+                            TrainObserver* observer, const TrainDataInfo& info = {});
+// The same on sentences held in memory.
+absl::StatusOr<Model> Train(const TrainOptions& options, const FeatureSpec& spec,
+                            const std::vector<Sentence>& train, const std::vector<Sentence>* dev,
+                            TrainObserver* observer, const TrainDataInfo& info = {});
 
 }  // namespace chaintag
 

@@ -18,9 +18,9 @@ namespace chaintag::cli {
 int RunInfo(const std::vector<std::string>& args) {
   const std::string cmd = "info";
   po::options_description options("info options");
-  options.add_options()
-      ("top", po::value<int>()->default_value(20), "number of top-weighted features to list")
-      ("json", po::bool_switch(), "print one JSON object");
+  options.add_options()("top", po::value<int>()->default_value(20),
+                        "number of top-weighted features to list")("json", po::bool_switch(),
+                                                                   "print one JSON object");
   po::variables_map vm;
   if (int rc = ParseOrExit(cmd, "[--top K] [--json] MODEL", options, args, &vm); rc >= 0) return rc;
   if (!vm.count("files") || vm["files"].as<std::vector<std::string>>().size() != 1) {
@@ -37,21 +37,26 @@ int RunInfo(const std::vector<std::string>& args) {
   char magic[2] = {0, 0};
   const bool gzip = std::ifstream(path, std::ios::binary).read(magic, 2) &&
                     model_file::IsGzip(std::string_view(magic, 2));
-  const ModelParameters& p = model->parameters();
+  const ModelInputOptions& input = model->input_options();
   const std::vector<WeightedFeature> features = TopFeatures(*model, top);
   if (vm["json"].as<bool>()) {
     std::cout << "{\"file\": " << JsonString(path) << ", \"bytes\": " << (ec ? 0 : file_size)
-              << ", \"gzip\": " << (gzip ? "true" : "false")
-              << ", \"labels\": [";
+              << ", \"gzip\": " << (gzip ? "true" : "false") << ", \"labels\": [";
     for (int i = 0; i < model->num_labels(); ++i) {
       std::cout << (i ? ", " : "") << JsonString(model->labels()[i]);
     }
     std::cout << "], \"attributes\": " << model->attributes().size()
-              << ", \"state_features\": " << p.num_state_features()
+              << ", \"state_features\": " << model->num_state_features()
               << ", \"input_columns\": " << model->spec().num_input_columns()
               << ", \"lexicon_words\": "
               << (model->spec().lexicon() ? model->spec().lexicon()->num_words() : 0)
-              << ", \"templates\": " << JsonString(model->spec().text()) << ", \"metadata\": {";
+              << ", \"templates\": " << JsonString(model->spec().text())
+              << ", \"input\": {\"format\": "
+              << JsonString(std::string(CorpusFormatName(input.format)))
+              << ", \"label_column\": " << input.label_column
+              << ", \"conllu_label\": " << JsonString(input.conllu_label)
+              << ", \"np_chunks\": " << (input.np_chunks ? "true" : "false")
+              << "}, \"metadata\": {";
     bool first = true;
     for (const auto& [key, value] : model->metadata()) {
       std::cout << (first ? "" : ", ") << JsonString(key) << ": " << JsonString(value);
@@ -66,19 +71,25 @@ int RunInfo(const std::vector<std::string>& args) {
     std::cout << "]}\n";
   } else {
     std::cout << "model          " << path << "\n"
-              << "file size      " << (ec ? 0 : file_size) << " bytes" << (gzip ? " (gzip-compressed)" : "") << "\n"
+              << "file size      " << (ec ? 0 : file_size) << " bytes"
+              << (gzip ? " (gzip-compressed)" : "") << "\n"
               << "labels         " << model->num_labels() << ":";
     for (const std::string& label : model->labels()) std::cout << " " << label;
     std::cout << "\n"
               << "input columns  " << model->spec().num_input_columns() << "\n"
               << "attributes     " << model->attributes().size() << "\n"
-              << "state features " << p.num_state_features() << "\n"
+              << "state features " << model->num_state_features() << "\n"
               << "self-tests     " << model->self_tests().size() << " sentences (passed on load)\n";
     if (const auto& lexicon = model->spec().lexicon(); lexicon != nullptr) {
-      std::cout << "lexicon        " << lexicon->num_words() << " words, " << lexicon->num_class_sets()
-                << " class sets\n";
+      std::cout << "lexicon        " << lexicon->num_words() << " words, "
+                << lexicon->num_class_sets() << " class sets\n";
     }
-    std::cout << "\n"
+    // How `tag` reads input for this model unless told otherwise.
+    std::cout << "input          " << CorpusFormatName(input.format);
+    if (input.format == CorpusFormat::kConll) std::cout << ", label column " << input.label_column;
+    if (input.format == CorpusFormat::kConllu) std::cout << ", label field " << input.conllu_label;
+    if (input.np_chunks) std::cout << ", NP chunks";
+    std::cout << "\n\n"
               << "metadata\n";
     for (const auto& [key, value] : model->metadata()) {
       std::cout << "  " << std::left << std::setw(20) << key << " " << value << "\n";
@@ -88,8 +99,9 @@ int RunInfo(const std::vector<std::string>& args) {
     if (!features.empty()) {
       std::cout << "\ntop " << features.size() << " state features by |weight|\n";
       for (const WeightedFeature& f : features) {
-        std::cout << "  " << std::right << std::setw(10) << std::fixed << std::setprecision(4) << f.weight
-                  << "  " << std::left << std::setw(8) << f.label << " " << f.attribute << "\n";
+        std::cout << "  " << std::right << std::setw(10) << std::fixed << std::setprecision(4)
+                  << f.weight << "  " << std::left << std::setw(8) << f.label << " " << f.attribute
+                  << "\n";
       }
     }
   }

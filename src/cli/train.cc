@@ -2,6 +2,8 @@
 //                [--dev FILE] -o MODEL FILE...
 // Trainer options come from the trainer's option table (TrainOptionTable), so --help, parsing
 // and the model's metadata never disagree about a default.
+#include "chaintag/train.h"
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -17,7 +19,6 @@
 #include "absl/strings/str_replace.h"
 #include "chaintag/features.h"
 #include "chaintag/model.h"
-#include "chaintag/train.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 
@@ -25,15 +26,29 @@ namespace chaintag::cli {
 
 namespace {
 
-std::string FlagName(const std::string& option) { return absl::StrReplaceAll(option, {{"_", "-"}}); }
-
-absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the template file"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+std::string FlagName(const std::string& option) {
+  return absl::StrReplaceAll(option, {{"_", "-"}});
 }
+
+// One stderr line per iteration (structural SVM: per pass).
+class ProgressPrinter : public TrainObserver {
+ public:
+  void OnIteration(const TrainProgress& p) override {
+    std::string line;
+    if (p.mean_loss.has_value()) {
+      line = absl::StrFormat("pass %4d  primal %.6g", p.iteration, p.objective);
+      if (p.duality_gap) absl::StrAppendFormat(&line, "  gap %.4g", *p.duality_gap);
+      absl::StrAppendFormat(&line, "  loss %.4g  inference %.1fs of %.1fs  active %d", *p.mean_loss,
+                            p.inference_seconds, p.pass_seconds, p.active_features);
+    } else {
+      line = absl::StrFormat("iter %4d  objective %.6g  |g| %.4g  active %d", p.iteration,
+                             p.objective, p.gradient_norm, p.active_features);
+    }
+    if (p.dev_score) absl::StrAppendFormat(&line, "  dev %s %.2f", p.dev_metric, *p.dev_score);
+    absl::StrAppendFormat(&line, "  %.1fs", p.elapsed_seconds);
+    std::cerr << line << "\n";
+  }
+};
 
 }  // namespace
 
@@ -41,40 +56,46 @@ int RunTrain(const std::vector<std::string>& args) {
   const std::string cmd = "train";
   po::options_description options("train options");
   std::string presets = absl::StrJoin(FeatureSpec::PresetNames(), ", ");
-  options.add_options()
-      ("output,o", po::value<std::string>()->required(), "model file to write")
-      ("compress", po::bool_switch(), "write the model gzip-compressed (about 3x smaller; every command "
-       "that reads models detects it)")
-      ("preset", po::value<std::string>(), ("feature template preset: " + presets).c_str())
-      ("template", po::value<std::string>(), "feature template file (see docs/templates.md)")
-      ("lexicon", po::value<std::string>(),
-       "word-class lexicon (WORD<TAB>CLASS... lines) read by the lex() template function; stored "
-       "in the model")
-      ("dev", po::value<std::vector<std::string>>(), "development file(s), scored every iteration");
+  options.add_options()("output,o", po::value<std::string>()->required(), "model file to write")(
+      "compress", po::bool_switch(),
+      "write the model gzip-compressed (about 3x smaller; every command "
+      "that reads models detects it)")("preset", po::value<std::string>(),
+                                       ("feature template preset: " + presets).c_str())(
+      "template", po::value<std::string>(), "feature template file (see docs/templates.md)")(
+      "lexicon", po::value<std::string>(),
+      "word-class lexicon (WORD<TAB>CLASS... lines) read by the lex() template function; stored "
+      "in the model")("dev", po::value<std::vector<std::string>>(),
+                      "development file(s), scored every iteration");
   po::options_description trainer("trainer options");
   for (const TrainOptionDef& def : TrainOptionTable()) {
-    trainer.add_options()(FlagName(def.name).c_str(), po::value<std::string>()->default_value(def.default_value),
+    trainer.add_options()(FlagName(def.name).c_str(),
+                          po::value<std::string>()->default_value(def.default_value),
                           def.help.c_str());
   }
   options.add(trainer);
   AddReaderOptions(&options);
   po::variables_map vm;
-  if (int rc = ParseOrExit(cmd, "--format F (--preset P | --template FILE) [options] -o MODEL FILE...",
-                           options, args, &vm);
+  if (int rc =
+          ParseOrExit(cmd, "--format F (--preset P | --template FILE) [options] -o MODEL FILE...",
+                      options, args, &vm);
       rc >= 0) {
     return rc;
   }
   if (!vm.count("files")) return UsageError(cmd, "expected training files");
   const std::vector<std::string> files = vm["files"].as<std::vector<std::string>>();
-  if (vm.count("preset") == vm.count("template")) return UsageError(cmd, "give exactly one of --preset and --template");
+  if (vm.count("preset") == vm.count("template"))
+    return UsageError(cmd, "give exactly one of --preset and --template");
 
   TrainOptions train_options;
   for (const TrainOptionDef& def : TrainOptionTable()) {
-    if (absl::Status s = SetTrainOption(&train_options, def.name, vm[FlagName(def.name)].as<std::string>()); !s.ok()) {
+    if (absl::Status s =
+            SetTrainOption(&train_options, def.name, vm[FlagName(def.name)].as<std::string>());
+        !s.ok()) {
       return UsageError(cmd, std::string(s.message()));
     }
   }
-  if (absl::Status s = ValidateTrainOptions(train_options); !s.ok()) return UsageError(cmd, std::string(s.message()));
+  if (absl::Status s = ValidateTrainOptions(train_options); !s.ok())
+    return UsageError(cmd, std::string(s.message()));
   if (train_options.early_stopping > 0 && !vm.count("dev")) {
     return UsageError(cmd, "--early-stopping needs --dev (it stops on the dev score)");
   }
@@ -92,13 +113,12 @@ int RunTrain(const std::vector<std::string>& args) {
   if (vm.count("preset")) {
     spec_name = vm["preset"].as<std::string>();
     spec = FeatureSpec::Preset(spec_name, lexicon);
-    if (!spec.ok()) return UsageError(cmd, absl::StrCat("preset '", spec_name, "': ", spec.status().message()));
+    if (!spec.ok())
+      return UsageError(cmd, absl::StrCat("preset '", spec_name, "': ", spec.status().message()));
   } else {
     spec_name = vm["template"].as<std::string>();
-    auto text = ReadTextFile(spec_name);
-    if (!text.ok()) return Fail(cmd, text.status());
-    spec = FeatureSpec::Parse(*text, lexicon);
-    if (!spec.ok()) return Fail(cmd, absl::InvalidArgumentError(absl::StrCat(spec_name, ": ", spec.status().message())));
+    spec = FeatureSpec::ReadFile(spec_name, lexicon);  // errors start with the path
+    if (!spec.ok()) return Fail(cmd, spec.status());
   }
   if (lexicon != nullptr && !spec->uses_lexicon()) {
     return UsageError(cmd, absl::StrCat("--lexicon is given, but no template of '", spec_name,
@@ -144,32 +164,17 @@ int RunTrain(const std::vector<std::string>& args) {
     }
   };
 
-  auto progress = [](const TrainProgress& p) {
-    std::string line;
-    if (p.mean_loss.has_value()) {  // structural SVM: one line per pass
-      line = absl::StrFormat("pass %4d  primal %.6g", p.iteration, p.objective);
-      if (p.duality_gap) absl::StrAppendFormat(&line, "  gap %.4g", *p.duality_gap);
-      absl::StrAppendFormat(&line, "  loss %.4g  inference %.1fs of %.1fs  active %d", *p.mean_loss,
-                            p.inference_seconds, p.pass_seconds, p.active_features);
-    } else {
-      line = absl::StrFormat("iter %4d  objective %.6g  |g| %.4g  active %d", p.iteration,
-                             p.objective, p.gradient_norm, p.active_features);
-    }
-    if (p.dev_score) absl::StrAppendFormat(&line, "  dev %s %.2f", p.dev_metric, *p.dev_score);
-    absl::StrAppendFormat(&line, "  %.1fs", p.elapsed_seconds);
-    std::cerr << line << "\n";
-  };
-  auto model = TrainCrf(train_options, *spec, train, dev.empty() ? nullptr : &dev, progress);
-  if (!model.ok()) return Fail(cmd, model.status());
-  model->AddMetadata("templates", spec_name);
-  model->AddMetadata("format", std::string(CorpusFormatName(reader_options->format)));
-  if (reader_options->format == CorpusFormat::kConll) {
-    model->AddMetadata("label_column", std::to_string(reader_options->label_column));
+  TrainDataInfo info;
+  info.input = InputOptionsOf(*reader_options);
+  info.metadata.emplace_back("templates", spec_name);
+  info.metadata.emplace_back("training_files", absl::StrJoin(files, " "));
+  if (vm.count("dev")) {
+    info.metadata.emplace_back("dev_files",
+                               absl::StrJoin(vm["dev"].as<std::vector<std::string>>(), " "));
   }
-  if (reader_options->format == CorpusFormat::kConllu) model->AddMetadata("conllu_label", reader_options->conllu_label);
-  if (reader_options->np_chunks) model->AddMetadata("np_chunks", "true");
-  model->AddMetadata("training_files", absl::StrJoin(files, " "));
-  if (vm.count("dev")) model->AddMetadata("dev_files", absl::StrJoin(vm["dev"].as<std::vector<std::string>>(), " "));
+  ProgressPrinter progress;
+  auto model = Train(train_options, *spec, train, dev.empty() ? nullptr : &dev, &progress, info);
+  if (!model.ok()) return Fail(cmd, model.status());
   const ModelFileCompression compression =
       vm["compress"].as<bool>() ? ModelFileCompression::kGzip : ModelFileCompression::kNone;
   if (absl::Status s = model->Save(output, compression); !s.ok()) return Fail(cmd, s);

@@ -69,8 +69,8 @@ absl::StatusOr<std::string> GunzipStream(const ByteSource& source, const std::st
     char buffer[1 << 16];
     while (in) {
       // The header is read on its own, so nothing more is inflated before it is checked.
-      const size_t want = checked ? sizeof(buffer)
-                                  : std::min(sizeof(buffer), header_bytes - out.size());
+      const size_t want =
+          checked ? sizeof(buffer) : std::min(sizeof(buffer), header_bytes - out.size());
       in.read(buffer, static_cast<std::streamsize>(want));
       out.append(buffer, static_cast<size_t>(in.gcount()));
       if (!source_error.ok()) return source_error;
@@ -82,14 +82,15 @@ absl::StatusOr<std::string> GunzipStream(const ByteSource& source, const std::st
         limit = std::min(limit, *allowed);
       }
       if (out.size() > limit) {
-        return absl::DataLossError(absl::StrCat(
-            name, ": gzip-compressed model expands beyond ", limit, " bytes",
-            limit < max_bytes ? " (the size its header declares)" : ""));
+        return absl::DataLossError(
+            absl::StrCat(name, ": gzip-compressed model expands beyond ", limit, " bytes",
+                         limit < max_bytes ? " (the size its header declares)" : ""));
       }
     }
     if (!source_error.ok()) return source_error;
     if (in.bad()) {
-      return absl::DataLossError(absl::StrCat(name, ": corrupt gzip-compressed model (read error)"));
+      return absl::DataLossError(
+          absl::StrCat(name, ": corrupt gzip-compressed model (read error)"));
     }
   } catch (const std::exception& e) {
     if (!source_error.ok()) return source_error;

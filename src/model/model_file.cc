@@ -2,8 +2,6 @@
 // Layout in docs/model-format.md.
 #include "model/model_file.h"
 
-#include "model/compression.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,11 +23,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "chaintag/model.h"
 #include "corpus/line_reader.h"
+#include "model/compression.h"
 #include "string_view_compat.h"
 #include "unicode/uchar.h"
 #include "unicode/utf8.h"
@@ -70,21 +69,33 @@ uint64_t GetU64At(std::string_view in, size_t pos) {
 
 const char* SectionName(uint32_t id) {
   switch (id) {
-    case kLabels: return "labels";
-    case kTemplates: return "templates";
-    case kAttributes: return "attributes";
-    case kParameters: return "parameters";
-    case kTransitionMask: return "transition mask";
-    case kMetadata: return "metadata";
-    case kSelfTests: return "self-tests";
-    case kLexicon: return "lexicon";
-    default: return "unknown";
+    case kLabels:
+      return "labels";
+    case kTemplates:
+      return "templates";
+    case kAttributes:
+      return "attributes";
+    case kParameters:
+      return "parameters";
+    case kTransitionMask:
+      return "transition mask";
+    case kMetadata:
+      return "metadata";
+    case kSelfTests:
+      return "self-tests";
+    case kLexicon:
+      return "lexicon";
+    case kInputOptions:
+      return "input options";
+    default:
+      return "unknown";
   }
 }
 
 uint32_t Crc32c(std::string_view data) {
   uint32_t crc = 0xFFFFFFFFu;
-  for (const char ch : data) crc = kCrcTable[(crc ^ static_cast<unsigned char>(ch)) & 0xFF] ^ (crc >> 8);
+  for (const char ch : data)
+    crc = kCrcTable[(crc ^ static_cast<unsigned char>(ch)) & 0xFF] ^ (crc >> 8);
   return crc ^ 0xFFFFFFFFu;
 }
 
@@ -102,11 +113,16 @@ absl::Status CheckMagicAndVersion(std::string_view bytes, const std::string& nam
                                             kFixedHeaderBytes, " header bytes, found ", size));
   }
   const uint32_t version = GetU32At(bytes, 8);
+  if (version >= 1 && version < kFormatVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(name, ": made by an older chaintag (model format ", version,
+                     "); retrain it with tools/train-models.sh"));
+  }
   if (version != kFormatVersion) {
     return absl::FailedPreconditionError(absl::StrCat(
         name, ": model format version ", version, " is not supported (this chaintag reads version ",
-        kFormatVersion, version > kFormatVersion ? "; the model was written by a newer chaintag)"
-                                                 : ")"));
+        kFormatVersion,
+        version > kFormatVersion ? "; the model was written by a newer chaintag)" : ")"));
   }
   if (size < kFixedHeaderBytes) {
     return absl::DataLossError(absl::StrCat(name, ": truncated model file: expected at least ",
@@ -119,9 +135,9 @@ absl::StatusOr<uint64_t> CheckHeader(std::string_view prefix, const std::string&
   if (absl::Status s = CheckMagicAndVersion(prefix, name); !s.ok()) return s;
   const uint64_t declared_size = GetU64At(prefix, 16);
   if (declared_size > kMaxModelBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, ": expected a model of at most ", kMaxModelBytes,
-                     " bytes, the header declares ", declared_size, " bytes"));
+    return absl::InvalidArgumentError(absl::StrCat(name, ": expected a model of at most ",
+                                                   kMaxModelBytes, " bytes, the header declares ",
+                                                   declared_size, " bytes"));
   }
   return declared_size;
 }
@@ -147,8 +163,8 @@ absl::Status CheckModelString(std::string_view text, StringRule rule, std::strin
   const int64_t bad = corpus_internal::FindInvalidUtf8(text, &is_nul, &all_ascii);
   if (bad >= 0) {
     return absl::DataLossError(absl::StrFormat(
-        "%s: expected %s to be UTF-8 text %s, found %s at byte offset %d in %s", name,
-        ToAbsl(what), ToAbsl(requirement),
+        "%s: expected %s to be UTF-8 text %s, found %s at byte offset %d in %s", name, ToAbsl(what),
+        ToAbsl(requirement),
         is_nul ? std::string("a NUL byte")
                : absl::StrFormat("invalid byte 0x%02X", static_cast<unsigned char>(text[bad])),
         bad, corpus_internal::QuoteLine(text)));
@@ -178,10 +194,10 @@ absl::Status CheckModelString(std::string_view text, StringRule rule, std::strin
                                 : c == '\t' ? std::string("a tab")
                                 : c == '\n' ? std::string("a line feed")
                                 : c == '\r' ? std::string("a carriage return")
-                                             : absl::StrFormat("U+%04X", static_cast<uint32_t>(c));
-      return absl::DataLossError(absl::StrFormat("%s: expected %s to be UTF-8 text %s, found %s at byte offset %d in %s",
-                                                 name, ToAbsl(what), ToAbsl(requirement), found,
-                                                 begin, corpus_internal::QuoteLine(text)));
+                                            : absl::StrFormat("U+%04X", static_cast<uint32_t>(c));
+      return absl::DataLossError(absl::StrFormat(
+          "%s: expected %s to be UTF-8 text %s, found %s at byte offset %d in %s", name,
+          ToAbsl(what), ToAbsl(requirement), found, begin, corpus_internal::QuoteLine(text)));
     }
   }
   return absl::OkStatus();
@@ -195,8 +211,8 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
   const uint64_t declared_size = GetU64At(bytes, 16);
   if (declared_size != size) return SizeMismatch(name, declared_size, size);
   if (count == 0 || count > kMaxSections) {
-    return absl::DataLossError(absl::StrCat(name, ": expected 1 to ", kMaxSections,
-                                            " sections, header says ", count));
+    return absl::DataLossError(
+        absl::StrCat(name, ": expected 1 to ", kMaxSections, " sections, header says ", count));
   }
   const uint64_t table_end = kFixedHeaderBytes + uint64_t{count} * kSectionEntryBytes;
   const uint64_t header_end = table_end + 4;
@@ -221,9 +237,9 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
     e.length = GetU64At(bytes, pos + 16);
     // Written this way so a huge offset or length cannot overflow the comparison.
     if (e.offset < header_end || e.offset > size || e.length > size - e.offset) {
-      return absl::DataLossError(absl::StrCat(
-          name, ": section ", i, " (", SectionName(e.id), ") spans bytes [", e.offset, ", +",
-          e.length, "), expected it inside [", header_end, ", ", size, ")"));
+      return absl::DataLossError(
+          absl::StrCat(name, ": section ", i, " (", SectionName(e.id), ") spans bytes [", e.offset,
+                       ", +", e.length, "), expected it inside [", header_end, ", ", size, ")"));
     }
   }
   return entries;
@@ -306,14 +322,16 @@ class ByteReader {
   absl::Status U32(uint32_t* v, absl::string_view what) {
     if (absl::Status s = Need(4, what); !s.ok()) return s;
     *v = 0;
-    for (int i = 0; i < 4; ++i) *v |= uint32_t{static_cast<unsigned char>(data_[pos_ + i])} << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      *v |= uint32_t{static_cast<unsigned char>(data_[pos_ + i])} << (8 * i);
     pos_ += 4;
     return absl::OkStatus();
   }
   absl::Status U64(uint64_t* v, absl::string_view what) {
     if (absl::Status s = Need(8, what); !s.ok()) return s;
     *v = 0;
-    for (int i = 0; i < 8; ++i) *v |= uint64_t{static_cast<unsigned char>(data_[pos_ + i])} << (8 * i);
+    for (int i = 0; i < 8; ++i)
+      *v |= uint64_t{static_cast<unsigned char>(data_[pos_ + i])} << (8 * i);
     pos_ += 8;
     return absl::OkStatus();
   }
@@ -350,8 +368,8 @@ class ByteReader {
   }
   absl::Status Finish() const {
     if (remaining() == 0) return absl::OkStatus();
-    return Error(absl::StrCat("expected the end of the section, found ", remaining(),
-                              " more bytes"));
+    return Error(
+        absl::StrCat("expected the end of the section, found ", remaining(), " more bytes"));
   }
 
  private:
@@ -361,8 +379,8 @@ class ByteReader {
   uint32_t section_;
 };
 
-#define CHAINTAG_RETURN_IF_ERROR(expr)           \
-  do {                                           \
+#define CHAINTAG_RETURN_IF_ERROR(expr)                 \
+  do {                                                 \
     if (absl::Status _s = (expr); !_s.ok()) return _s; \
   } while (0)
 
@@ -405,8 +423,8 @@ absl::Status CheckStrings(const Model& model, const std::string& name) {
   }
   for (size_t i = 0; i < model.metadata().size(); ++i) {
     const auto& [key, value] = model.metadata()[i];
-    CHAINTAG_RETURN_IF_ERROR(CheckModelString(key, StringRule::kName,
-                                              absl::StrCat("metadata key ", i + 1), name));
+    CHAINTAG_RETURN_IF_ERROR(
+        CheckModelString(key, StringRule::kName, absl::StrCat("metadata key ", i + 1), name));
     CHAINTAG_RETURN_IF_ERROR(CheckModelString(value, StringRule::kLine,
                                               absl::StrCat("metadata value '", key, "'"), name));
   }
@@ -429,55 +447,24 @@ absl::Status Validate(const Model& model, const std::string& name) {
   for (size_t i = 0; i < model.labels().size(); ++i) {
     const std::string& label = model.labels()[i];
     if (label.empty()) return absl::DataLossError(absl::StrCat(name, ": empty label name"));
-    CHAINTAG_RETURN_IF_ERROR(model_file::CheckModelString(
-        label, model_file::StringRule::kName, absl::StrCat("label ", i + 1), name));
+    CHAINTAG_RETURN_IF_ERROR(model_file::CheckModelString(label, model_file::StringRule::kName,
+                                                          absl::StrCat("label ", i + 1), name));
     if (!seen.insert(label).second) {
       return absl::DataLossError(absl::StrCat(name, ": label '", label, "' appears twice"));
     }
   }
   CHAINTAG_RETURN_IF_ERROR(CheckStrings(model, name));
-  const ModelParameters& p = model.parameters();
-  if (p.num_labels != n) {
-    return absl::DataLossError(absl::StrCat(name, ": parameters are for ", p.num_labels,
-                                            " labels, expected ", n));
+  const ModelInputOptions& input = model.input_options();
+  if (input.label_column < -ReaderOptions::kMaxLabelColumn ||
+      input.label_column > ReaderOptions::kMaxLabelColumn) {
+    return absl::DataLossError(absl::StrCat(name, ": input options: label column ",
+                                            input.label_column, " is out of range"));
   }
-  if (p.attribute_offsets.empty()) {
-    return absl::DataLossError(absl::StrCat(name, ": expected attribute offsets (A + 1 entries)"));
-  }
-  const int num_attr = p.num_attributes();
-  if (num_attr != model.attributes().size()) {
-    return absl::DataLossError(absl::StrCat(name, ": parameters have ", num_attr,
-                                            " attributes, the dictionary has ",
-                                            model.attributes().size()));
-  }
-  const int64_t num_features = p.num_state_features();
-  if (p.attribute_offsets[0] != 0 || p.attribute_offsets[num_attr] != num_features) {
-    return absl::DataLossError(absl::StrCat(name, ": attribute offsets must run from 0 to ",
-                                            num_features, ", found ", p.attribute_offsets[0],
-                                            " to ", p.attribute_offsets[num_attr]));
-  }
-  for (int a = 0; a < num_attr; ++a) {
-    if (p.attribute_offsets[a + 1] < p.attribute_offsets[a]) {
-      return absl::DataLossError(absl::StrCat(name, ": attribute offsets decrease at attribute ", a,
-                                              " (", p.attribute_offsets[a], " then ",
-                                              p.attribute_offsets[a + 1], ")"));
-    }
-  }
-  for (int64_t f = 0; f < num_features; ++f) {
-    if (p.feature_labels[f] < 0 || p.feature_labels[f] >= n) {
-      return absl::DataLossError(absl::StrCat(name, ": feature ", f, " has label id ",
-                                              p.feature_labels[f], ", expected 0 to ", n - 1));
-    }
-  }
-  if (static_cast<int64_t>(p.weights.size()) != p.size()) {
-    return absl::DataLossError(absl::StrCat(name, ": expected ", p.size(), " weights, found ",
-                                            p.weights.size()));
-  }
-  for (size_t i = 0; i < p.weights.size(); ++i) {
-    if (!std::isfinite(p.weights[i])) {
-      return absl::DataLossError(absl::StrCat(name, ": weight ", i, " is ", p.weights[i],
-                                              ", expected a finite number"));
-    }
+  if (input.conllu_label != "upos" && input.conllu_label != "xpos") {
+    return absl::DataLossError(absl::StrCat(name,
+                                            ": input options: expected the CoNLL-U label "
+                                            "field upos or xpos, found '",
+                                            input.conllu_label, "'"));
   }
   const TransitionMask& mask = model.transition_mask();
   if (mask.num_labels != 0) {
@@ -497,13 +484,68 @@ absl::Status Validate(const Model& model, const std::string& name) {
     }
     for (const std::string& label : test.expected) {
       if (model.LabelId(label) < 0) {
-        return absl::DataLossError(absl::StrCat(name, ": self-test ", k + 1,
-                                                " expects unknown label '", label, "'"));
+        return absl::DataLossError(
+            absl::StrCat(name, ": self-test ", k + 1, " expects unknown label '", label, "'"));
       }
     }
   }
   return absl::OkStatus();
 }
+
+}  // namespace
+
+namespace model_file {
+
+absl::Status CheckParameters(const ModelParameters& p, int num_labels, int num_attributes,
+                             const std::string& name) {
+  if (p.num_labels != num_labels) {
+    return absl::DataLossError(absl::StrCat(name, ": parameters are for ", p.num_labels,
+                                            " labels, expected ", num_labels));
+  }
+  if (p.attribute_offsets.empty()) {
+    return absl::DataLossError(absl::StrCat(name, ": expected attribute offsets (A + 1 entries)"));
+  }
+  const int num_attr = p.num_attributes();
+  if (num_attr != num_attributes) {
+    return absl::DataLossError(absl::StrCat(name, ": parameters have ", num_attr,
+                                            " attributes, the dictionary has ", num_attributes));
+  }
+  const int64_t num_features = p.num_state_features();
+  if (p.attribute_offsets[0] != 0 || p.attribute_offsets[num_attr] != num_features) {
+    return absl::DataLossError(absl::StrCat(name, ": attribute offsets must run from 0 to ",
+                                            num_features, ", found ", p.attribute_offsets[0],
+                                            " to ", p.attribute_offsets[num_attr]));
+  }
+  for (int a = 0; a < num_attr; ++a) {
+    if (p.attribute_offsets[a + 1] < p.attribute_offsets[a]) {
+      return absl::DataLossError(absl::StrCat(name, ": attribute offsets decrease at attribute ", a,
+                                              " (", p.attribute_offsets[a], " then ",
+                                              p.attribute_offsets[a + 1], ")"));
+    }
+  }
+  for (int64_t f = 0; f < num_features; ++f) {
+    if (p.feature_labels[f] < 0 || p.feature_labels[f] >= num_labels) {
+      return absl::DataLossError(absl::StrCat(name, ": feature ", f, " has label id ",
+                                              p.feature_labels[f], ", expected 0 to ",
+                                              num_labels - 1));
+    }
+  }
+  if (static_cast<int64_t>(p.weights.size()) != p.size()) {
+    return absl::DataLossError(
+        absl::StrCat(name, ": expected ", p.size(), " weights, found ", p.weights.size()));
+  }
+  for (size_t i = 0; i < p.weights.size(); ++i) {
+    if (!std::isfinite(p.weights[i])) {
+      return absl::DataLossError(
+          absl::StrCat(name, ": weight ", i, " is ", p.weights[i], ", expected a finite number"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace model_file
+
+namespace {
 
 absl::Status RunSelfTests(const Model& model, const std::string& name) {
   Tagger tagger(model);
@@ -528,7 +570,6 @@ absl::Status RunSelfTests(const Model& model, const std::string& name) {
   return absl::OkStatus();
 }
 
-
 // Decompresses a gzip model file, checking the image header (magic, version, declared size) as
 // soon as its first bytes are out and stopping at the declared size.
 absl::StatusOr<std::string> GunzipModelImage(const model_file::ByteSource& source,
@@ -539,7 +580,8 @@ absl::StatusOr<std::string> GunzipModelImage(const model_file::ByteSource& sourc
       [&](std::string_view prefix) -> absl::StatusOr<uint64_t> {
         if (mf::IsGzip(prefix)) {
           return absl::DataLossError(absl::StrCat(
-              name, ": expected a chaintag model inside the gzip stream, found another gzip stream"));
+              name,
+              ": expected a chaintag model inside the gzip stream, found another gzip stream"));
         }
         return mf::CheckHeader(prefix, name);
       },
@@ -572,7 +614,8 @@ absl::StatusOr<Model> LoadFile(const std::string& path) {
   }
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) {
-    return absl::DataLossError(absl::StrCat(path, ": cannot stat model file: ", std::strerror(errno)));
+    return absl::DataLossError(
+        absl::StrCat(path, ": cannot stat model file: ", std::strerror(errno)));
   }
   if (S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(
@@ -644,14 +687,14 @@ std::string Model::ToBytes() const {
   namespace mf = model_file;
   // Only attributes that own state features are stored; their relative order is kept, so
   // scores are summed in the same order after loading.
-  const ModelParameters& p = parameters_;
-  const int num_attr = p.num_attributes();
+  const TaggingScores& t = tagging_;
+  const int num_attr = static_cast<int>(t.ranges.size() / 2);
   std::vector<int> kept;
   kept.reserve(num_attr);
   for (int a = 0; a < num_attr; ++a) {
-    if (p.attribute_offsets[a + 1] > p.attribute_offsets[a]) kept.push_back(a);
+    if (t.ranges[2 * a + 1] > t.ranges[2 * a]) kept.push_back(a);
   }
-  const int64_t num_features = p.num_state_features();
+  const int64_t num_features = num_state_features();
 
   std::vector<std::pair<uint32_t, std::string>> sections;
   {
@@ -669,19 +712,21 @@ std::string Model::ToBytes() const {
   }
   {
     ByteWriter w;
-    w.U32(static_cast<uint32_t>(p.num_labels));
+    w.U32(static_cast<uint32_t>(labels_.size()));
     w.U32(static_cast<uint32_t>(kept.size()));
     w.U64(static_cast<uint64_t>(num_features));
     w.I32(0);
-    for (const int a : kept) w.I32(p.attribute_offsets[a + 1]);
-    for (int64_t f = 0; f < num_features; ++f) w.I32(p.feature_labels[f]);
-    for (const double weight : p.weights) w.F32(weight);
+    for (const int a : kept) w.I32(t.ranges[2 * a + 1]);
+    for (const TaggingScores::Entry& e : t.entries) w.I32(e.label);
+    for (const TaggingScores::Entry& e : t.entries) w.F32(e.weight);
+    for (const double weight : chain_weights_) w.F32(weight);
     sections.emplace_back(mf::kParameters, w.Take());
   }
   {
     ByteWriter w;
     w.U32(static_cast<uint32_t>(mask_.num_labels));
-    for (const std::vector<char>* flags : {&mask_.allowed, &mask_.allowed_start, &mask_.allowed_end}) {
+    for (const std::vector<char>* flags :
+         {&mask_.allowed, &mask_.allowed_start, &mask_.allowed_end}) {
       w.U64(flags->size());
       for (const char c : *flags) w.U8(c ? 1 : 0);
     }
@@ -709,7 +754,17 @@ std::string Model::ToBytes() const {
     }
     sections.emplace_back(mf::kSelfTests, w.Take());
   }
-  if (spec_.lexicon() != nullptr) sections.emplace_back(mf::kLexicon, spec_.lexicon()->Serialize());
+  if (spec_.lexicon() != nullptr) {
+    sections.emplace_back(mf::kLexicon, spec_.lexicon()->Serialize());
+  }
+  {
+    ByteWriter w;
+    w.String(std::string(CorpusFormatName(input_options_.format)));
+    w.I32(input_options_.label_column);
+    w.String(input_options_.conllu_label);
+    w.U8(input_options_.np_chunks ? 1 : 0);
+    sections.emplace_back(mf::kInputOptions, w.Take());
+  }
 
   const uint64_t table_end = mf::kFixedHeaderBytes + sections.size() * mf::kSectionEntryBytes;
   uint64_t total = table_end + 4;
@@ -750,7 +805,7 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   }
   absl::StatusOr<std::vector<SectionEntry>> table = mf::ReadSectionTable(bytes, name);
   if (!table.ok()) return table.status();
-  std::array<const SectionEntry*, mf::kLexicon + 1> found{};
+  std::array<const SectionEntry*, mf::kInputOptions + 1> found{};
   for (const SectionEntry& e : *table) {
     const uint32_t crc = mf::Crc32c(bytes.substr(e.offset, e.length));
     if (crc != e.checksum) {
@@ -766,8 +821,8 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     }
     found[e.id] = &e;
   }
-  for (uint32_t id = mf::kLabels; id <= mf::kSelfTests; ++id) {
-    if (found[id] == nullptr) {
+  for (uint32_t id = mf::kLabels; id <= mf::kInputOptions; ++id) {
+    if (found[id] == nullptr && id != mf::kLexicon) {
       return absl::DataLossError(
           absl::StrCat(name, ": expected a '", mf::SectionName(id), "' section, found none"));
     }
@@ -786,19 +841,19 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
       bytes.substr(found[mf::kTemplates]->offset, found[mf::kTemplates]->length);
   std::shared_ptr<const Lexicon> lexicon;
   if (found[mf::kLexicon] != nullptr) {
-    absl::StatusOr<Lexicon> parsed = Lexicon::Parse(
-        bytes.substr(found[mf::kLexicon]->offset, found[mf::kLexicon]->length),
-        absl::StrCat(name, " (lexicon section)"));
+    absl::StatusOr<Lexicon> parsed =
+        Lexicon::Parse(bytes.substr(found[mf::kLexicon]->offset, found[mf::kLexicon]->length),
+                       absl::StrCat(name, " (lexicon section)"));
     if (!parsed.ok()) {
-      return absl::DataLossError(absl::StrCat(name, ": stored lexicon does not parse: ",
-                                              parsed.status().message()));
+      return absl::DataLossError(
+          absl::StrCat(name, ": stored lexicon does not parse: ", parsed.status().message()));
     }
     lexicon = std::make_shared<const Lexicon>(*std::move(parsed));
   }
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(template_text, std::move(lexicon));
   if (!spec.ok()) {
-    return absl::DataLossError(absl::StrCat(name, ": stored templates do not parse: ",
-                                            spec.status().message()));
+    return absl::DataLossError(
+        absl::StrCat(name, ": stored templates do not parse: ", spec.status().message()));
   }
   AttributeDictionary attributes;
   {
@@ -833,8 +888,8 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
       return r.Error(absl::StrCat("feature count ", num_features, " exceeds ", INT32_MAX));
     }
     // Exact size check first, so nothing is allocated from counts the section cannot hold.
-    const uint64_t expected = 4 * (uint64_t{num_attr} + 1) + 8 * num_features +
-                              4 * (uint64_t{n} * n + 2 * uint64_t{n});
+    const uint64_t expected =
+        4 * (uint64_t{num_attr} + 1) + 8 * num_features + 4 * (uint64_t{n} * n + 2 * uint64_t{n});
     if (r.remaining() != expected) {
       return r.Error(absl::StrCat("expected ", expected, " bytes of offsets and weights, found ",
                                   r.remaining()));
@@ -858,7 +913,8 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     uint32_t n = 0;
     CHAINTAG_RETURN_IF_ERROR(r.U32(&n, "mask label count"));
     if (n != 0 && n != labels.size()) {
-      return r.Error(absl::StrCat("expected a mask for 0 or ", labels.size(), " labels, found ", n));
+      return r.Error(
+          absl::StrCat("expected a mask for 0 or ", labels.size(), " labels, found ", n));
     }
     mask.num_labels = static_cast<int>(n);
     CHAINTAG_RETURN_IF_ERROR(ReadFlags(r, uint64_t{n} * n, "allowed transitions", &mask.allowed));
@@ -866,8 +922,27 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     CHAINTAG_RETURN_IF_ERROR(ReadFlags(r, n, "allowed ends", &mask.allowed_end));
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
   }
-  Model model(std::move(labels), *std::move(spec), std::move(attributes), std::move(parameters),
+  CHAINTAG_RETURN_IF_ERROR(
+      mf::CheckParameters(parameters, static_cast<int>(labels.size()), attributes.size(), name));
+  Model model(std::move(labels), *std::move(spec), std::move(attributes), parameters,
               std::move(mask));
+  parameters = ModelParameters();  // the model keeps the tagging layout only
+  {
+    ByteReader r = reader(mf::kInputOptions);
+    std::string format;
+    CHAINTAG_RETURN_IF_ERROR(r.String(&format, "input format"));
+    absl::StatusOr<CorpusFormat> parsed = ParseCorpusFormat(format);
+    if (!parsed.ok()) return r.Error(absl::StrCat("unknown input format '", format, "'"));
+    model.input_options_.format = *parsed;
+    CHAINTAG_RETURN_IF_ERROR(r.I32(&model.input_options_.label_column, "label column"));
+    CHAINTAG_RETURN_IF_ERROR(r.String(&model.input_options_.conllu_label, "CoNLL-U label field"));
+    uint8_t np_chunks = 0;
+    CHAINTAG_RETURN_IF_ERROR(r.U8(&np_chunks, "NP chunks flag"));
+    if (np_chunks > 1)
+      return r.Error(absl::StrCat("expected 0 or 1 for NP chunks, found ", int{np_chunks}));
+    model.input_options_.np_chunks = np_chunks == 1;
+    CHAINTAG_RETURN_IF_ERROR(r.Finish());
+  }
   {
     ByteReader r = reader(mf::kMetadata);
     uint32_t count = 0;
@@ -876,7 +951,7 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
       std::string key, value;
       CHAINTAG_RETURN_IF_ERROR(r.String(&key, "metadata key"));
       CHAINTAG_RETURN_IF_ERROR(r.String(&value, "metadata value"));
-      model.AddMetadata(std::move(key), std::move(value));
+      model.metadata_.emplace_back(std::move(key), std::move(value));
     }
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
   }
@@ -894,12 +969,12 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
       const uint64_t cells_fit = r.remaining() / 4;
       if (m > cells_fit || columns > cells_fit || (uint64_t{columns} + 1) * m > cells_fit) {
         return r.Error(absl::StrCat("self-test of ", m, " tokens x ", columns,
-                                    " columns does not fit in the ", r.remaining(),
-                                    " bytes left"));
+                                    " columns does not fit in the ", r.remaining(), " bytes left"));
       }
       test.sentence.columns.assign(columns, std::vector<std::string>(m));
       for (std::vector<std::string>& column : test.sentence.columns) {
-        for (std::string& cell : column) CHAINTAG_RETURN_IF_ERROR(r.String(&cell, "self-test cell"));
+        for (std::string& cell : column)
+          CHAINTAG_RETURN_IF_ERROR(r.String(&cell, "self-test cell"));
       }
       test.expected.resize(m);
       for (std::string& label : test.expected) {

@@ -9,11 +9,14 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "chaintag/model.h"
 
 namespace chaintag::model_file {
 
 inline constexpr std::string_view kMagic = "CHAINTAG";
-inline constexpr uint32_t kFormatVersion = 1;
+// 2: the input-options section (ModelInputOptions) is required. Older files are refused with a
+// request to retrain, since nothing in them says how their input was read.
+inline constexpr uint32_t kFormatVersion = 2;
 // magic(8) + version(4) + section count(4) + file size(8).
 inline constexpr uint64_t kFixedHeaderBytes = 24;
 // id(4) + checksum(4) + offset(8) + length(8).
@@ -32,7 +35,8 @@ enum SectionId : uint32_t {
   kTransitionMask = 5,
   kMetadata = 6,
   kSelfTests = 7,
-  kLexicon = 8,  // optional: the word-class lexicon of templates that call lex()
+  kLexicon = 8,       // optional: the word-class lexicon of templates that call lex()
+  kInputOptions = 9,  // since version 2: format, label column, CoNLL-U label field, NP chunks
 };
 const char* SectionName(uint32_t id);
 
@@ -66,6 +70,12 @@ enum class StringRule {
 // Checks `text` against `rule`; the error reads "NAME: expected WHAT to be ..., found ...".
 absl::Status CheckModelString(std::string_view text, StringRule rule, std::string_view what,
                               const std::string& name);
+
+// Consistency of trainer-layout parameters for `num_labels` labels and `num_attributes`
+// attributes: offsets from 0 to F and non-decreasing, label ids in range, F + N*N + 2N finite
+// weights. Model construction (loader, ModelBuilder) requires it.
+absl::Status CheckParameters(const ModelParameters& p, int num_labels, int num_attributes,
+                             const std::string& name);
 
 // Checks magic, version, declared size, header checksum, and that every section lies inside the
 // file; returns the section table. Does not verify section checksums.

@@ -35,9 +35,9 @@ absl::Status Tagger::BuildLattice(const Sentence& sentence, Lattice* lattice) {
   }
   for (int c = 0; c < sentence.num_columns(); ++c) {
     if (static_cast<int>(sentence.columns[c].size()) != sentence.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(Where(sentence), ": expected ", sentence.size(), " entries in column ", c + 1,
-                       ", found ", sentence.columns[c].size()));
+      return absl::InvalidArgumentError(absl::StrCat(Where(sentence), ": expected ",
+                                                     sentence.size(), " entries in column ", c + 1,
+                                                     ", found ", sentence.columns[c].size()));
     }
   }
   if (absl::Status status = featurizer_.CheckColumns(sentence); !status.ok()) {
@@ -49,16 +49,8 @@ absl::Status Tagger::BuildLattice(const Sentence& sentence, Lattice* lattice) {
 }
 
 void Tagger::ScoreFeaturized(Lattice* lattice) const {
-  const ModelParameters& parameters = model_->parameters();
   const Model::TaggingScores& scores = model_->tagging_scores();
-  const int n = parameters.num_labels;
-  if (static_cast<int>(scores.start.size()) != n || n != model_->num_labels()) {
-    parameters.Score(featurized_, parameters.weights, lattice);  // a model without the layout
-    if (model_->transition_mask().num_labels == model_->num_labels()) {
-      ApplyTransitionMask(model_->transition_mask(), lattice);
-    }
-    return;
-  }
+  const int n = model_->num_labels();
   const int m = featurized_.size();
   lattice->Reset(m, n);
   const int32_t num_attr = static_cast<int32_t>(scores.ranges.size() / 2);
@@ -88,7 +80,8 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
         __builtin_prefetch(entries + ranges[2 * ids[i + kDistance]]);
       }
       const int32_t a = ids[i];
-      // Ids outside the dictionary cannot come from Featurize; skipping them keeps this memory-safe.
+      // Ids outside the dictionary cannot come from Featurize; skipping them keeps this
+      // memory-safe.
       if (!valid(a)) continue;
       const int32_t end = ranges[2 * a + 1];
       for (int32_t f = ranges[2 * a]; f < end; ++f) row[entries[f].label] += entries[f].weight;

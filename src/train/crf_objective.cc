@@ -148,7 +148,8 @@ CrfObjective::CrfObjective(const TrainingData& data, double c2, int threads,
     for (size_t k = 0; k < occurrences; ++k) {
       const int32_t a = data.position_attributes[k];
       // Label ids fit 16 bits for any realistic tag set.
-      feature_count_[k] = static_cast<uint16_t>(params.attribute_offsets[a + 1] - params.attribute_offsets[a]);
+      feature_count_[k] =
+          static_cast<uint16_t>(params.attribute_offsets[a + 1] - params.attribute_offsets[a]);
     }
   }
   if (consume != nullptr) {
@@ -158,7 +159,8 @@ CrfObjective::CrfObjective(const TrainingData& data, double c2, int threads,
   }
   for (int32_t& x : first_feature_) {
     const int32_t begin = params.attribute_offsets[x];
-    x = count_bits_ == 0 ? begin : (begin << count_bits_) | (params.attribute_offsets[x + 1] - begin);
+    x = count_bits_ == 0 ? begin
+                         : (begin << count_bits_) | (params.attribute_offsets[x + 1] - begin);
   }
 }
 
@@ -260,7 +262,8 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
     std::vector<double> scaled(w.begin() + params.transition_offset(),
                                w.begin() + params.transition_offset() + n * n + 2 * n);
     for (double& x : scaled) x /= loss_.epsilon;
-    tables.Build(n, scaled.data(), scaled.data() + (params.start_offset() - params.transition_offset()),
+    tables.Build(n, scaled.data(),
+                 scaled.data() + (params.start_offset() - params.transition_offset()),
                  scaled.data() + (params.end_offset() - params.transition_offset()));
   }
 
@@ -277,7 +280,8 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
       for (int s = begin; s < end; ++s) ProcessSentence(s, w.data(), tables, worker);
     }
   };
-  train_internal::RunOnThreads(static_cast<int>(workers_.size()), [&](int k) { run(&workers_[k]); });
+  train_internal::RunOnThreads(static_cast<int>(workers_.size()),
+                               [&](int k) { run(&workers_[k]); });
 
   double objective = 0;
   for (double z : log_z_) objective += z;

@@ -48,13 +48,13 @@ class ScaledForwardBackward {
 // The epsilon-objective spanning CRF and SSVM (Hazan and Urtasun, "A Primal-Dual Message-Passing
 // Algorithm for Approximated Large Scale Structured Prediction", NIPS 2010; exact on chains):
 //   sum_i eps * log sum_y exp((Delta(y_i, y) + F(x_i, y)) / eps) - F(x_i, y_i) + (C/p) |w|_p^p
-// for a decomposable Delta(y_i, y) = scale_i * sum_t cost[y_i,t][y_t], with C = 2 * c2 so that p = 2
-// gives c2 |w|^2 (the CRFsuite convention of the plain CRF). eps = 1 and no cost is the CRF;
-// eps = 1 with Hamming costs is softmax-margin (Gimpel and Smith 2010).
+// for a decomposable Delta(y_i, y) = scale_i * sum_t cost[y_i,t][y_t], with C = 2 * c2 so that p =
+// 2 gives c2 |w|^2 (the CRFsuite convention of the plain CRF). eps = 1 and no cost is the CRF; eps
+// = 1 with Hamming costs is softmax-margin (Gimpel and Smith 2010).
 struct SmoothLoss {
   double epsilon = 1.0;
   double p = 2.0;
-  std::vector<double> cost;  // N x N cost[gold * N + predicted]; empty means Delta = 0
+  std::vector<double> cost;        // N x N cost[gold * N + predicted]; empty means Delta = 0
   bool per_token_average = false;  // scale_i = 1 / M_i (normalised Hamming) instead of 1
 };
 

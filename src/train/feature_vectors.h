@@ -16,7 +16,8 @@ namespace train_internal {
 
 // Adds `scale` times the indicator of `labels` to label coefficients: unary (M x N) at
 // (t, labels[t]), transition (N x N, then start N, then end N, as in ModelParameters).
-void AddLabeling(int n, absl::Span<const int> labels, double scale, double* unary, double* transition);
+void AddLabeling(int n, absl::Span<const int> labels, double scale, double* unary,
+                 double* transition);
 
 // Turns label coefficients of one sentence into the sparse weight-space vector
 // sum_t sum_y unary[t][y] phi_t(y) + transition coefficients, merging repeated features.
@@ -28,7 +29,8 @@ class FeatureAccumulator {
   };
   explicit FeatureAccumulator(int64_t size) : dense_(size, 0.0) {}
   // The result stays valid until the next call.
-  const Sparse& Build(const TrainingData& data, int s, const double* unary, const double* transition);
+  const Sparse& Build(const TrainingData& data, int s, const double* unary,
+                      const double* transition);
 
  private:
   std::vector<double> dense_;  // all zero between calls

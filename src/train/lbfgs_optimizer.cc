@@ -11,7 +11,7 @@ namespace {
 
 struct Context {
   Objective* objective;
-  const std::function<bool(const LbfgsIteration&)>* on_iteration;
+  const IterationCallback* on_iteration;
   int64_t n;
   int iterations = 0;
   double last_objective = 0.0;
@@ -32,8 +32,11 @@ int ProgressCallback(void* instance, const lbfgsfloatval_t* x, const lbfgsfloatv
   context->iterations = k;
   context->last_objective = fx;
   if (*context->on_iteration) {
-    LbfgsIteration info{k, fx, gnorm, absl::MakeConstSpan(x, n)};
-    if (!(*context->on_iteration)(info)) {
+    TrainProgress progress;
+    progress.iteration = k;
+    progress.objective = fx;
+    progress.gradient_norm = gnorm;
+    if (!(*context->on_iteration)(progress, absl::MakeConstSpan(x, n))) {
       context->stopped_by_caller = true;
       return 1;
     }
@@ -43,28 +46,40 @@ int ProgressCallback(void* instance, const lbfgsfloatval_t* x, const lbfgsfloatv
 
 std::string Reason(int code) {
   switch (code) {
-    case LBFGS_SUCCESS: return "converged";
-    case LBFGS_STOP: return "objective improvement below the tolerance";
-    case LBFGS_ALREADY_MINIMIZED: return "already minimized";
-    case LBFGSERR_MAXIMUMITERATION: return "maximum iterations";
-    case LBFGSERR_ROUNDING_ERROR: return "line search: rounding error";
-    case LBFGSERR_MINIMUMSTEP: return "line search: minimum step";
-    case LBFGSERR_MAXIMUMSTEP: return "line search: maximum step";
-    case LBFGSERR_MAXIMUMLINESEARCH: return "line search: maximum evaluations";
-    case LBFGSERR_WIDTHTOOSMALL: return "line search: interval too small";
-    case LBFGSERR_INCREASEGRADIENT: return "line search: increasing gradient";
-    default: return absl::StrCat("libLBFGS code ", code);
+    case LBFGS_SUCCESS:
+      return "converged";
+    case LBFGS_STOP:
+      return "objective improvement below the tolerance";
+    case LBFGS_ALREADY_MINIMIZED:
+      return "already minimized";
+    case LBFGSERR_MAXIMUMITERATION:
+      return "maximum iterations";
+    case LBFGSERR_ROUNDING_ERROR:
+      return "line search: rounding error";
+    case LBFGSERR_MINIMUMSTEP:
+      return "line search: minimum step";
+    case LBFGSERR_MAXIMUMSTEP:
+      return "line search: maximum step";
+    case LBFGSERR_MAXIMUMLINESEARCH:
+      return "line search: maximum evaluations";
+    case LBFGSERR_WIDTHTOOSMALL:
+      return "line search: interval too small";
+    case LBFGSERR_INCREASEGRADIENT:
+      return "line search: increasing gradient";
+    default:
+      return absl::StrCat("libLBFGS code ", code);
   }
 }
 
 }  // namespace
 
-absl::StatusOr<LbfgsResult> MinimizeLbfgs(
-    Objective& objective, const LbfgsSettings& settings, std::vector<double>* w,
-    const std::function<bool(const LbfgsIteration&)>& on_iteration) {
+absl::StatusOr<LbfgsResult> MinimizeLbfgs(Objective& objective, const LbfgsSettings& settings,
+                                          std::vector<double>* w,
+                                          const IterationCallback& on_iteration) {
   const int64_t n = objective.size();
   if (static_cast<int64_t>(w->size()) != n) {
-    return absl::InvalidArgumentError(absl::StrCat("L-BFGS: expected ", n, " weights, found ", w->size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("L-BFGS: expected ", n, " weights, found ", w->size()));
   }
   if (n > INT32_MAX) return absl::InvalidArgumentError("L-BFGS: more than 2^31 weights");
   lbfgs_parameter_t param;

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "train/crf_objective.h"
+#include "train/trainer.h"
 
 namespace chaintag {
 namespace train_internal {
@@ -22,27 +23,21 @@ struct LbfgsSettings {
   int period = 10;
 };
 
-struct LbfgsIteration {
-  int iteration = 0;  // 1-based
-  double objective = 0.0;  // including the L1 term
-  double gradient_norm = 0.0;
-  absl::Span<const double> weights;
-};
-
 struct LbfgsResult {
   int iterations = 0;
   double objective = 0.0;
-  int code = 0;         // libLBFGS return code
-  std::string reason;   // why it stopped, for metadata
+  int code = 0;                    // libLBFGS return code
+  std::string reason;              // why it stopped, for metadata
   bool stopped_by_caller = false;  // on_iteration returned false
 };
 
 // Minimises objective(w) + c1 * |w|_1 from the starting point in `w`; `w` holds the result.
-// `on_iteration` (may be empty) returns false to stop early. Line-search failures end the run
+// `on_iteration` (may be empty) sees the iteration, the objective (L1 term included), the
+// gradient norm and the weights; it returns false to stop early. Line-search failures end the run
 // at the last good point and are reported in `reason`, not as errors.
-absl::StatusOr<LbfgsResult> MinimizeLbfgs(
-    Objective& objective, const LbfgsSettings& settings, std::vector<double>* w,
-    const std::function<bool(const LbfgsIteration&)>& on_iteration);
+absl::StatusOr<LbfgsResult> MinimizeLbfgs(Objective& objective, const LbfgsSettings& settings,
+                                          std::vector<double>* w,
+                                          const IterationCallback& on_iteration);
 
 }  // namespace train_internal
 }  // namespace chaintag

@@ -23,9 +23,8 @@ absl::Status CheckInputs(const Lattice& lattice, absl::Span<const int> gold, int
                                                    lattice.num_labels()));
   }
   if (static_cast<int>(gold.size()) != lattice.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("loss-augmented decoding: gold has ",
-                                                   gold.size(), " labels; expected ",
-                                                   lattice.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "loss-augmented decoding: gold has ", gold.size(), " labels; expected ", lattice.size()));
   }
   for (size_t t = 0; t < gold.size(); ++t) {
     if (gold[t] < 0 || gold[t] >= num_labels) {
@@ -39,7 +38,9 @@ absl::Status CheckInputs(const Lattice& lattice, absl::Span<const int> gold, int
 
 }  // namespace
 
-void LossAugmentedScratchDeleter::operator()(LossAugmentedScratch* scratch) const { delete scratch; }
+void LossAugmentedScratchDeleter::operator()(LossAugmentedScratch* scratch) const {
+  delete scratch;
+}
 
 LossAugmentedScratchPtr MakeLossAugmentedScratch() {
   return LossAugmentedScratchPtr(new LossAugmentedScratch());
@@ -118,7 +119,9 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
     h = [state_loss](double f, int s) { return f + state_loss[s]; };
   } else {
     // Non-decreasing in F because every loss is >= 0.
-    h = [state_loss, gold_score](double f, int s) { return (1.0 + f - gold_score) * state_loss[s]; };
+    h = [state_loss, gold_score](double f, int s) {
+      return (1.0 + f - gold_score) * state_loss[s];
+    };
   }
   int final_state = 0;
   absl::StatusOr<Labeling> best = scratch->decoder.Best(h, &final_state);

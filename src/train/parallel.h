@@ -2,7 +2,6 @@
 #ifndef CHAINTAG_SRC_TRAIN_PARALLEL_H_
 #define CHAINTAG_SRC_TRAIN_PARALLEL_H_
 
-
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "worker_threads.h"

@@ -3,6 +3,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <utility>
 
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
@@ -12,9 +13,8 @@ namespace chaintag {
 namespace train_internal {
 
 absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const BoundLoss& loss,
-                                            int epochs, uint64_t seed,
-                                            std::vector<double>* w,
-                                            const std::function<bool(const PerceptronEpoch&)>& on_epoch) {
+                                            int epochs, uint64_t seed, std::vector<double>* w,
+                                            const IterationCallback& on_epoch) {
   const ModelParameters& params = data.parameters;
   const int n = params.num_labels;
   const int64_t size = params.size();
@@ -74,9 +74,40 @@ absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const Boun
       step += 1.0;
     }
     for (int64_t i = 0; i < size; ++i) (*w)[i] = weights[i] - weighted_updates[i] / step;
-    if (on_epoch && !on_epoch(PerceptronEpoch{epoch, mistakes, *w})) break;
+    TrainProgress progress;
+    progress.iteration = epoch;
+    progress.objective = static_cast<double>(mistakes);
+    if (on_epoch && !on_epoch(progress, *w)) break;
   }
   return std::min(epoch, epochs);
+}
+
+namespace {
+
+class PerceptronTrainer : public Trainer {
+ public:
+  PerceptronTrainer(const TrainOptions& options, std::shared_ptr<const BoundLoss> loss)
+      : epochs_(options.max_iterations), seed_(options.seed), loss_(std::move(loss)) {}
+
+  absl::StatusOr<TrainerRun> Run(TrainingData* data, std::vector<double>* weights,
+                                 const IterationCallback& on_iteration) override {
+    absl::StatusOr<int> epochs =
+        TrainAveragedPerceptron(*data, *loss_, epochs_, seed_, weights, on_iteration);
+    if (!epochs.ok()) return epochs.status();
+    return TrainerRun{*epochs, *epochs < epochs_ ? "early stopping" : "maximum epochs"};
+  }
+
+ private:
+  int epochs_;
+  uint64_t seed_;
+  std::shared_ptr<const BoundLoss> loss_;
+};
+
+}  // namespace
+
+std::unique_ptr<Trainer> MakePerceptronTrainer(const TrainOptions& resolved,
+                                               std::shared_ptr<const BoundLoss> loss) {
+  return std::make_unique<PerceptronTrainer>(resolved, std::move(loss));
 }
 
 }  // namespace train_internal

@@ -11,23 +11,19 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "chaintag/train.h"
+#include "train/trainer.h"
 #include "train/training_data.h"
 
 namespace chaintag {
 namespace train_internal {
 
-struct PerceptronEpoch {
-  int epoch = 0;         // 1-based
-  int64_t mistakes = 0;  // wrongly labelled tokens during the epoch
-  absl::Span<const double> averaged_weights;
-};
-
 // Runs up to `epochs` shuffled passes (seeded, deterministic); `w` receives the averaged weights of
-// the last epoch run. `on_epoch` (may be empty) returns false to stop. Returns the epochs run.
+// the last epoch run. `on_epoch` (may be empty) sees the epoch number, the wrongly labelled tokens
+// of the epoch as the objective, and the averaged weights; it returns false to stop. Returns the
+// epochs run.
 absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const BoundLoss& loss,
-                                            int epochs, uint64_t seed,
-                                            std::vector<double>* w,
-                                            const std::function<bool(const PerceptronEpoch&)>& on_epoch);
+                                            int epochs, uint64_t seed, std::vector<double>* w,
+                                            const IterationCallback& on_epoch);
 
 }  // namespace train_internal
 }  // namespace chaintag

@@ -64,7 +64,9 @@ struct BcfwBlocks {
   const double* unary_of(const TrainingData& data, int s) const {
     return unary.data() + static_cast<size_t>(data.sentence_offsets[s]) * n;
   }
-  double* transition_of(int s) { return transition.data() + static_cast<size_t>(s) * transition_size(); }
+  double* transition_of(int s) {
+    return transition.data() + static_cast<size_t>(s) * transition_size();
+  }
   const double* transition_of(int s) const {
     return transition.data() + static_cast<size_t>(s) * transition_size();
   }
@@ -97,8 +99,8 @@ double ExpectedScore(const Lattice& lattice, const double* unary, const double* 
 // itself attains 0, so clamping at 0 only absorbs rounding.
 double HingeOf(const LossAugmentedResult& result, const Lattice& lattice,
                absl::Span<const int> gold, LossScaling scaling) {
-  return std::max(0.0, scaling == LossScaling::kMargin ? result.value - lattice.Score(gold)
-                                                       : result.value);
+  return std::max(
+      0.0, scaling == LossScaling::kMargin ? result.value - lattice.Score(gold) : result.value);
 }
 
 struct SentenceEvaluation {
@@ -219,7 +221,8 @@ absl::StatusOr<double> SsvmPrimal(const TrainingData& data, const BoundLoss& los
                                   LossScaling scaling, double c2, absl::Span<const double> w,
                                   int threads) {
   std::vector<SentenceEvaluation> eval;
-  if (absl::Status s = EvaluateAll(data, loss, scaling, w, threads, nullptr, &eval); !s.ok()) return s;
+  if (absl::Status s = EvaluateAll(data, loss, scaling, w, threads, nullptr, &eval); !s.ok())
+    return s;
   double primal = c2 * SquaredNorm(w);
   for (const SentenceEvaluation& e : eval) primal += e.hinge;
   return primal;
@@ -227,7 +230,7 @@ absl::StatusOr<double> SsvmPrimal(const TrainingData& data, const BoundLoss& los
 
 absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
                               const SsvmSettings& settings, std::vector<double>* w,
-                              const std::function<bool(const SsvmPass&)>& on_pass) {
+                              const IterationCallback& on_pass) {
   if (absl::Status s = CheckSettings(data, settings); !s.ok()) return s;
   if (settings.scaling != LossScaling::kMargin) {
     return absl::InvalidArgumentError(
@@ -322,15 +325,14 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
       primal += e.hinge;
       gap += e.gap;
     }
-    SsvmPass report;
-    report.pass = pass;
-    report.primal = primal;
+    TrainProgress report;
+    report.iteration = pass;
+    report.objective = primal;
     report.duality_gap = gap;
     report.mean_loss = loss_sum / num_sentences;
     report.inference_seconds = inference_seconds;
     report.pass_seconds = Seconds(pass_start);
-    report.weights = *w;
-    const bool keep_going = !on_pass || on_pass(report);
+    const bool keep_going = !on_pass || on_pass(report, *w);
     if (!keep_going || gap <= settings.duality_gap * primal) break;
   }
   return std::min(pass, settings.max_passes);
@@ -403,18 +405,19 @@ constexpr int kBatchSize = 8;
 // One pass of SGD over `order` from step `*step`: decay, then the subgradient of H_i
 // ((phi(y^) - phi(y_i)), times Delta(y^) under slack scaling) for each sentence. Averaging (from
 // `average_from` on) follows each step. Adds the losses of the maximisers to *loss_sum.
-absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling, const std::vector<int>& order,
-                             double eta0, double lambda, int64_t average_from,
-                             ScaledAveragedWeights* weights, BatchDecoder* decoder, int64_t* step,
-                             double* inference_seconds, double* loss_sum) {
+absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling,
+                             const std::vector<int>& order, double eta0, double lambda,
+                             int64_t average_from, ScaledAveragedWeights* weights,
+                             BatchDecoder* decoder, int64_t* step, double* inference_seconds,
+                             double* loss_sum) {
   const int n = data.num_labels();
   FeatureAccumulator accumulator(data.parameters.size());
   std::vector<double> unary, transition;
   for (size_t begin = 0; begin < order.size(); begin += kBatchSize) {
     const size_t end = std::min(order.size(), begin + kBatchSize);
     absl::Span<const int> batch(order.data() + begin, end - begin);
-    if (absl::Status st = decoder->Decode(batch, weights->raw().data(), weights->divisor(),
-                                          inference_seconds);
+    if (absl::Status st =
+            decoder->Decode(batch, weights->raw().data(), weights->divisor(), inference_seconds);
         !st.ok()) {
       return st;
     }
@@ -449,7 +452,7 @@ absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling, cons
 
 absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& loss,
                                      const SsvmSettings& settings, std::vector<double>* w,
-                                     const std::function<bool(const SsvmPass&)>& on_pass) {
+                                     const IterationCallback& on_pass) {
   if (absl::Status s = CheckSettings(data, settings); !s.ok()) return s;
   const ModelParameters& params = data.parameters;
   const int num_sentences = data.num_sentences();
@@ -475,9 +478,9 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
       ScaledAveragedWeights trial(params.size());
       int64_t step = 0;
       double unused_seconds = 0, unused_loss = 0;
-      if (absl::Status st = SubgradientPass(data, settings.scaling, sample, candidate, lambda,
-                                            kNever, &trial, &decoder, &step, &unused_seconds,
-                                            &unused_loss);
+      if (absl::Status st =
+              SubgradientPass(data, settings.scaling, sample, candidate, lambda, kNever, &trial,
+                              &decoder, &step, &unused_seconds, &unused_loss);
           !st.ok()) {
         return st;
       }
@@ -487,7 +490,8 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
       for (size_t begin = 0; begin < sample.size(); begin += kBatchSize) {
         absl::Span<const int> batch(sample.data() + begin,
                                     std::min<size_t>(kBatchSize, sample.size() - begin));
-        if (absl::Status st = decoder.Decode(batch, trial_w.data(), 1.0, &unused_seconds); !st.ok()) {
+        if (absl::Status st = decoder.Decode(batch, trial_w.data(), 1.0, &unused_seconds);
+            !st.ok()) {
           return st;
         }
         for (const BatchDecoder::Result& r : decoder.results()) value += r.hinge;
@@ -508,25 +512,71 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
     double inference_seconds = 0, loss_sum = 0;
     Shuffle(&rng, &order);
     // Averaging starts with the second pass (the first pass's iterates are far from the optimum).
-    if (absl::Status st = SubgradientPass(data, settings.scaling, order, eta0, lambda, num_sentences,
-                                          &weights, &decoder, &step, &inference_seconds, &loss_sum);
+    if (absl::Status st =
+            SubgradientPass(data, settings.scaling, order, eta0, lambda, num_sentences, &weights,
+                            &decoder, &step, &inference_seconds, &loss_sum);
         !st.ok()) {
       return st;
     }
     weights.Averaged(w);
-    SsvmPass report;
-    report.pass = pass;
+    TrainProgress report;
+    report.iteration = pass;
     absl::StatusOr<double> primal =
         SsvmPrimal(data, loss, settings.scaling, settings.c2, *w, settings.threads);
     if (!primal.ok()) return primal.status();
-    report.primal = *primal;
+    report.objective = *primal;
     report.mean_loss = loss_sum / num_sentences;
     report.inference_seconds = inference_seconds;
     report.pass_seconds = Seconds(pass_start);
-    report.weights = *w;
-    if (on_pass && !on_pass(report)) break;
+    if (on_pass && !on_pass(report, *w)) break;
   }
   return std::min(pass, settings.max_passes);
+}
+
+namespace {
+
+// BCFW (ssvm-margin) or SGD (ssvm-margin, ssvm-slack) behind the Trainer interface.
+class SsvmTrainer : public Trainer {
+ public:
+  SsvmTrainer(const TrainOptions& options, std::shared_ptr<const BoundLoss> loss, int threads)
+      : bcfw_(options.algorithm == Algorithm::kBcfw), loss_(std::move(loss)) {
+    settings_.scaling = options.objective == chaintag::Objective::kSsvmMargin ? LossScaling::kMargin
+                                                                              : LossScaling::kSlack;
+    settings_.c2 = options.c2;
+    settings_.max_passes = options.max_iterations;
+    settings_.duality_gap = options.duality_gap;
+    settings_.learning_rate = options.learning_rate;
+    settings_.seed = options.seed;
+    settings_.threads = threads;
+  }
+
+  absl::StatusOr<TrainerRun> Run(TrainingData* data, std::vector<double>* weights,
+                                 const IterationCallback& on_iteration) override {
+    bool stopped = false;
+    const IterationCallback on_pass = [&](const TrainProgress& p, absl::Span<const double> w) {
+      stopped = on_iteration && !on_iteration(p, w);
+      return !stopped;
+    };
+    absl::StatusOr<int> passes = bcfw_
+                                     ? TrainBcfw(*data, *loss_, settings_, weights, on_pass)
+                                     : TrainSubgradient(*data, *loss_, settings_, weights, on_pass);
+    if (!passes.ok()) return passes.status();
+    return TrainerRun{*passes, stopped                          ? "early stopping"
+                               : *passes < settings_.max_passes ? "duality gap below the tolerance"
+                                                                : "maximum passes"};
+  }
+
+ private:
+  bool bcfw_;
+  std::shared_ptr<const BoundLoss> loss_;
+  SsvmSettings settings_;
+};
+
+}  // namespace
+
+std::unique_ptr<Trainer> MakeSsvmTrainer(const TrainOptions& resolved,
+                                         std::shared_ptr<const BoundLoss> loss, int threads) {
+  return std::make_unique<SsvmTrainer>(resolved, std::move(loss), threads);
 }
 
 }  // namespace train_internal

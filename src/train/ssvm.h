@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "chaintag/train.h"
+#include "train/trainer.h"
 #include "train/training_data.h"
 
 namespace chaintag {
@@ -31,31 +32,23 @@ struct SsvmSettings {
   LossScaling scaling = LossScaling::kMargin;
   double c2 = 1.0;
   int max_passes = 100;
-  double duality_gap = 0.01;  // BCFW stops when gap <= duality_gap * primal
+  double duality_gap = 0.01;   // BCFW stops when gap <= duality_gap * primal
   double learning_rate = 0.0;  // SGD eta_0; 0 = calibrate on a sample
   uint64_t seed = 1;
   int threads = 1;  // loss-augmented inference of SGD mini-batches and the per-pass evaluation
 };
 
-struct SsvmPass {
-  int pass = 0;       // 1-based
-  // Exact: SGD at the averaged weights; BCFW at the iterate, whose gap `duality_gap` certifies.
-  double primal = 0;
-  std::optional<double> duality_gap;  // BCFW only
-  double mean_loss = 0;       // mean Delta(y_i, y-hat) of the loss-augmented maximisers in the pass
-  double inference_seconds = 0;  // time in loss-augmented inference during the pass
-  double pass_seconds = 0;       // whole pass, evaluation included
-  absl::Span<const double> weights;
-};
-
 // Both trainers start from w = 0 and visit the sentences in a seeded random order per pass;
-// `on_pass` (may be empty) returns false to stop. Return the number of passes run.
+// `on_pass` (may be empty) sees each pass: objective = the exact primal (SGD at the averaged
+// weights; BCFW at the iterate, whose duality gap it reports), mean loss of the pass's
+// loss-augmented maximisers, time in inference and in the pass, and the weights (BCFW: the
+// step-weighted average); it returns false to stop. Return the number of passes run.
 absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
                               const SsvmSettings& settings, std::vector<double>* w,
-                              const std::function<bool(const SsvmPass&)>& on_pass);
+                              const IterationCallback& on_pass);
 absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& loss,
                                      const SsvmSettings& settings, std::vector<double>* w,
-                                     const std::function<bool(const SsvmPass&)>& on_pass);
+                                     const IterationCallback& on_pass);
 
 // The exact primal objective c2 |w|^2 + sum_i H_i(w) (run on `threads`; deterministic).
 absl::StatusOr<double> SsvmPrimal(const TrainingData& data, const BoundLoss& loss,

@@ -37,7 +37,8 @@ void BuildFeatureSet(TrainingData* data) {
   params.attribute_offsets.assign(num_attributes + 1, 0);
   int64_t count = 0;
   for (int a = 0; a < num_attributes; ++a) {
-    for (int w = 0; w < words; ++w) count += __builtin_popcountll(seen[static_cast<size_t>(a) * words + w]);
+    for (int w = 0; w < words; ++w)
+      count += __builtin_popcountll(seen[static_cast<size_t>(a) * words + w]);
     params.attribute_offsets[a + 1] = static_cast<int32_t>(count);
   }
   params.feature_labels.resize(count);
@@ -87,7 +88,8 @@ void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lat
     }
   }
   for (int p = 0; p < n; ++p) {
-    for (int y = 0; y < n; ++y) lattice->transition(p, y) = w[params.transition_offset() + p * n + y];
+    for (int y = 0; y < n; ++y)
+      lattice->transition(p, y) = w[params.transition_offset() + p * n + y];
   }
   for (int y = 0; y < n; ++y) {
     lattice->start(y) = w[params.start_offset() + y];
@@ -148,9 +150,9 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     if (m == 0) continue;
     if (static_cast<int>(sentence->labels.size()) != m) {
       const int64_t line = sentence->token_lines.empty() ? 0 : sentence->token_lines[0];
-      return absl::InvalidArgumentError(absl::StrCat(
-          sentence->file, ":", line, ": expected a gold label for each of the ", m,
-          " tokens, found ", sentence->labels.size(), " labels"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(sentence->file, ":", line, ": expected a gold label for each of the ", m,
+                       " tokens, found ", sentence->labels.size(), " labels"));
     }
     if (absl::Status status = featurizer.CheckColumns(*sentence); !status.ok()) {
       const int64_t line = sentence->token_lines.empty() ? 0 : sentence->token_lines[0];
@@ -180,7 +182,8 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     }
     data.position_attributes.resize(base + emitted_ids.size());
     int32_t* out = data.position_attributes.data() + base;
-    for (size_t k = 0; k < emitted_ids.size(); ++k) out[cursor[emitted_positions[k]]++] = emitted_ids[k];
+    for (size_t k = 0; k < emitted_ids.size(); ++k)
+      out[cursor[emitted_positions[k]]++] = emitted_ids[k];
     for (size_t t = 0; t < sentence->labels.size(); ++t) {
       const std::string& label = sentence->labels[t];
       auto [it, inserted] = label_ids.emplace(label, static_cast<int>(labels.size()));
@@ -189,8 +192,9 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
         const double n = max_labels + 1.0;
         return absl::InvalidArgumentError(absl::StrCat(
             sentence->file, ":", line, ": expected at most ", max_labels,
-            " distinct labels (--max-labels), found more at '", label, "'; is the label column right? ",
-            "Each label pair has a transition weight, so ", max_labels + 1, " labels need over ",
+            " distinct labels (--max-labels), found more at '", label,
+            "'; is the label column right? ", "Each label pair has a transition weight, so ",
+            max_labels + 1, " labels need over ",
             static_cast<int64_t>(n * n * 8 * 8 / (1 << 20)) + 1,
             " MB for transitions alone while training, growing with the square of the count"));
       }
@@ -199,7 +203,8 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     }
     data.sentence_offsets.push_back(static_cast<int64_t>(data.gold.size()));
   }
-  if (num_sentences == 0) return absl::InvalidArgumentError("training data: expected sentences, found none");
+  if (num_sentences == 0)
+    return absl::InvalidArgumentError("training data: expected sentences, found none");
   if (data.gold.empty()) {
     return absl::InvalidArgumentError("training data: expected tokens, found only empty sentences");
   }
@@ -227,7 +232,9 @@ absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
   size_t i = 0;
   return BuildTrainingDataStreaming(
       spec,
-      [&]() -> absl::StatusOr<const Sentence*> { return i < corpus.size() ? &corpus[i++] : nullptr; },
+      [&]() -> absl::StatusOr<const Sentence*> {
+        return i < corpus.size() ? &corpus[i++] : nullptr;
+      },
       min_feature_count);
 }
 

@@ -20,15 +20,15 @@ namespace chaintag {
 namespace train_internal {
 
 struct TrainingData {
-  std::vector<std::string> labels;          // label inventory, sorted
+  std::vector<std::string> labels;  // label inventory, sorted
   AttributeDictionary attributes;
-  std::vector<int64_t> sentence_offsets;    // S + 1 entries: positions of sentence s
-  std::vector<int64_t> position_offsets;    // P + 1 entries: attributes of position p
-  std::vector<int32_t> position_attributes; // attribute ids
-  std::vector<int32_t> gold;                // P entries: gold label ids
-  ModelParameters parameters;               // feature structure; weights zero
-  std::vector<int32_t> empirical;           // parameters.size() entries: gold feature counts
-  std::vector<char> observed_transitions;   // (N + 1) x N, row 0 = sentence start
+  std::vector<int64_t> sentence_offsets;     // S + 1 entries: positions of sentence s
+  std::vector<int64_t> position_offsets;     // P + 1 entries: attributes of position p
+  std::vector<int32_t> position_attributes;  // attribute ids
+  std::vector<int32_t> gold;                 // P entries: gold label ids
+  ModelParameters parameters;                // feature structure; weights zero
+  std::vector<int32_t> empirical;            // parameters.size() entries: gold feature counts
+  std::vector<char> observed_transitions;    // (N + 1) x N, row 0 = sentence start
 
   int num_labels() const { return static_cast<int>(labels.size()); }
   int num_sentences() const { return static_cast<int>(sentence_offsets.size()) - 1; }

@@ -42,7 +42,7 @@ void BM_TagWithFeaturization(benchmark::State& state) {
 
 // Score + Viterbi from pre-computed attribute ids (the "without featurization" figure).
 void BM_TagPrecomputedAttributes(benchmark::State& state) {
-  const ModelParameters& p = g_model->parameters();
+  const ModelParameters p = g_model->Parameters();
   Lattice lattice;
   ViterbiScratch scratch;
   const size_t n = g_featurized.size();

@@ -67,23 +67,26 @@ void BM_TrainConll2000(benchmark::State& state) {
   }
   TrainOptions options;
   options.threads = static_cast<int>(state.range(0));
-  int iterations = 0;
-  double dev_f1 = 0;
+  struct LastIteration : TrainObserver {
+    void OnIteration(const TrainProgress& p) override {
+      iterations = p.iteration;
+      dev_f1 = p.dev_score.value_or(0);
+    }
+    int iterations = 0;
+    double dev_f1 = 0;
+  } last;
   for (auto _ : state) {
-    absl::StatusOr<Model> model = TrainCrf(options, *FeatureSpec::Preset("chunk-conll"), *train,
-                                           dev, [&](const TrainProgress& p) {
-                                             iterations = p.iteration;
-                                             dev_f1 = p.dev_score.value_or(0);
-                                           });
+    absl::StatusOr<Model> model =
+        Train(options, *FeatureSpec::Preset("chunk-conll"), *train, dev, &last);
     if (!model.ok()) {
       state.SkipWithError(std::string(model.status().message()).c_str());
       return;
     }
-    state.counters["features"] = static_cast<double>(model->parameters().num_state_features());
+    state.counters["features"] = static_cast<double>(model->num_state_features());
     state.counters["best_dev_f1"] = std::stod(model->Metadata("dev_score"));
   }
-  state.counters["iterations"] = iterations;
-  state.counters["last_dev_f1"] = dev_f1;
+  state.counters["iterations"] = last.iterations;
+  state.counters["last_dev_f1"] = last.dev_f1;
 }
 BENCHMARK(BM_TrainConll2000)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 

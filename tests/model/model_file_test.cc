@@ -1,7 +1,5 @@
 #include "model/model_file.h"
 
-#include "model/compression.h"
-
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -9,8 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <thread>
@@ -19,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "chaintag/model.h"
 #include "gtest/gtest.h"
+#include "model/compression.h"
 #include "model/tiny_model.h"
 
 namespace chaintag {
@@ -26,14 +25,16 @@ namespace {
 
 namespace mf = model_file;
 using testing_model::BuildTinyModel;
+using testing_model::Built;
 using testing_model::TinyCorpus;
+using testing_model::TinyModelBuilder;
 
 Model SmallModelWithSelfTests(uint32_t seed = 7) {
-  Model model = BuildTinyModel(seed);
+  ModelBuilder builder = TinyModelBuilder(seed);
   std::vector<Sentence> corpus = TinyCorpus();
   corpus.resize(2);  // keep the file tiny: every truncation is parsed
-  EXPECT_TRUE(model.SetSelfTests(corpus).ok());
-  return model;
+  builder.SetSelfTestSentences(corpus);
+  return Built(std::move(builder));
 }
 
 const mf::SectionEntry& Section(const std::vector<mf::SectionEntry>& table, uint32_t id) {
@@ -76,8 +77,8 @@ TEST(ModelFileTest, RoundTripIsIdentical) {
   }
   // Weights are identical (the model rounded them to float32 already); attributes without
   // features were dropped, so compare per attribute name.
-  const ModelParameters& a = model.parameters();
-  const ModelParameters& b = loaded->parameters();
+  const ModelParameters a = model.Parameters();
+  const ModelParameters b = loaded->Parameters();
   EXPECT_EQ(b.num_state_features(), a.num_state_features());
   EXPECT_LT(b.num_attributes(), a.num_attributes());
   EXPECT_TRUE(std::equal(a.weights.begin() + a.transition_offset(), a.weights.end(),
@@ -94,7 +95,8 @@ TEST(ModelFileTest, RoundTripIsIdentical) {
     for (int i = 0; i < a.attribute_offsets[attr + 1] - a.attribute_offsets[attr]; ++i) {
       EXPECT_EQ(b.feature_labels[b.attribute_offsets[other] + i],
                 a.feature_labels[a.attribute_offsets[attr] + i]);
-      EXPECT_EQ(b.weights[b.attribute_offsets[other] + i], a.weights[a.attribute_offsets[attr] + i]);
+      EXPECT_EQ(b.weights[b.attribute_offsets[other] + i],
+                a.weights[a.attribute_offsets[attr] + i]);
     }
   }
   // Identical labels and scores on sentences.
@@ -187,12 +189,80 @@ TEST(ModelFileTest, FutureVersionIsAClearError) {
   EXPECT_TRUE(Contains(loaded.status(), "newer")) << loaded.status();
 }
 
+// Format 1 files (before the input-options section) are refused with a request to retrain,
+// plain or gzip-compressed, before any section is read.
+TEST(ModelFileTest, OlderFormatAsksForRetraining) {
+  std::string bytes = SmallModelWithSelfTests().ToBytes();
+  ASSERT_EQ(mf::kFormatVersion, 2u);
+  PutU32(&bytes, 8, 1);
+  ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
+  const std::string expected =
+      "old.model: made by an older chaintag (model format 1); retrain it with "
+      "tools/train-models.sh";
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "old.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(), expected);
+  absl::StatusOr<Model> gz = Model::FromBytes(mf::Gzip(bytes), "old.model");
+  ASSERT_FALSE(gz.ok());
+  EXPECT_EQ(gz.status().message(), expected);
+  const std::string path = ::testing::TempDir() + "/chaintag_old_format.model";
+  std::ofstream(path, std::ios::binary) << bytes;
+  absl::StatusOr<Model> from_file = Model::Load(path);
+  ASSERT_FALSE(from_file.ok());
+  EXPECT_EQ(from_file.status().message(),
+            absl::StrCat(path,
+                         ": made by an older chaintag (model format 1); retrain it with "
+                         "tools/train-models.sh"));
+  std::remove(path.c_str());
+}
+
+TEST(ModelFileTest, InputOptionsRoundTrip) {
+  ModelInputOptions input;
+  input.format = CorpusFormat::kConllu;
+  input.label_column = 3;
+  input.conllu_label = "upos";
+  input.np_chunks = true;
+  ModelBuilder builder = TinyModelBuilder();
+  builder.SetInputOptions(input);
+  const Model model = Built(std::move(builder));
+  EXPECT_EQ(model.input_options(), input);
+  absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "mem");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->input_options(), input);
+  EXPECT_EQ(loaded->input_options().format, CorpusFormat::kConllu);
+  // ApplyTo sets the four fields and nothing else; InputOptionsOf reads them back.
+  ReaderOptions reader;
+  reader.tagged_separator = '/';
+  loaded->input_options().ApplyTo(&reader);
+  EXPECT_EQ(reader.format, CorpusFormat::kConllu);
+  EXPECT_EQ(reader.label_column, 3);
+  EXPECT_EQ(reader.conllu_label, "upos");
+  EXPECT_TRUE(reader.np_chunks);
+  EXPECT_EQ(reader.tagged_separator, '/');
+  EXPECT_EQ(InputOptionsOf(reader), input);
+  // A default model reads CoNLL with the label in the last column.
+  EXPECT_EQ(BuildTinyModel().input_options(), ModelInputOptions());
+}
+
+TEST(ModelFileTest, BadInputOptionsRefused) {
+  ModelInputOptions input;
+  input.conllu_label = "lemma";
+  ModelBuilder builder = TinyModelBuilder();
+  builder.SetInputOptions(input);
+  absl::StatusOr<Model> loaded = Model::FromBytes(Built(std::move(builder)).ToBytes(), "i.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(),
+                       "expected the CoNLL-U label field upos or xpos, found "
+                       "'lemma'"))
+      << loaded.status();
+}
+
 // Offset of the start weights inside the parameters section.
 size_t StartWeightsOffset(const Model& model, const std::string& bytes) {
   // The file drops attributes without features, so count from the loaded (compacted) model.
   absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "x");
   EXPECT_TRUE(loaded.ok());
-  const ModelParameters& p = loaded->parameters();
+  const ModelParameters p = loaded->Parameters();
   const int n = model.num_labels();
   absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
   const mf::SectionEntry& e = Section(*table, mf::kParameters);
@@ -215,7 +285,8 @@ TEST(ModelFileTest, SelfTestDetectsDrift) {
 
 TEST(ModelFileTest, NonFiniteWeightRejected) {
   const Model model = SmallModelWithSelfTests();
-  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+  for (float bad :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     std::string bytes = model.ToBytes();
     PutU32(&bytes, StartWeightsOffset(model, bytes), std::bit_cast<uint32_t>(bad));
     ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
@@ -233,7 +304,7 @@ TEST(ModelFileTest, StructuralErrorsWithValidChecksumsRejected) {
   absl::StatusOr<Model> compact = Model::FromBytes(bytes, "x");
   ASSERT_TRUE(compact.ok());
   const mf::SectionEntry& params = Section(*table, mf::kParameters);
-  const int num_attr = compact->parameters().num_attributes();
+  const int num_attr = compact->Parameters().num_attributes();
   const size_t offsets_at = params.offset + 16;
   const size_t labels_at = offsets_at + 4 * (num_attr + 1);
   struct Case {
@@ -300,17 +371,18 @@ TEST(ModelFileTest, BrokenTemplateRejected) {
 }
 
 std::shared_ptr<const Lexicon> TinyLexicon() {
-  absl::StatusOr<Lexicon> lexicon = Lexicon::Parse("cat\tNN VB\ndog\tNN\nbarked\tVBD\n", "tiny.lex");
+  absl::StatusOr<Lexicon> lexicon =
+      Lexicon::Parse("cat\tNN VB\ndog\tNN\nbarked\tVBD\n", "tiny.lex");
   EXPECT_TRUE(lexicon.ok()) << lexicon.status();
   return std::make_shared<const Lexicon>(*lexicon);
 }
 
 Model SmallLexiconModel() {
-  Model model = BuildTinyModel(7, 0.0, true, TinyLexicon());
+  ModelBuilder builder = TinyModelBuilder(7, 0.0, true, TinyLexicon());
   std::vector<Sentence> corpus = TinyCorpus();
   corpus.resize(2);
-  EXPECT_TRUE(model.SetSelfTests(corpus).ok());
-  return model;
+  builder.SetSelfTestSentences(corpus);
+  return Built(std::move(builder));
 }
 
 TEST(ModelFileTest, LexiconRoundTripsAndScoresTheSame) {
@@ -391,7 +463,8 @@ TEST(ModelFileTest, GzipModelsLoadLikeTheImage) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->ToBytes(), image);
   // Through files: Save with kGzip writes the gzip image, Load detects it.
-  const std::string path = (std::filesystem::temp_directory_path() / "chaintag_gzip_test.model").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "chaintag_gzip_test.model").string();
   ASSERT_TRUE(model.Save(path, ModelFileCompression::kGzip).ok());
   std::ifstream in(path, std::ios::binary);
   const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -434,7 +507,8 @@ TEST(ModelFileTest, GzipOfSomethingElseIsRejected) {
   loaded = Model::FromBytes(mf::Gzip(mf::Gzip(SmallModelWithSelfTests().ToBytes())), "twice.gz");
   ASSERT_FALSE(loaded.ok());
   EXPECT_TRUE(Contains(loaded.status(), "another gzip stream")) << loaded.status();
-  absl::StatusOr<std::string> bomb = mf::Gunzip(mf::Gzip(std::string(100000, 'x')), "bomb.gz", 4096);
+  absl::StatusOr<std::string> bomb =
+      mf::Gunzip(mf::Gzip(std::string(100000, 'x')), "bomb.gz", 4096);
   ASSERT_FALSE(bomb.ok());
   EXPECT_TRUE(Contains(bomb.status(), "expands beyond 4096 bytes")) << bomb.status();
 }
@@ -547,8 +621,8 @@ TEST(ModelFileTest, HugeDeclaredSizeIsRefusedUpFront) {
 // Issue 18, item 13: CRC-valid models with strings that would break the writers or JSON output
 // are refused on load (and on save).
 Model WithLabels(const Model& base, std::vector<std::string> labels) {
-  return Model(std::move(labels), base.spec(), base.attributes(), base.parameters(),
-               base.transition_mask());
+  return Built(ModelBuilder(std::move(labels), base.spec(), base.attributes(), base.Parameters(),
+                            base.transition_mask()));
 }
 
 TEST(ModelFileTest, LabelsWithWhitespaceControlsOrBadUtf8AreRefused) {
@@ -557,8 +631,9 @@ TEST(ModelFileTest, LabelsWithWhitespaceControlsOrBadUtf8AreRefused) {
     std::string label;
     std::string message;
   } cases[] = {
-      {"B NP", "x.model: expected label 1 to be UTF-8 text without whitespace or control "
-               "characters, found a space at byte offset 1 in \"B NP\""},
+      {"B NP",
+       "x.model: expected label 1 to be UTF-8 text without whitespace or control "
+       "characters, found a space at byte offset 1 in \"B NP\""},
       {"B\tNP", "found a tab at byte offset 1"},
       {"B\nNP", "found a line feed at byte offset 1"},
       {std::string("B\0NP", 4), "found a NUL byte at byte offset 1 in \"B\\x00NP\""},
@@ -582,26 +657,30 @@ TEST(ModelFileTest, LabelsWithWhitespaceControlsOrBadUtf8AreRefused) {
 
 TEST(ModelFileTest, MetadataAttributesAndSelfTestsAreValidated) {
   {
-    Model model = BuildTinyModel();
-    model.AddMetadata("task", std::string("po\0s", 4));
+    ModelBuilder builder = TinyModelBuilder();
+    builder.AddMetadata("task", std::string("po\0s", 4));
+    const Model model = Built(std::move(builder));
     absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "m.model");
     ASSERT_FALSE(loaded.ok());
     EXPECT_TRUE(Contains(loaded.status(), "expected metadata value 'task' to be UTF-8 text"))
         << loaded.status();
   }
   {
-    Model model = BuildTinyModel();
-    model.AddMetadata("a key", "v");
+    ModelBuilder builder = TinyModelBuilder();
+    builder.AddMetadata("a key", "v");
+    const Model model = Built(std::move(builder));
     absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "m.model");
     ASSERT_FALSE(loaded.ok());
-    EXPECT_TRUE(Contains(loaded.status(), "expected metadata key 4 to be UTF-8 text without "
-                                          "whitespace"))
+    EXPECT_TRUE(Contains(loaded.status(),
+                         "expected metadata key 4 to be UTF-8 text without "
+                         "whitespace"))
         << loaded.status();
   }
   {
     // Tab-separated metadata values (file lists) and spaces stay allowed.
-    Model model = BuildTinyModel();
-    model.AddMetadata("training_files", "a b.conll\tc.conll");
+    ModelBuilder builder = TinyModelBuilder();
+    builder.AddMetadata("training_files", "a b.conll\tc.conll");
+    const Model model = Built(std::move(builder));
     absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "m.model");
     EXPECT_TRUE(loaded.ok()) << loaded.status();
   }
@@ -611,22 +690,25 @@ TEST(ModelFileTest, MetadataAttributesAndSelfTestsAreValidated) {
     for (int a = 0; a < base.attributes().size(); ++a) {
       attributes.Insert(a == 2 ? std::string("U00:\xE2\x82") : base.attributes().name(a));
     }
-    const Model model(base.labels(), base.spec(), std::move(attributes), base.parameters(),
-                      base.transition_mask());
+    const Model model = Built(ModelBuilder(base.labels(), base.spec(), std::move(attributes),
+                                           base.Parameters(), base.transition_mask()));
     absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "a.model");
     ASSERT_FALSE(loaded.ok());
-    EXPECT_TRUE(Contains(loaded.status(), "expected attribute 3 to be UTF-8 text")) << loaded.status();
+    EXPECT_TRUE(Contains(loaded.status(), "expected attribute 3 to be UTF-8 text"))
+        << loaded.status();
   }
   {
-    Model model = BuildTinyModel();
+    ModelBuilder builder = TinyModelBuilder();
     std::vector<Sentence> corpus = TinyCorpus();
     corpus.resize(1);
     corpus[0].columns[0][1] = "c\x01t";
-    ASSERT_TRUE(model.SetSelfTests(corpus).ok());
+    builder.SetSelfTestSentences(corpus);
+    const Model model = Built(std::move(builder));
     absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "s.model");
     ASSERT_FALSE(loaded.ok());
-    EXPECT_TRUE(Contains(loaded.status(), "expected a cell of self-test 1 to be UTF-8 text without "
-                                          "tabs, line breaks or control characters, found U+0001"))
+    EXPECT_TRUE(Contains(loaded.status(),
+                         "expected a cell of self-test 1 to be UTF-8 text without "
+                         "tabs, line breaks or control characters, found U+0001"))
         << loaded.status();
   }
 }
@@ -643,6 +725,7 @@ TEST(ModelFileTest, CheckModelStringRules) {
   EXPECT_TRUE(mf::CheckModelString("", StringRule::kLine, "x", "n").ok());
 }
 
+// Inconsistent parameters never become a Model; a model the loader would refuse is not saved.
 TEST(ModelFileTest, SaveRejectsInconsistentModel) {
   ModelParameters p;
   p.num_labels = 2;
@@ -653,9 +736,15 @@ TEST(ModelFileTest, SaveRejectsInconsistentModel) {
   dict.Insert("U00:x");
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U00:%x[0,0]\n");
   ASSERT_TRUE(spec.ok());
-  Model model({"A", "B"}, *spec, dict, p, TransitionMask());
+  absl::StatusOr<Model> bad = ModelBuilder({"A", "B"}, *spec, dict, p, TransitionMask()).Build();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(Contains(bad.status(), "feature 0 has label id 5, expected 0 to 1")) << bad.status();
+  p.feature_labels = {1};
+  absl::StatusOr<Model> twice = ModelBuilder({"A", "A"}, *spec, dict, p, TransitionMask()).Build();
+  ASSERT_TRUE(twice.ok()) << twice.status();
   const std::string path = ::testing::TempDir() + "/chaintag_bad.model";
-  EXPECT_FALSE(model.Save(path).ok());
+  const absl::Status saved = twice->Save(path);
+  EXPECT_TRUE(Contains(saved, "label 'A' appears twice")) << saved;
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "chaintag/train.h"
 #include "gtest/gtest.h"
 #include "model/tiny_model.h"
 
@@ -14,7 +15,9 @@ namespace chaintag {
 namespace {
 
 using testing_model::BuildTinyModel;
+using testing_model::Built;
 using testing_model::TinyCorpus;
+using testing_model::TinyModelBuilder;
 
 TEST(ScoreTest, MatchesHandComputation) {
   // Two labels, three attributes; attribute 1 has no feature.
@@ -91,7 +94,8 @@ TEST(ScoreTest, MatchesBruteForceOnRandomParameters) {
       }
     }
     for (int a = 0; a < n; ++a) {
-      for (int b = 0; b < n; ++b) EXPECT_EQ(lattice.transition(a, b), w[p.transition_offset() + a * n + b]);
+      for (int b = 0; b < n; ++b)
+        EXPECT_EQ(lattice.transition(a, b), w[p.transition_offset() + a * n + b]);
       EXPECT_EQ(lattice.start(a), w[p.start_offset() + a]);
       EXPECT_EQ(lattice.end(a), w[p.end_offset() + a]);
     }
@@ -108,11 +112,48 @@ TEST(ModelTest, ConstructorRoundsWeightsToFloat32) {
   dict.Insert("U00:x");
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U00:%x[0,0]\n");
   ASSERT_TRUE(spec.ok()) << spec.status();
-  Model model({"X"}, *spec, dict, p, TransitionMask());
+  ModelBuilder builder({"X"}, *spec, dict, p, TransitionMask());
   for (size_t i = 0; i < p.weights.size(); ++i) {
-    EXPECT_EQ(model.parameters().weights[i], static_cast<double>(static_cast<float>(p.weights[i])));
-    EXPECT_NE(model.parameters().weights[i], p.weights[i]);
+    EXPECT_EQ(builder.parameters().weights[i],
+              static_cast<double>(static_cast<float>(p.weights[i])));
   }
+  absl::StatusOr<Model> model = std::move(builder).Build();
+  ASSERT_TRUE(model.ok()) << model.status();
+  const ModelParameters stored = model->Parameters();
+  ASSERT_EQ(stored.weights.size(), p.weights.size());
+  for (size_t i = 0; i < p.weights.size(); ++i) {
+    EXPECT_EQ(stored.weights[i], static_cast<double>(static_cast<float>(p.weights[i])));
+    EXPECT_NE(stored.weights[i], p.weights[i]);
+  }
+  EXPECT_EQ(stored.attribute_offsets, p.attribute_offsets);
+  EXPECT_EQ(stored.feature_labels, p.feature_labels);
+}
+
+// The model keeps one copy of its weights (the tagging layout); Parameters() rebuilds the
+// trainers' layout from it exactly, and scoring with either gives the Tagger's lattice.
+TEST(ModelTest, ParametersRebuildTheTrainerLayout) {
+  const ModelBuilder builder = TinyModelBuilder(3);
+  const ModelParameters expected = builder.parameters();
+  const Model model = Built(builder);
+  const ModelParameters p = model.Parameters();
+  EXPECT_EQ(p.num_labels, expected.num_labels);
+  EXPECT_EQ(p.attribute_offsets, expected.attribute_offsets);
+  EXPECT_EQ(p.feature_labels, expected.feature_labels);
+  EXPECT_EQ(p.weights, expected.weights);
+  EXPECT_EQ(model.num_state_features(), expected.num_state_features());
+}
+
+TEST(ModelBuilderTest, BuildRefusesInconsistentParameters) {
+  ModelBuilder good = TinyModelBuilder();
+  ModelParameters p = good.parameters();
+  p.feature_labels[0] = 7;  // only 3 labels
+  ModelBuilder bad({"B-NP", "I-NP", "O"},
+                   FeatureSpec(*FeatureSpec::Parse(testing_model::kTinyTemplates)),
+                   good.attributes(), p, TransitionMask());
+  absl::StatusOr<Model> model = std::move(bad).Build();
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("has label id 7"), std::string_view::npos)
+      << model.status();
 }
 
 TEST(ModelTest, LabelIdAndMetadata) {
@@ -126,10 +167,9 @@ TEST(ModelTest, LabelIdAndMetadata) {
   EXPECT_EQ(model.metadata()[0].first, "task");
 }
 
-TEST(ModelTest, SetSelfTestsRecordsCurrentLabels) {
-  Model model = BuildTinyModel();
+TEST(ModelBuilderTest, SelfTestsRecordCurrentLabels) {
   const std::vector<Sentence> corpus = TinyCorpus();
-  ASSERT_TRUE(model.SetSelfTests(corpus).ok());
+  const Model model = Built(TinyModelBuilder(), /*self_tests=*/true);
   ASSERT_EQ(model.self_tests().size(), corpus.size());
   Tagger tagger(model);
   for (size_t k = 0; k < corpus.size(); ++k) {
@@ -142,21 +182,23 @@ TEST(ModelTest, SetSelfTestsRecordsCurrentLabels) {
   }
 }
 
-TEST(ModelTest, SetSelfTestsFailsOnMissingColumns) {
-  Model model = BuildTinyModel();
+TEST(ModelBuilderTest, SelfTestsFailOnMissingColumns) {
+  ModelBuilder builder = TinyModelBuilder();
   Sentence s;
   s.columns = {{"only", "words"}};
   s.file = "x.conll";
   s.token_lines = {3, 4};
-  EXPECT_FALSE(model.SetSelfTests({s}).ok());
+  builder.SetSelfTestSentences({s});
+  EXPECT_FALSE(std::move(builder).Build().ok());
 }
 
-TEST(ModelTest, PruneDropsZeroWeightsKeepsTags) {
+TEST(ModelBuilderTest, PruneDropsZeroWeightsKeepsTags) {
   const Model original = BuildTinyModel(11, 0.5);
-  Model pruned = original;
-  pruned.Prune();
-  const ModelParameters& before = original.parameters();
-  const ModelParameters& after = pruned.parameters();
+  ModelBuilder pruning = TinyModelBuilder(11, 0.5);
+  pruning.Prune();
+  const Model pruned = Built(std::move(pruning));
+  const ModelParameters before = original.Parameters();
+  const ModelParameters after = pruned.Parameters();
   int64_t nonzero = 0;
   for (int64_t f = 0; f < before.num_state_features(); ++f) nonzero += before.weights[f] != 0.0;
   ASSERT_LT(nonzero, before.num_state_features());  // the seed must produce zeros
@@ -183,7 +225,7 @@ TEST(ModelTest, PruneDropsZeroWeightsKeepsTags) {
 
 TEST(TopFeaturesTest, SortedByMagnitudeAndClamped) {
   const Model model = BuildTinyModel();
-  const ModelParameters& p = model.parameters();
+  const ModelParameters p = model.Parameters();
   const std::vector<WeightedFeature> top = TopFeatures(model, 5);
   ASSERT_EQ(top.size(), 5u);
   for (size_t i = 1; i < top.size(); ++i) {

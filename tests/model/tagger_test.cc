@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "chaintag/model.h"
+#include "chaintag/train.h"
 #include "gtest/gtest.h"
 #include "model/tiny_model.h"
 
@@ -18,7 +19,7 @@ using testing_model::TinyCorpus;
 // Chain score of `y` computed from attribute strings and the raw parameters, independently of
 // ModelParameters::Score and the lattice; -inf when the mask forbids it.
 double ReferenceScore(const Model& model, const Sentence& s, const std::vector<int>& y) {
-  const ModelParameters& p = model.parameters();
+  const ModelParameters p = model.Parameters();
   const int n = model.num_labels();
   const TransitionMask& mask = model.transition_mask();
   Featurizer featurizer(model.spec());
@@ -37,7 +38,8 @@ double ReferenceScore(const Model& model, const Sentence& s, const std::vector<i
     }
   }
   if (s.size() > 0) {
-    if (mask.num_labels && (!mask.allowed_start[y[0]] || !mask.allowed_end[y.back()])) return kNegInf;
+    if (mask.num_labels && (!mask.allowed_start[y[0]] || !mask.allowed_end[y.back()]))
+      return kNegInf;
     score += p.weights[p.start_offset() + y[0]] + p.weights[p.end_offset() + y.back()];
   }
   return score;
@@ -78,7 +80,7 @@ TEST(TaggerTest, MaskIsApplied) {
   for (const Sentence& s : TestSentences()) {
     Lattice lattice;
     ASSERT_TRUE(tagger.BuildLattice(s, &lattice).ok());
-    EXPECT_EQ(lattice.start(1), kNegInf);       // I-NP cannot start
+    EXPECT_EQ(lattice.start(1), kNegInf);          // I-NP cannot start
     EXPECT_EQ(lattice.transition(2, 1), kNegInf);  // O -> I-NP forbidden
     absl::StatusOr<Labeling> best = tagger.Tag(s);
     ASSERT_TRUE(best.ok());
@@ -93,13 +95,14 @@ TEST(TaggerTest, MaskIsApplied) {
 void ExpectLatticeEqualsScorePlusMask(const Model& model) {
   Tagger tagger(model);
   Featurizer featurizer(model.spec());
+  const ModelParameters params = model.Parameters();
   for (const Sentence& s : TestSentences()) {
     Lattice fast;
     ASSERT_TRUE(tagger.BuildLattice(s, &fast).ok());
     FeaturizedSentence featurized;
     featurizer.Featurize(s, model.attributes(), &featurized);
     Lattice reference;
-    model.parameters().Score(featurized, model.parameters().weights, &reference);
+    params.Score(featurized, params.weights, &reference);
     if (model.transition_mask().num_labels == model.num_labels()) {
       ApplyTransitionMask(model.transition_mask(), &reference);
     }
@@ -117,10 +120,11 @@ void ExpectLatticeEqualsScorePlusMask(const Model& model) {
 TEST(TaggerTest, LatticeEqualsScorePlusMask) {
   for (uint32_t seed : {1u, 2u, 3u}) {
     for (bool with_mask : {false, true}) {
-      Model model = BuildTinyModel(seed, 0.0, with_mask);
-      ExpectLatticeEqualsScorePlusMask(model);
-      model.Prune();  // the layout is rebuilt for the pruned parameters
-      ExpectLatticeEqualsScorePlusMask(model);
+      ExpectLatticeEqualsScorePlusMask(BuildTinyModel(seed, 0.0, with_mask));
+      // A pruned model is laid out from the pruned parameters.
+      ModelBuilder pruned = testing_model::TinyModelBuilder(seed, 0.3, with_mask);
+      pruned.Prune();
+      ExpectLatticeEqualsScorePlusMask(testing_model::Built(std::move(pruned)));
     }
   }
 }
@@ -172,8 +176,7 @@ TEST(TaggerTest, MissingColumnErrorNamesFileAndLine) {
   s.token_lines = {17, 18};
   absl::StatusOr<Labeling> best = tagger.Tag(s);
   ASSERT_FALSE(best.ok());
-  EXPECT_NE(best.status().message().find("input.conll:17"), std::string::npos)
-      << best.status();
+  EXPECT_NE(best.status().message().find("input.conll:17"), std::string::npos) << best.status();
   EXPECT_NE(best.status().message().find("column"), std::string::npos) << best.status();
 }
 

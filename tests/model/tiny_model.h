@@ -1,4 +1,4 @@
-// Test helpers: a tiny hand-built model (no trainer) and brute-force references.
+// Test helpers: a tiny hand-built model (ModelBuilder, no trainer) and brute-force references.
 #ifndef CHAINTAG_TESTS_MODEL_TINY_MODEL_H_
 #define CHAINTAG_TESTS_MODEL_TINY_MODEL_H_
 
@@ -14,6 +14,7 @@
 #include "chaintag/features.h"
 #include "chaintag/lattice.h"
 #include "chaintag/model.h"
+#include "chaintag/train.h"
 #include "gtest/gtest.h"
 
 namespace chaintag::testing_model {
@@ -46,11 +47,12 @@ inline const char* kTinyTemplates =
 // Labels B-NP, I-NP, O with random weights: every attribute of the corpus gets a feature for a
 // random non-empty subset of labels. `zero_fraction` of state weights are set to exactly 0.
 // With `lexicon`, one more template reads it: U04:lex(lower(%x[0,0])).
-inline Model BuildTinyModel(uint32_t seed = 7, double zero_fraction = 0.0, bool with_mask = true,
-                            std::shared_ptr<const Lexicon> lexicon = nullptr) {
-  const std::string templates =
-      lexicon == nullptr ? std::string(kTinyTemplates)
-                         : std::string(kTinyTemplates) + "U04:lex(lower(%x[0,0]))\n";
+inline ModelBuilder TinyModelBuilder(uint32_t seed = 7, double zero_fraction = 0.0,
+                                     bool with_mask = true,
+                                     std::shared_ptr<const Lexicon> lexicon = nullptr) {
+  const std::string templates = lexicon == nullptr
+                                    ? std::string(kTinyTemplates)
+                                    : std::string(kTinyTemplates) + "U04:lex(lower(%x[0,0]))\n";
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(templates, std::move(lexicon));
   EXPECT_TRUE(spec.ok()) << spec.status();
   std::vector<std::string> labels = {"B-NP", "I-NP", "O"};
@@ -90,11 +92,24 @@ inline Model BuildTinyModel(uint32_t seed = 7, double zero_fraction = 0.0, bool 
     mask.allowed_start[1] = 0;
     mask.allowed_end.assign(n, 1);
   }
-  Model model(labels, *spec, dict, p, mask);
-  model.AddMetadata("task", "tiny");
-  model.AddMetadata("c2", "1.5");
-  model.AddMetadata("empty", "");
-  return model;
+  ModelBuilder builder(labels, *spec, dict, p, mask);
+  builder.AddMetadata("task", "tiny");
+  builder.AddMetadata("c2", "1.5");
+  builder.AddMetadata("empty", "");
+  return builder;
+}
+
+// The builder's model; with `self_tests`, the tiny corpus is stored as its self-tests.
+inline Model Built(ModelBuilder builder, bool self_tests = false) {
+  if (self_tests) builder.SetSelfTestSentences(TinyCorpus());
+  absl::StatusOr<Model> model = std::move(builder).Build();
+  EXPECT_TRUE(model.ok()) << model.status();
+  return model.ok() ? *std::move(model) : Model();
+}
+
+inline Model BuildTinyModel(uint32_t seed = 7, double zero_fraction = 0.0, bool with_mask = true,
+                            std::shared_ptr<const Lexicon> lexicon = nullptr) {
+  return Built(TinyModelBuilder(seed, zero_fraction, with_mask, std::move(lexicon)));
 }
 
 // Visits every labeling of M positions over N labels.

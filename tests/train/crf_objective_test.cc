@@ -62,7 +62,8 @@ void ExpectGradientMatchesFiniteDifferences(CrfObjective& objective, const std::
     plus[i] += kH;
     minus[i] -= kH;
     const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
-                            objective.Evaluate(minus, absl::MakeSpan(scratch))) / (2 * kH);
+                            objective.Evaluate(minus, absl::MakeSpan(scratch))) /
+                           (2 * kH);
     EXPECT_NEAR(g[i], numeric, tolerance) << "coordinate " << i << " of " << w.size();
   }
 }
@@ -102,7 +103,8 @@ TEST(CrfObjectiveTest, ResultsIdenticalForEveryThreadCount) {
     std::vector<double> g(w.size());
     const double v = many.Evaluate(w, absl::MakeSpan(g));
     EXPECT_EQ(std::memcmp(&v, &v1, sizeof v), 0) << threads << " threads";
-    EXPECT_EQ(std::memcmp(g.data(), g1.data(), g.size() * sizeof(double)), 0) << threads << " threads";
+    EXPECT_EQ(std::memcmp(g.data(), g1.data(), g.size() * sizeof(double)), 0)
+        << threads << " threads";
   }
 }
 
@@ -133,8 +135,9 @@ TEST(EpsilonObjectiveTest, EqualsBruteForce) {
     TrainingData data = RandomProblem(seed, 4, 5, 3, 6);
     const int n = data.num_labels();
     std::vector<double> w = RandomWeights(seed + 100, data.parameters.size(), 1.0);
-    std::vector<SmoothLoss> losses = {HammingLoss(n, 1.0, 2.0, false), HammingLoss(n, 0.1, 2.0, false),
-                                      HammingLoss(n, 3.0, 1.5, true), HammingLoss(n, 0.5, 1.2, false)};
+    std::vector<SmoothLoss> losses = {
+        HammingLoss(n, 1.0, 2.0, false), HammingLoss(n, 0.1, 2.0, false),
+        HammingLoss(n, 3.0, 1.5, true), HammingLoss(n, 0.5, 1.2, false)};
     SmoothLoss weighted = HammingLoss(n, 0.7, 2.0, false);
     for (size_t i = 0; i < weighted.cost.size(); ++i) weighted.cost[i] *= 0.5 + 0.25 * (i % 5);
     losses.push_back(weighted);
@@ -216,7 +219,8 @@ TEST(ScaledForwardBackwardTest, MatchesLogSpaceForwardBackward) {
       EXPECT_NEAR(kernel.unary_marginals()[i], expected->unary[i], 1e-9) << "trial " << trial;
     }
     for (int i = 0; i < n * n; ++i) {
-      EXPECT_NEAR(kernel.transition_marginals()[i], expected->transition[i], 1e-9) << "trial " << trial;
+      EXPECT_NEAR(kernel.transition_marginals()[i], expected->transition[i], 1e-9)
+          << "trial " << trial;
     }
   }
 }

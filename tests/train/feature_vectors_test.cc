@@ -24,7 +24,8 @@ TEST(FeatureVectorsTest, LabelingFeaturesDotWeightsIsTheScore) {
     for (int& label : y) label = static_cast<int>(rng() % n);
     std::vector<double> unary(m * n, 0.0), transition(n * n + 2 * n, 0.0);
     AddLabeling(n, y, 2.0, unary.data(), transition.data());
-    const FeatureAccumulator::Sparse& phi = accumulator.Build(data, s, unary.data(), transition.data());
+    const FeatureAccumulator::Sparse& phi =
+        accumulator.Build(data, s, unary.data(), transition.data());
     double dot = 0, norm = 0;
     std::vector<int64_t> seen;
     for (const auto& [f, value] : phi.entries) {

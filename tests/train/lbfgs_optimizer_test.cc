@@ -34,10 +34,11 @@ TEST(LbfgsOptimizerTest, FindsMinimumOfQuadratic) {
   LbfgsSettings settings;
   settings.epsilon = 1e-10;
   int calls = 0;
-  absl::StatusOr<LbfgsResult> r = MinimizeLbfgs(q, settings, &w, [&](const LbfgsIteration& it) {
-    EXPECT_EQ(it.iteration, ++calls);
-    return true;
-  });
+  absl::StatusOr<LbfgsResult> r =
+      MinimizeLbfgs(q, settings, &w, [&](const TrainProgress& it, absl::Span<const double>) {
+        EXPECT_EQ(it.iteration, ++calls);
+        return true;
+      });
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->iterations, calls);
   EXPECT_GT(calls, 0);
@@ -76,8 +77,9 @@ TEST(LbfgsOptimizerTest, CallbackCanStop) {
   CrfObjective objective(data, 0.1, 1);
   std::vector<double> w(data.parameters.size(), 0.0);
   LbfgsSettings settings;
-  absl::StatusOr<LbfgsResult> r =
-      MinimizeLbfgs(objective, settings, &w, [](const LbfgsIteration& it) { return it.iteration < 3; });
+  absl::StatusOr<LbfgsResult> r = MinimizeLbfgs(
+      objective, settings, &w,
+      [](const TrainProgress& it, absl::Span<const double>) { return it.iteration < 3; });
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->iterations, 3);
   EXPECT_EQ(r->reason, "stopped by the caller");

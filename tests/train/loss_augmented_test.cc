@@ -57,7 +57,8 @@ void PrintTo(const LossCase& c, std::ostream* os) {
 }
 
 std::vector<LossCase> AllCases() {
-  std::vector<LossCase> cases = {{"none", "token"},     {"hamming", "token"},
+  std::vector<LossCase> cases = {{"none", "token"},
+                                 {"hamming", "token"},
                                  {"normalized-hamming", "token"},
                                  {"weighted-hamming", "token", false, true},
                                  {"zero-one", "token"}};

@@ -34,7 +34,8 @@ std::shared_ptr<const BoundLoss> Bind(const std::string& name, const std::string
   return *loss;
 }
 
-std::vector<int> Ids(const std::vector<std::string>& labels, const std::vector<std::string>& names) {
+std::vector<int> Ids(const std::vector<std::string>& labels,
+                     const std::vector<std::string>& names) {
   std::vector<int> out;
   for (const std::string& n : names) {
     out.push_back(static_cast<int>(std::find(labels.begin(), labels.end(), n) - labels.begin()));
@@ -50,7 +51,8 @@ double Eval(const std::string& name, const std::string& level,
 }
 
 TEST(LossSpecTest, NamesRoundTrip) {
-  for (const char* name : {"none", "hamming", "normalized-hamming", "weighted-hamming", "zero-one"}) {
+  for (const char* name :
+       {"none", "hamming", "normalized-hamming", "weighted-hamming", "zero-one"}) {
     absl::StatusOr<LossSpec> spec = ParseLossSpec(name);
     ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
     EXPECT_EQ(LossSpecName(*spec), name);
@@ -213,9 +215,8 @@ TEST(EvaluateLossTest, ChunkLevelFollowsConlleval) {
   // IOBES: B-NP alone at the end is the chunk [2,3) that gold writes S-NP.
   EXPECT_EQ(Eval("f1", "chunk", kIobes, {"B-NP", "E-NP", "S-NP"}, {"B-NP", "E-NP", "B-NP"}), 0);
   EXPECT_EQ(Eval("recall", "chunk", kIobes, {"B-NP", "E-NP", "S-NP"}, {"B-NP", "I-NP", "I-NP"}), 1);
-  EXPECT_DOUBLE_EQ(
-      Eval("iou", "chunk", kIobes, {"S-NP", "S-NP", "O"}, {"S-NP", "E-NP", "S-NP"}),
-      1 - 2.0 / (2 + 1));
+  EXPECT_DOUBLE_EQ(Eval("iou", "chunk", kIobes, {"S-NP", "S-NP", "O"}, {"S-NP", "E-NP", "S-NP"}),
+                   1 - 2.0 / (2 + 1));
   // Chunk level differs from token level: same chunks, different labels.
   EXPECT_EQ(Eval("f1", "chunk", kIob, {"B-NP", "O"}, {"I-NP", "O"}), 0);
   EXPECT_EQ(Eval("f1", "token", kIob, {"B-NP", "O"}, {"I-NP", "O"}), 1);
@@ -281,16 +282,23 @@ TEST(LossStatisticsTest, FinalStateLossEqualsEvaluateLoss) {
     const char* level;
     std::vector<std::string> positives;
   };
-  const std::vector<Case> cases = {
-      {"hamming", "token", {}},       {"normalized-hamming", "token", {}},
-      {"zero-one", "token", {}},      {"fp", "token", {}},
-      {"precision", "token", {}},     {"recall", "token", {}},
-      {"f1", "token", {"B-NP", "I-VP"}}, {"fbeta:0.5", "token", {}},
-      {"iou", "token", {}},           {"label-count", "token", {}},
-      {"fp", "chunk", {}},            {"precision", "chunk", {}},
-      {"recall", "chunk", {}},        {"f1", "chunk", {}},
-      {"fbeta:2", "chunk", {"VP"}},   {"iou", "chunk", {}},
-      {"label-count", "chunk", {}}};
+  const std::vector<Case> cases = {{"hamming", "token", {}},
+                                   {"normalized-hamming", "token", {}},
+                                   {"zero-one", "token", {}},
+                                   {"fp", "token", {}},
+                                   {"precision", "token", {}},
+                                   {"recall", "token", {}},
+                                   {"f1", "token", {"B-NP", "I-VP"}},
+                                   {"fbeta:0.5", "token", {}},
+                                   {"iou", "token", {}},
+                                   {"label-count", "token", {}},
+                                   {"fp", "chunk", {}},
+                                   {"precision", "chunk", {}},
+                                   {"recall", "chunk", {}},
+                                   {"f1", "chunk", {}},
+                                   {"fbeta:2", "chunk", {"VP"}},
+                                   {"iou", "chunk", {}},
+                                   {"label-count", "chunk", {}}};
   std::mt19937 rng(11);
   std::vector<double> state_loss;
   for (const Case& c : cases) {

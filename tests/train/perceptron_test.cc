@@ -35,11 +35,12 @@ TEST(PerceptronTest, LearnsSeparableDataAndReportsEveryEpoch) {
   TrainingData data = SeparableProblem();
   std::vector<double> w;
   std::vector<int64_t> mistakes;
-  absl::StatusOr<int> epochs = TrainAveragedPerceptron(data, *NoLoss(data), 10, 1, &w, [&](const PerceptronEpoch& e) {
-    EXPECT_EQ(e.epoch, static_cast<int>(mistakes.size()) + 1);
-    mistakes.push_back(e.mistakes);
-    return true;
-  });
+  absl::StatusOr<int> epochs = TrainAveragedPerceptron(
+      data, *NoLoss(data), 10, 1, &w, [&](const TrainProgress& e, absl::Span<const double>) {
+        EXPECT_EQ(e.iteration, static_cast<int>(mistakes.size()) + 1);
+        mistakes.push_back(static_cast<int64_t>(e.objective));
+        return true;
+      });
   ASSERT_TRUE(epochs.ok()) << epochs.status();
   EXPECT_EQ(*epochs, 10);
   ASSERT_EQ(mistakes.size(), 10u);
@@ -54,8 +55,9 @@ TEST(PerceptronTest, SameSeedSameWeightsAndCallbackStops) {
   ASSERT_TRUE(TrainAveragedPerceptron(data, *NoLoss(data), 3, 5, &w1, nullptr).ok());
   ASSERT_TRUE(TrainAveragedPerceptron(data, *NoLoss(data), 3, 5, &w2, nullptr).ok());
   EXPECT_EQ(w1, w2);
-  absl::StatusOr<int> epochs =
-      TrainAveragedPerceptron(data, *NoLoss(data), 10, 5, &w3, [](const PerceptronEpoch& e) { return e.epoch < 2; });
+  absl::StatusOr<int> epochs = TrainAveragedPerceptron(
+      data, *NoLoss(data), 10, 5, &w3,
+      [](const TrainProgress& e, absl::Span<const double>) { return e.iteration < 2; });
   ASSERT_TRUE(epochs.ok());
   EXPECT_EQ(*epochs, 2);
 }

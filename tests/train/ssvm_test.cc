@@ -69,20 +69,23 @@ TEST(SsvmTest, BcfwDualBoundsEveryPrimalAndGapCloses) {
     settings.threads = 2;
     std::vector<double> primals, duals, averaged_primals;
     std::vector<double> w;
-    absl::StatusOr<int> passes = TrainBcfw(data, *loss, settings, &w, [&](const SsvmPass& p) {
-      EXPECT_TRUE(p.duality_gap.has_value());
-      EXPECT_GE(*p.duality_gap, -1e-9);
-      // The averaged weights reported are feasible for the primal too: weak duality holds.
-      averaged_primals.push_back(BrutePrimal(data, *loss, LossScaling::kMargin, 0.5,
-                                             std::vector<double>(p.weights.begin(), p.weights.end())));
-      primals.push_back(p.primal);
-      duals.push_back(p.primal - *p.duality_gap);
-      return true;
-    });
+    absl::StatusOr<int> passes = TrainBcfw(
+        data, *loss, settings, &w, [&](const TrainProgress& p, absl::Span<const double> weights) {
+          EXPECT_TRUE(p.duality_gap.has_value());
+          EXPECT_GE(*p.duality_gap, -1e-9);
+          // The averaged weights reported are feasible for the primal too: weak duality holds.
+          averaged_primals.push_back(
+              BrutePrimal(data, *loss, LossScaling::kMargin, 0.5,
+                          std::vector<double>(weights.begin(), weights.end())));
+          primals.push_back(p.objective);
+          duals.push_back(p.objective - *p.duality_gap);
+          return true;
+        });
     ASSERT_TRUE(passes.ok()) << passes.status();
     EXPECT_LT(*passes, 300) << name << ": gap did not close";
     double best_primal = *std::min_element(primals.begin(), primals.end());
-    best_primal = std::min(best_primal, *std::min_element(averaged_primals.begin(), averaged_primals.end()));
+    best_primal =
+        std::min(best_primal, *std::min_element(averaged_primals.begin(), averaged_primals.end()));
     for (double d : duals) EXPECT_LE(d, best_primal + 1e-9) << name;
     // The average converges too.
     EXPECT_LE(averaged_primals.back(), duals.back() * 1.05) << name;
@@ -104,17 +107,20 @@ TEST(SsvmTest, SubgradientApproachesTheCertifiedOptimum) {
   settings.duality_gap = 1e-6;
   std::vector<double> w;
   double dual = 0;
-  ASSERT_TRUE(TrainBcfw(data, *loss, settings, &w, [&](const SsvmPass& p) {
-                dual = p.primal - *p.duality_gap;
-                return true;
-              }).ok());
+  ASSERT_TRUE(
+      TrainBcfw(data, *loss, settings, &w, [&](const TrainProgress& p, absl::Span<const double>) {
+        dual = p.objective - *p.duality_gap;
+        return true;
+      }).ok());
   settings.max_passes = 150;
   double primal = 0;
-  ASSERT_TRUE(TrainSubgradient(data, *loss, settings, &w, [&](const SsvmPass& p) {
-                EXPECT_FALSE(p.duality_gap.has_value());
-                primal = p.primal;
-                return true;
-              }).ok());
+  ASSERT_TRUE(TrainSubgradient(data, *loss, settings, &w,
+                               [&](const TrainProgress& p, absl::Span<const double>) {
+                                 EXPECT_FALSE(p.duality_gap.has_value());
+                                 primal = p.objective;
+                                 return true;
+                               })
+                  .ok());
   EXPECT_GE(primal, dual - 1e-9);
   EXPECT_LE(primal, dual * 1.03) << "averaged SGD ended far from the optimum";
 }
@@ -131,10 +137,12 @@ TEST(SsvmTest, SlackScalingLearnsSeparableDataAndIsDeterministic) {
     settings.max_passes = 40;
     std::vector<double> w1, w2;
     double last = 0;
-    ASSERT_TRUE(TrainSubgradient(data, *loss, settings, &w1, [&](const SsvmPass& p) {
-                  last = p.primal;
-                  return true;
-                }).ok());
+    ASSERT_TRUE(TrainSubgradient(data, *loss, settings, &w1,
+                                 [&](const TrainProgress& p, absl::Span<const double>) {
+                                   last = p.objective;
+                                   return true;
+                                 })
+                    .ok());
     std::vector<double> zero(w1.size(), 0.0);
     absl::StatusOr<double> start = SsvmPrimal(data, *loss, LossScaling::kSlack, 0.01, zero, 1);
     ASSERT_TRUE(start.ok());

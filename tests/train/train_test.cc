@@ -1,8 +1,12 @@
 #include "chaintag/train.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -17,7 +21,8 @@ namespace {
 // form VPs. Separable from the word and its left neighbour.
 std::vector<Sentence> ToyCorpus(int sentences, uint64_t seed) {
   const std::vector<std::string> det = {"the", "a", "this"}, adj = {"big", "red", "old"},
-                                 noun = {"dog", "cat", "house", "car"}, verb = {"saw", "likes", "ran"};
+                                 noun = {"dog", "cat", "house", "car"},
+                                 verb = {"saw", "likes", "ran"};
   std::mt19937_64 rng(seed);
   auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
   std::vector<Sentence> corpus;
@@ -45,10 +50,18 @@ std::vector<Sentence> ToyCorpus(int sentences, uint64_t seed) {
 }
 
 FeatureSpec ToySpec() {
-  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U00:%x[0,0]\nU01:%x[-1,0]\nU02:%x[1,0]\nB\n");
+  absl::StatusOr<FeatureSpec> spec =
+      FeatureSpec::Parse("U00:%x[0,0]\nU01:%x[-1,0]\nU02:%x[1,0]\nB\n");
   EXPECT_TRUE(spec.ok()) << spec.status();
   return *spec;
 }
+
+// Collects every progress report.
+class Recorder : public TrainObserver {
+ public:
+  void OnIteration(const TrainProgress& p) override { seen.push_back(p); }
+  std::vector<TrainProgress> seen;
+};
 
 double TrainAccuracy(const Model& model, const std::vector<Sentence>& corpus) {
   Tagger tagger(model);
@@ -65,14 +78,14 @@ double TrainAccuracy(const Model& model, const std::vector<Sentence>& corpus) {
   return static_cast<double>(correct) / total;
 }
 
-TEST(TrainCrfTest, LbfgsFitsSeparableDataAndReportsProgress) {
+TEST(TrainTest, LbfgsFitsSeparableDataAndReportsProgress) {
   const std::vector<Sentence> train = ToyCorpus(80, 1), dev = ToyCorpus(20, 2);
   TrainOptions options;
   options.c2 = 0.01;
   options.threads = 2;
-  std::vector<TrainProgress> seen;
-  absl::StatusOr<Model> model =
-      TrainCrf(options, ToySpec(), train, &dev, [&](const TrainProgress& p) { seen.push_back(p); });
+  Recorder recorder;
+  absl::StatusOr<Model> model = Train(options, ToySpec(), train, &dev, &recorder);
+  const std::vector<TrainProgress>& seen = recorder.seen;
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(TrainAccuracy(*model, train), 1.0);
   ASSERT_FALSE(seen.empty());
@@ -93,64 +106,67 @@ TEST(TrainCrfTest, LbfgsFitsSeparableDataAndReportsProgress) {
   EXPECT_FALSE(model->self_tests().empty());
   EXPECT_LE(model->self_tests().size(), 5u);
   // Weights are stored as float32.
-  for (double w : model->parameters().weights) EXPECT_EQ(w, static_cast<double>(static_cast<float>(w)));
+  for (double w : model->Parameters().weights) {
+    EXPECT_EQ(w, static_cast<double>(static_cast<float>(w)));
+  }
 }
 
-TEST(TrainCrfTest, ThreadCountDoesNotChangeWeights) {
+TEST(TrainTest, ThreadCountDoesNotChangeWeights) {
   const std::vector<Sentence> train = ToyCorpus(120, 3);
   TrainOptions options;
   options.max_iterations = 30;
   std::vector<std::vector<double>> weights;
   for (int threads : {1, 2, 5}) {
     options.threads = threads;
-    absl::StatusOr<Model> model = TrainCrf(options, ToySpec(), train, nullptr, nullptr);
+    absl::StatusOr<Model> model = Train(options, ToySpec(), train, nullptr, nullptr);
     ASSERT_TRUE(model.ok()) << model.status();
-    weights.push_back(model->parameters().weights);
+    weights.push_back(model->Parameters().weights);
   }
   for (size_t i = 1; i < weights.size(); ++i) {
     ASSERT_EQ(weights[i].size(), weights[0].size());
-    EXPECT_EQ(std::memcmp(weights[i].data(), weights[0].data(), weights[0].size() * sizeof(double)), 0);
+    EXPECT_EQ(std::memcmp(weights[i].data(), weights[0].data(), weights[0].size() * sizeof(double)),
+              0);
   }
 }
 
-TEST(TrainCrfTest, OwlqnYieldsSparseModel) {
+TEST(TrainTest, OwlqnYieldsSparseModel) {
   const std::vector<Sentence> train = ToyCorpus(80, 4);
   TrainOptions l2;
-  absl::StatusOr<Model> dense = TrainCrf(l2, ToySpec(), train, nullptr, nullptr);
+  absl::StatusOr<Model> dense = Train(l2, ToySpec(), train, nullptr, nullptr);
   ASSERT_TRUE(dense.ok()) << dense.status();
   TrainOptions l1;
-  l1.algorithm = "owlqn";
+  l1.algorithm = Algorithm::kOwlqn;
   l1.c1 = 1.0;
   l1.c2 = 0.0;
-  absl::StatusOr<Model> sparse = TrainCrf(l1, ToySpec(), train, nullptr, nullptr);
+  absl::StatusOr<Model> sparse = Train(l1, ToySpec(), train, nullptr, nullptr);
   ASSERT_TRUE(sparse.ok()) << sparse.status();
   // Prune() removed zero-weight state features.
-  EXPECT_LT(sparse->parameters().num_state_features(), dense->parameters().num_state_features() / 2);
+  EXPECT_LT(sparse->num_state_features(), dense->num_state_features() / 2);
   EXPECT_GT(TrainAccuracy(*sparse, train), 0.9);
 }
 
-TEST(TrainCrfTest, PerceptronFitsSeparableData) {
+TEST(TrainTest, PerceptronFitsSeparableData) {
   const std::vector<Sentence> train = ToyCorpus(80, 5);
   TrainOptions options;
-  options.algorithm = "perceptron";
+  options.algorithm = Algorithm::kPerceptron;
   options.max_iterations = 8;
-  std::vector<double> mistakes;
-  absl::StatusOr<Model> model = TrainCrf(options, ToySpec(), train, nullptr,
-                                         [&](const TrainProgress& p) { mistakes.push_back(p.objective); });
+  Recorder recorder;
+  absl::StatusOr<Model> model = Train(options, ToySpec(), train, nullptr, &recorder);
   ASSERT_TRUE(model.ok()) << model.status();
-  EXPECT_EQ(mistakes.size(), 8u);
+  EXPECT_EQ(recorder.seen.size(), 8u);
   EXPECT_EQ(model->Metadata("objective"), "perceptron");
   EXPECT_EQ(TrainAccuracy(*model, train), 1.0);
 }
 
-TEST(TrainCrfTest, EarlyStoppingKeepsBestDevWeights) {
+TEST(TrainTest, EarlyStoppingKeepsBestDevWeights) {
   const std::vector<Sentence> train = ToyCorpus(60, 6), dev = ToyCorpus(20, 7);
   TrainOptions options;
   options.early_stopping = 2;
-  std::vector<double> scores;
-  absl::StatusOr<Model> model = TrainCrf(options, ToySpec(), train, &dev,
-                                         [&](const TrainProgress& p) { scores.push_back(*p.dev_score); });
+  Recorder recorder;
+  absl::StatusOr<Model> model = Train(options, ToySpec(), train, &dev, &recorder);
   ASSERT_TRUE(model.ok()) << model.status();
+  std::vector<double> scores;
+  for (const TrainProgress& p : recorder.seen) scores.push_back(*p.dev_score);
   ASSERT_GE(scores.size(), 3u);
   // Stops once two evaluations in a row fail to beat the best one.
   const double best = *std::max_element(scores.begin(), scores.end());
@@ -158,15 +174,21 @@ TEST(TrainCrfTest, EarlyStoppingKeepsBestDevWeights) {
   EXPECT_LE(scores[scores.size() - 2], best);
   EXPECT_EQ(model->Metadata("dev_score"), absl::StrCat(best));
   EXPECT_EQ(model->Metadata("stop_reason"), "early stopping");
+  // The weights kept are those of the first best iteration, which is not the last one run.
+  const int selected =
+      static_cast<int>(std::find(scores.begin(), scores.end(), best) - scores.begin()) + 1;
+  EXPECT_EQ(model->Metadata("iterations"), absl::StrCat(scores.size()));
+  EXPECT_EQ(model->Metadata("selected_iteration"), absl::StrCat(selected));
+  EXPECT_LT(selected, static_cast<int>(scores.size()));
 }
 
-TEST(TrainCrfTest, RejectsUnlabelledDataAndBadOptions) {
+TEST(TrainTest, RejectsUnlabelledDataAndBadOptions) {
   std::vector<Sentence> train = ToyCorpus(3, 8);
   train[1].labels.clear();
-  EXPECT_FALSE(TrainCrf(TrainOptions(), ToySpec(), train, nullptr, nullptr).ok());
+  EXPECT_FALSE(Train(TrainOptions(), ToySpec(), train, nullptr, nullptr).ok());
   TrainOptions bad;
-  bad.algorithm = "owlqn";  // needs c1 > 0
-  EXPECT_FALSE(TrainCrf(bad, ToySpec(), ToyCorpus(3, 8), nullptr, nullptr).ok());
+  bad.algorithm = Algorithm::kOwlqn;  // needs c1 > 0
+  EXPECT_FALSE(Train(bad, ToySpec(), ToyCorpus(3, 8), nullptr, nullptr).ok());
 }
 
 TEST(TrainOptionTableTest, DefaultsRoundTripAndSettersValidate) {
@@ -198,48 +220,239 @@ TEST(TrainOptionTableTest, DefaultsRoundTripAndSettersValidate) {
   TrainOptions l1;
   l1.c1 = 1;
   EXPECT_FALSE(ValidateTrainOptions(l1).ok());  // lbfgs with c1 > 0
-  l1.algorithm = "owlqn";
+  l1.algorithm = Algorithm::kOwlqn;
   EXPECT_TRUE(ValidateTrainOptions(l1).ok());
 }
 
 TEST(TrainOptionTableTest, ResolveFillsTheAutoChoicesPerObjective) {
   struct Case {
-    const char* objective;
-    const char* algorithm;
-    const char* loss;
+    Objective objective;
+    Algorithm algorithm;
+    LossKind loss;
   };
-  for (const Case& c : {Case{"crf", "lbfgs", "none"}, Case{"softmax-margin", "lbfgs", "hamming"},
-                        Case{"ssvm-margin", "bcfw", "hamming"}, Case{"ssvm-slack", "sgd", "hamming"},
-                        Case{"perceptron", "perceptron", "none"}}) {
+  for (const Case& c : {Case{Objective::kCrf, Algorithm::kLbfgs, LossKind::kNone},
+                        Case{Objective::kSoftmaxMargin, Algorithm::kLbfgs, LossKind::kHamming},
+                        Case{Objective::kSsvmMargin, Algorithm::kBcfw, LossKind::kHamming},
+                        Case{Objective::kSsvmSlack, Algorithm::kSgd, LossKind::kHamming},
+                        Case{Objective::kPerceptron, Algorithm::kPerceptron, LossKind::kNone}}) {
     TrainOptions o;
     o.objective = c.objective;
     absl::StatusOr<TrainOptions> resolved = ResolveTrainOptions(o);
-    ASSERT_TRUE(resolved.ok()) << c.objective << ": " << resolved.status();
-    EXPECT_EQ(resolved->algorithm, c.algorithm) << c.objective;
-    EXPECT_EQ(resolved->loss, c.loss) << c.objective;
+    ASSERT_TRUE(resolved.ok()) << ObjectiveName(c.objective) << ": " << resolved.status();
+    EXPECT_EQ(resolved->algorithm, c.algorithm) << ObjectiveName(c.objective);
+    EXPECT_EQ(resolved->loss, c.loss) << ObjectiveName(c.objective);
   }
   TrainOptions legacy;
-  legacy.algorithm = "perceptron";
-  EXPECT_EQ(ResolveTrainOptions(legacy)->objective, "perceptron");
+  legacy.algorithm = Algorithm::kPerceptron;
+  EXPECT_EQ(ResolveTrainOptions(legacy)->objective, Objective::kPerceptron);
   TrainOptions slack;
-  slack.objective = "ssvm-slack";
-  slack.algorithm = "bcfw";  // Frank-Wolfe does not solve slack scaling
+  slack.objective = Objective::kSsvmSlack;
+  slack.algorithm = Algorithm::kBcfw;  // Frank-Wolfe does not solve slack scaling
   EXPECT_FALSE(ResolveTrainOptions(slack).ok());
   TrainOptions smooth;
-  smooth.objective = "softmax-margin";
-  smooth.loss = "f1";  // not decomposable
+  smooth.objective = Objective::kSoftmaxMargin;
+  smooth.loss = LossKind::kFBeta;  // f1: not decomposable
   EXPECT_FALSE(ResolveTrainOptions(smooth).ok());
-  smooth.loss = "hamming";
+  smooth.loss = LossKind::kHamming;
   smooth.p = 1.0;
   EXPECT_FALSE(ResolveTrainOptions(smooth).ok());
   smooth.p = 1.5;
   EXPECT_TRUE(ResolveTrainOptions(smooth).ok());
   smooth.loss_weights = "weights.txt";  // weights belong to weighted-hamming only
   EXPECT_FALSE(ResolveTrainOptions(smooth).ok());
-  smooth.loss = "weighted-hamming";
+  smooth.loss = LossKind::kWeightedHamming;
   EXPECT_TRUE(ResolveTrainOptions(smooth).ok());
   smooth.loss_weights.clear();  // no file: every mismatch weighs 1
   EXPECT_TRUE(ResolveTrainOptions(smooth).ok());
+}
+
+// Every enum name parses to its value and prints back; anything else is refused with the list.
+TEST(TrainEnumTest, EveryNameRoundTripsAndBadNamesFail) {
+  const std::vector<std::pair<std::string, Objective>> objectives = {
+      {"crf", Objective::kCrf},
+      {"softmax-margin", Objective::kSoftmaxMargin},
+      {"ssvm-margin", Objective::kSsvmMargin},
+      {"ssvm-slack", Objective::kSsvmSlack},
+      {"perceptron", Objective::kPerceptron}};
+  for (const auto& [name, value] : objectives) {
+    absl::StatusOr<Objective> parsed = ParseObjective(name);
+    ASSERT_TRUE(parsed.ok()) << name;
+    EXPECT_EQ(*parsed, value);
+    EXPECT_EQ(ObjectiveName(value), name);
+  }
+  const std::vector<std::pair<std::string, Algorithm>> algorithms = {
+      {"auto", Algorithm::kAuto},   {"lbfgs", Algorithm::kLbfgs},
+      {"owlqn", Algorithm::kOwlqn}, {"bcfw", Algorithm::kBcfw},
+      {"sgd", Algorithm::kSgd},     {"perceptron", Algorithm::kPerceptron}};
+  for (const auto& [name, value] : algorithms) {
+    absl::StatusOr<Algorithm> parsed = ParseAlgorithm(name);
+    ASSERT_TRUE(parsed.ok()) << name;
+    EXPECT_EQ(*parsed, value);
+    EXPECT_EQ(AlgorithmName(value), name);
+  }
+  for (const auto& [name, value] : std::vector<std::pair<std::string, LossLevel>>{
+           {"token", LossLevel::kToken}, {"chunk", LossLevel::kChunk}}) {
+    absl::StatusOr<LossLevel> parsed = ParseLossLevel(name);
+    ASSERT_TRUE(parsed.ok()) << name;
+    EXPECT_EQ(*parsed, value);
+    EXPECT_EQ(LossLevelName(value), name);
+  }
+  for (const std::string bad : {"", "CRF", "crf ", "svm", "ssvm", "hinge", "auto"}) {
+    absl::StatusOr<Objective> parsed = ParseObjective(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().message(),
+              absl::StrCat("option objective: expected crf, softmax-margin, ssvm-margin, "
+                           "ssvm-slack or perceptron, found \"",
+                           bad, "\""));
+  }
+  for (const std::string bad : {"", "LBFGS", "newton", "owl-qn", "crf"}) {
+    absl::StatusOr<Algorithm> parsed = ParseAlgorithm(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().message(),
+              absl::StrCat("option algorithm: expected auto, lbfgs, owlqn, bcfw, sgd or "
+                           "perceptron, found \"",
+                           bad, "\""));
+  }
+  for (const std::string bad : {"", "phrase", "Token", "chunks"}) {
+    absl::StatusOr<LossLevel> parsed = ParseLossLevel(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().message(),
+              absl::StrCat("option loss_level: expected token or chunk, found \"", bad, "\""));
+  }
+  // The option table uses the same parsers.
+  TrainOptions o;
+  ASSERT_TRUE(SetTrainOption(&o, "objective", "ssvm-slack").ok());
+  EXPECT_EQ(o.objective, Objective::kSsvmSlack);
+  ASSERT_TRUE(SetTrainOption(&o, "algorithm", "sgd").ok());
+  EXPECT_EQ(o.algorithm, Algorithm::kSgd);
+  ASSERT_TRUE(SetTrainOption(&o, "loss_level", "chunk").ok());
+  EXPECT_EQ(o.loss_level, LossLevel::kChunk);
+  EXPECT_EQ(SetTrainOption(&o, "algorithm", "newton").message(),
+            "option algorithm: expected auto, lbfgs, owlqn, bcfw, sgd or perceptron, found "
+            "\"newton\"");
+}
+
+TEST(TrainEnumTest, LossOptionKeepsKindAndBeta) {
+  TrainOptions o;
+  EXPECT_EQ(TrainOptionTable()[2].name, "loss");
+  EXPECT_EQ(TrainOptionTable()[2].get(o), "auto");
+  for (const std::string name :
+       {"none", "hamming", "normalized-hamming", "weighted-hamming", "zero-one", "fp", "precision",
+        "recall", "f1", "fbeta:0.5", "iou", "label-count", "auto"}) {
+    ASSERT_TRUE(SetTrainOption(&o, "loss", name).ok()) << name;
+    EXPECT_EQ(TrainOptionTable()[2].get(o), name);
+  }
+  ASSERT_TRUE(SetTrainOption(&o, "loss", "fbeta:2").ok());
+  EXPECT_EQ(o.loss, LossKind::kFBeta);
+  EXPECT_EQ(o.fbeta, 2.0);
+  for (const std::string bad : {"", "f2", "fbeta:", "fbeta:0", "f1/chunk", "Hamming"}) {
+    EXPECT_FALSE(SetTrainOption(&o, "loss", bad).ok()) << bad;
+  }
+}
+
+// Every row of the option table is recorded in the model with the value training used (the
+// automatic choices resolved), and the input options and caller's metadata come after.
+TEST(TrainTest, MetadataListsEveryOptionAndTheSelectedIteration) {
+  const std::vector<Sentence> train = ToyCorpus(40, 11);
+  TrainOptions options;
+  options.objective = Objective::kSoftmaxMargin;
+  options.max_iterations = 6;
+  options.c2 = 0.25;
+  TrainDataInfo info;
+  info.input.format = CorpusFormat::kConllu;
+  info.input.conllu_label = "upos";
+  info.metadata = {{"templates", "toy"}, {"training_files", "a.conllu b.conllu"}};
+  Recorder recorder;
+  absl::StatusOr<Model> model = Train(options, ToySpec(), train, nullptr, &recorder, info);
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<TrainOptions> resolved = ResolveTrainOptions(options);
+  ASSERT_TRUE(resolved.ok());
+  std::set<std::string> keys;
+  for (const auto& [key, value] : model->metadata()) EXPECT_TRUE(keys.insert(key).second) << key;
+  for (const TrainOptionDef& def : TrainOptionTable()) {
+    EXPECT_TRUE(keys.count(def.name)) << def.name;
+    EXPECT_EQ(model->Metadata(def.name), def.get(*resolved)) << def.name;
+  }
+  EXPECT_EQ(model->Metadata("algorithm"), "lbfgs");
+  EXPECT_EQ(model->Metadata("loss"), "hamming");
+  EXPECT_EQ(model->Metadata("c2"), "0.25");
+  // Without dev the last iteration's weights are kept.
+  EXPECT_EQ(model->Metadata("iterations"), absl::StrCat(recorder.seen.size()));
+  EXPECT_EQ(model->Metadata("selected_iteration"), model->Metadata("iterations"));
+  EXPECT_EQ(model->input_options(), info.input);
+  EXPECT_EQ(model->metadata().back(), info.metadata.back());
+  EXPECT_EQ(model->Metadata("templates"), "toy");
+}
+
+// Every objective and algorithm runs behind the same Trainer interface and reports iterations
+// 1, 2, ... to the observer.
+TEST(TrainTest, EveryTrainerReportsThroughTheObserver) {
+  const std::vector<Sentence> train = ToyCorpus(30, 12), dev = ToyCorpus(10, 13);
+  struct Case {
+    Objective objective;
+    Algorithm algorithm;
+    double c1;
+  };
+  for (const Case& c :
+       {Case{Objective::kCrf, Algorithm::kLbfgs, 0}, Case{Objective::kCrf, Algorithm::kOwlqn, 0.1},
+        Case{Objective::kSoftmaxMargin, Algorithm::kLbfgs, 0},
+        Case{Objective::kSsvmMargin, Algorithm::kBcfw, 0},
+        Case{Objective::kSsvmMargin, Algorithm::kSgd, 0},
+        Case{Objective::kSsvmSlack, Algorithm::kSgd, 0},
+        Case{Objective::kPerceptron, Algorithm::kPerceptron, 0}}) {
+    const std::string what =
+        std::string(ObjectiveName(c.objective)) + "/" + std::string(AlgorithmName(c.algorithm));
+    TrainOptions options;
+    options.objective = c.objective;
+    options.algorithm = c.algorithm;
+    options.c1 = c.c1;
+    options.max_iterations = 4;
+    options.duality_gap = 0;
+    Recorder recorder;
+    absl::StatusOr<Model> model = Train(options, ToySpec(), train, &dev, &recorder);
+    ASSERT_TRUE(model.ok()) << what << ": " << model.status();
+    ASSERT_FALSE(recorder.seen.empty()) << what;
+    for (size_t i = 0; i < recorder.seen.size(); ++i) {
+      EXPECT_EQ(recorder.seen[i].iteration, static_cast<int>(i) + 1) << what;
+      EXPECT_TRUE(recorder.seen[i].dev_score.has_value()) << what;
+    }
+    EXPECT_EQ(model->Metadata("objective"), ObjectiveName(c.objective)) << what;
+    EXPECT_EQ(model->Metadata("algorithm"), AlgorithmName(c.algorithm)) << what;
+    EXPECT_EQ(model->Metadata("iterations"), absl::StrCat(recorder.seen.size())) << what;
+    EXPECT_FALSE(model->Metadata("selected_iteration").empty()) << what;
+  }
+}
+
+// Train (ModelBuilder) -> Save -> Load gives the same weights and the same tags.
+TEST(TrainTest, BuiltModelSurvivesSaveAndLoad) {
+  const std::vector<Sentence> train = ToyCorpus(60, 14), test = ToyCorpus(30, 15);
+  TrainOptions options;
+  options.algorithm = Algorithm::kOwlqn;
+  options.c1 = 0.05;
+  options.max_iterations = 20;
+  TrainDataInfo info;
+  info.input.label_column = 2;
+  absl::StatusOr<Model> model = Train(options, ToySpec(), train, nullptr, nullptr, info);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::string path = ::testing::TempDir() + "/chaintag_train_roundtrip.model";
+  for (const ModelFileCompression compression :
+       {ModelFileCompression::kNone, ModelFileCompression::kGzip}) {
+    ASSERT_TRUE(model->Save(path, compression).ok());
+    absl::StatusOr<Model> loaded = Model::Load(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->metadata(), model->metadata());
+    EXPECT_EQ(loaded->input_options(), info.input);
+    EXPECT_EQ(loaded->Parameters().weights, model->Parameters().weights);
+    EXPECT_EQ(loaded->self_tests().size(), model->self_tests().size());
+    Tagger before(*model), after(*loaded);
+    for (const Sentence& s : test) {
+      absl::StatusOr<Labeling> a = before.Tag(s), b = after.Tag(s);
+      ASSERT_TRUE(a.ok() && b.ok());
+      EXPECT_EQ(a->labels, b->labels);
+      EXPECT_EQ(a->score, b->score);
+    }
+  }
+  std::remove(path.c_str());
 }
 
 }  // namespace

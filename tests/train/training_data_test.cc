@@ -217,7 +217,8 @@ TEST(BuildTrainingDataStreamingTest, EqualsTwoPassConstructionOnConll2000) {
   if (!std::filesystem::exists(path)) {
     GTEST_SKIP() << "shared corpora not found at " << CHAINTAG_SHARED_CORPORA;
   }
-  absl::StatusOr<std::unique_ptr<SentenceReader>> reader = OpenSentenceReader(path, ReaderOptions());
+  absl::StatusOr<std::unique_ptr<SentenceReader>> reader =
+      OpenSentenceReader(path, ReaderOptions());
   ASSERT_TRUE(reader.ok()) << reader.status();
   std::vector<Sentence> corpus;
   while (corpus.size() < 1500) {  // enough for rare and repeated attributes, fast under ASan
@@ -265,14 +266,15 @@ TEST(BuildTrainingDataStreamingTest, PullsEachSentenceOnceAndPassesErrorsThrough
   EXPECT_EQ(data.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(calls, 2);
 
-  data = BuildTrainingDataStreaming(*spec, [] { return absl::StatusOr<const Sentence*>(nullptr); }, 1);
+  data = BuildTrainingDataStreaming(
+      *spec, [] { return absl::StatusOr<const Sentence*>(nullptr); }, 1);
   ASSERT_FALSE(data.ok());
   EXPECT_THAT(std::string(data.status().message()), ::testing::HasSubstr("found none"));
 }
 
-// TrainCrf on a SentenceSource (what the CLI uses) must give the model TrainCrf gives on the same
+// Train on a SentenceSource (what the CLI uses) must give the model Train gives on the same
 // sentences in memory: same weights, attributes and self-test sentences.
-TEST(TrainCrfSourceTest, StreamingEqualsInMemory) {
+TEST(TrainSourceTest, StreamingEqualsInMemory) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("chunk-conll");
   ASSERT_TRUE(spec.ok()) << spec.status();
   std::vector<Sentence> corpus = RandomCorpus(9, 80, 4);
@@ -288,19 +290,19 @@ TEST(TrainCrfSourceTest, StreamingEqualsInMemory) {
   TrainOptions options;
   options.max_iterations = 5;
   options.threads = 2;
-  absl::StatusOr<Model> in_memory = TrainCrf(options, *spec, corpus, nullptr, nullptr);
+  absl::StatusOr<Model> in_memory = Train(options, *spec, corpus, nullptr, nullptr);
   ASSERT_TRUE(in_memory.ok()) << in_memory.status();
   size_t next = 0;
   SentenceSource source = [&]() -> absl::StatusOr<std::optional<Sentence>> {
     if (next == corpus.size()) return std::nullopt;
     return std::optional<Sentence>(corpus[next++]);
   };
-  absl::StatusOr<Model> streamed = TrainCrf(options, *spec, source, nullptr, nullptr);
+  absl::StatusOr<Model> streamed = Train(options, *spec, source, nullptr, nullptr);
   ASSERT_TRUE(streamed.ok()) << streamed.status();
   EXPECT_EQ(next, corpus.size());
   EXPECT_EQ(streamed->labels(), in_memory->labels());
-  EXPECT_EQ(streamed->parameters().weights, in_memory->parameters().weights);
-  EXPECT_EQ(streamed->parameters().feature_labels, in_memory->parameters().feature_labels);
+  EXPECT_EQ(streamed->Parameters().weights, in_memory->Parameters().weights);
+  EXPECT_EQ(streamed->Parameters().feature_labels, in_memory->Parameters().feature_labels);
   ASSERT_EQ(streamed->attributes().size(), in_memory->attributes().size());
   for (int a = 0; a < streamed->attributes().size(); ++a) {
     ASSERT_EQ(streamed->attributes().name(a), in_memory->attributes().name(a));
@@ -324,7 +326,7 @@ TEST(TrainCrfSourceTest, StreamingEqualsInMemory) {
     return std::optional<Sentence>(long_only[next++]);
   };
   options.max_iterations = 2;
-  absl::StatusOr<Model> long_model = TrainCrf(options, *spec, long_source, nullptr, nullptr);
+  absl::StatusOr<Model> long_model = Train(options, *spec, long_source, nullptr, nullptr);
   ASSERT_TRUE(long_model.ok()) << long_model.status();
   ASSERT_EQ(long_model->self_tests().size(), 1u);
   EXPECT_EQ(long_model->self_tests()[0].sentence.columns, long_sentence.columns);
@@ -333,7 +335,7 @@ TEST(TrainCrfSourceTest, StreamingEqualsInMemory) {
   SentenceSource broken = []() -> absl::StatusOr<std::optional<Sentence>> {
     return absl::InvalidArgumentError("train.txt:3: expected UTF-8 text");
   };
-  absl::StatusOr<Model> failed = TrainCrf(options, *spec, broken, nullptr, nullptr);
+  absl::StatusOr<Model> failed = Train(options, *spec, broken, nullptr, nullptr);
   ASSERT_FALSE(failed.ok());
   EXPECT_THAT(std::string(failed.status().message()), ::testing::HasSubstr("train.txt:3"));
 }

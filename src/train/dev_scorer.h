@@ -1,0 +1,46 @@
+// Dev scoring during training, the way tagging will score: model scores, transition mask,
+// Viterbi, then conlleval (chunk F1) or token accuracy.
+#ifndef CHAINTAG_SRC_TRAIN_DEV_SCORER_H_
+#define CHAINTAG_SRC_TRAIN_DEV_SCORER_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "chaintag/corpus.h"
+#include "chaintag/decode.h"
+#include "chaintag/features.h"
+#include "chaintag/lattice.h"
+#include "train/training_data.h"
+
+namespace chaintag::train_internal {
+
+class DevScorer {
+ public:
+  DevScorer(const TrainingData& data, const TransitionMask& mask, int threads);
+
+  // Featurizes `dev` with the training dictionary; errors name the file and line.
+  absl::Status Prepare(const FeatureSpec& spec, const std::vector<Sentence>& dev);
+
+  // Returns (score, metric name): chunk F1 when the labels are chunk tags, else accuracy.
+  absl::StatusOr<std::pair<double, std::string>> Score(absl::Span<const double> w);
+
+ private:
+  struct Worker {
+    Lattice lattice;
+    ViterbiScratch scratch;
+  };
+  const TrainingData& data_;
+  const TransitionMask& mask_;
+  std::vector<FeaturizedSentence> featurized_;
+  std::vector<const std::vector<std::string>*> gold_;
+  std::vector<std::vector<int>> predicted_ids_;
+  std::vector<Worker> workers_;
+};
+
+}  // namespace chaintag::train_internal
+
+#endif  // CHAINTAG_SRC_TRAIN_DEV_SCORER_H_

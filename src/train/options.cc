@@ -1,0 +1,373 @@
+// The trainer options: enum names (parsed and printed only here), the option table that drives
+// CLI parsing, --help and the model metadata, and the checks and automatic choices.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "chaintag/train.h"
+#include "string_view_compat.h"
+
+namespace chaintag {
+namespace {
+
+template <typename E>
+struct EnumName {
+  E value;
+  std::string_view name;
+};
+
+constexpr EnumName<Objective> kObjectives[] = {
+    {Objective::kCrf, "crf"},
+    {Objective::kSoftmaxMargin, "softmax-margin"},
+    {Objective::kSsvmMargin, "ssvm-margin"},
+    {Objective::kSsvmSlack, "ssvm-slack"},
+    {Objective::kPerceptron, "perceptron"},
+};
+constexpr EnumName<Algorithm> kAlgorithms[] = {
+    {Algorithm::kAuto, "auto"},   {Algorithm::kLbfgs, "lbfgs"},
+    {Algorithm::kOwlqn, "owlqn"}, {Algorithm::kBcfw, "bcfw"},
+    {Algorithm::kSgd, "sgd"},     {Algorithm::kPerceptron, "perceptron"},
+};
+constexpr EnumName<LossLevel> kLossLevels[] = {
+    {LossLevel::kToken, "token"},
+    {LossLevel::kChunk, "chunk"},
+};
+
+// "a, b or c", for error messages.
+template <typename E, size_t N>
+std::string Choices(const EnumName<E> (&names)[N]) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    absl::StrAppend(&out, i == 0 ? "" : i + 1 == N ? " or " : ", ", ToAbsl(names[i].name));
+  }
+  return out;
+}
+
+template <typename E, size_t N>
+absl::StatusOr<E> ParseEnum(const EnumName<E> (&names)[N], std::string_view what,
+                            std::string_view text) {
+  for (const EnumName<E>& n : names) {
+    if (n.name == text) return n.value;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("option ", ToAbsl(what), ": expected ",
+                                                 Choices(names), ", found \"", ToAbsl(text), "\""));
+}
+
+template <typename E, size_t N>
+std::string_view EnumToName(const EnumName<E> (&names)[N], E value) {
+  for (const EnumName<E>& n : names) {
+    if (n.value == value) return n.name;
+  }
+  return "?";
+}
+
+template <typename T>
+absl::Status ParseNumber(std::string_view name, std::string_view text, T* out) {
+  bool ok = false;
+  if constexpr (std::is_same_v<T, double>) {
+    ok = absl::SimpleAtod(ToAbsl(text), out) && std::isfinite(*out);
+  } else {
+    ok = absl::SimpleAtoi(ToAbsl(text), out);
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "option ", ToAbsl(name), ": expected ",
+        std::is_same_v<T, double> ? "a number" : "an integer", ", found \"", ToAbsl(text), "\""));
+  }
+  return absl::OkStatus();
+}
+
+// Fills in default_value from a default-constructed TrainOptions, so no default is typed twice.
+TrainOptionDef Row(std::string name, std::string help,
+                   std::function<absl::Status(TrainOptions*, std::string_view)> set,
+                   std::function<std::string(const TrainOptions&)> get) {
+  TrainOptionDef def;
+  def.name = std::move(name);
+  def.help = std::move(help);
+  def.set = std::move(set);
+  def.get = std::move(get);
+  def.default_value = def.get(TrainOptions());
+  return def;
+}
+
+template <typename T>
+TrainOptionDef NumberOption(std::string name, std::string help, T TrainOptions::*field) {
+  return Row(
+      name, std::move(help),
+      [name, field](TrainOptions* o, std::string_view v) {
+        return ParseNumber(name, v, &(o->*field));
+      },
+      [field](const TrainOptions& o) { return absl::StrCat(o.*field); });
+}
+
+TrainOptionDef TextOption(std::string name, std::string help, std::string TrainOptions::*field) {
+  return Row(
+      std::move(name), std::move(help),
+      [field](TrainOptions* o, std::string_view v) {
+        o->*field = std::string(v);
+        return absl::OkStatus();
+      },
+      [field](const TrainOptions& o) { return o.*field; });
+}
+
+template <typename E, size_t N>
+TrainOptionDef EnumOption(std::string name, std::string help, E TrainOptions::*field,
+                          const EnumName<E> (&names)[N]) {
+  return Row(
+      name, std::move(help),
+      [name, field, &names](TrainOptions* o, std::string_view v) -> absl::Status {
+        absl::StatusOr<E> value = ParseEnum(names, name, v);
+        if (!value.ok()) return value.status();
+        o->*field = *value;
+        return absl::OkStatus();
+      },
+      [field, &names](const TrainOptions& o) { return std::string(EnumToName(names, o.*field)); });
+}
+
+std::vector<TrainOptionDef> MakeTable() {
+  std::vector<TrainOptionDef> table;
+  table.push_back(EnumOption(
+      "objective",
+      "crf (log-loss), softmax-margin (the epsilon-objective from CRF to SSVM, decomposable "
+      "losses), ssvm-margin, ssvm-slack (structural SVM, margin or slack scaling, any loss) or "
+      "perceptron",
+      &TrainOptions::objective, kObjectives));
+  table.push_back(EnumOption(
+      "algorithm",
+      "auto (by objective), lbfgs (L2), owlqn (L1 / elastic net, needs c1 > 0), bcfw "
+      "(block-coordinate Frank-Wolfe, ssvm-margin), sgd (averaged stochastic subgradient, "
+      "ssvm-margin or ssvm-slack) or perceptron",
+      &TrainOptions::algorithm, kAlgorithms));
+  table.push_back(Row(
+      "loss",
+      "auto (none for crf and perceptron, hamming otherwise), none, hamming, normalized-hamming, "
+      "weighted-hamming, zero-one, fp, precision, recall, f1, fbeta:B, iou or label-count",
+      [](TrainOptions* o, std::string_view v) -> absl::Status {
+        if (v == "auto") {
+          o->loss.reset();
+          o->fbeta = 1.0;
+          return absl::OkStatus();
+        }
+        if (v.find('/') != std::string_view::npos) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "option loss: expected a loss name without a level (give it with loss_level), "
+              "found \"",
+              ToAbsl(v), "\""));
+        }
+        absl::StatusOr<LossSpec> spec = ParseLossSpec(v);
+        if (!spec.ok()) return spec.status();
+        o->loss = spec->kind;
+        o->fbeta = spec->beta;
+        return absl::OkStatus();
+      },
+      [](const TrainOptions& o) {
+        return o.loss.has_value() ? LossKindName(*o.loss, o.fbeta) : std::string("auto");
+      }));
+  table.push_back(EnumOption(
+      "loss_level",
+      "token or chunk: where fp, precision, recall, f1, fbeta, iou and label-count count "
+      "positives",
+      &TrainOptions::loss_level, kLossLevels));
+  table.push_back(TextOption("loss_weights",
+                             "weighted-hamming weights: a file of \"GOLD PREDICTED WEIGHT\" lines "
+                             "(unlisted mismatches weigh 1; without a file every mismatch weighs "
+                             "1)",
+                             &TrainOptions::loss_weights));
+  table.push_back(TextOption("positives",
+                             "comma-separated positive labels (token level; default all but O) or "
+                             "chunk types (chunk level; default all)",
+                             &TrainOptions::positives));
+  table.push_back(NumberOption(
+      "epsilon", "softmax-margin temperature (1: softmax-margin; towards 0: margin-scaled SSVM)",
+      &TrainOptions::epsilon));
+  table.push_back(NumberOption(
+      "p", "regulariser (2 c2 / p) sum |w|^p for softmax-margin, p in (1, 2]", &TrainOptions::p));
+  table.push_back(NumberOption("c1", "L1 coefficient: objective += c1 * sum |w| (owlqn only)",
+                               &TrainOptions::c1));
+  table.push_back(NumberOption(
+      "c2", "L2 coefficient: objective += c2 * sum w^2 (CRFsuite convention)", &TrainOptions::c2));
+  table.push_back(NumberOption(
+      "max_iterations", "maximum L-BFGS iterations, or passes of bcfw, sgd and the perceptron",
+      &TrainOptions::max_iterations));
+  table.push_back(NumberOption("min_feature_count", "drop attributes seen fewer times in training",
+                               &TrainOptions::min_feature_count));
+  table.push_back(NumberOption(
+      "threads",
+      "threads for the objective and evaluation (0 = all cores); results do not depend on it",
+      &TrainOptions::threads));
+  table.push_back(NumberOption("tolerance",
+                               "L-BFGS: stop when the objective improves by less than this "
+                               "(relative) over `period` iterations",
+                               &TrainOptions::tolerance));
+  table.push_back(NumberOption("period",
+                               "iterations over which the stopping test measures improvement",
+                               &TrainOptions::period));
+  table.push_back(NumberOption(
+      "duality_gap",
+      "bcfw: stop when the duality gap is at most this fraction of the primal objective",
+      &TrainOptions::duality_gap));
+  table.push_back(NumberOption(
+      "learning_rate", "sgd: initial step size eta_0 (0 = calibrate on a sample of 500 sentences)",
+      &TrainOptions::learning_rate));
+  table.push_back(NumberOption("early_stopping",
+                               "with --dev: stop after this many iterations without dev "
+                               "improvement (0 = off); the best weights are kept",
+                               &TrainOptions::early_stopping));
+  table.push_back(NumberOption("max_labels",
+                               "refuse training data with more distinct labels (transition "
+                               "memory grows with the square of the count)",
+                               &TrainOptions::max_labels));
+  table.push_back(NumberOption(
+      "lbfgs_memory", "L-BFGS corrections kept (memory: about (2m + 4) * 8 bytes per weight)",
+      &TrainOptions::lbfgs_memory));
+  table.push_back(NumberOption("seed",
+                               "random seed for the order of sentences (perceptron, bcfw, sgd)",
+                               &TrainOptions::seed));
+  return table;
+}
+
+bool IsSmooth(Objective objective) {
+  return objective == Objective::kCrf || objective == Objective::kSoftmaxMargin;
+}
+
+}  // namespace
+
+absl::StatusOr<Objective> ParseObjective(std::string_view name) {
+  return ParseEnum(kObjectives, "objective", name);
+}
+std::string_view ObjectiveName(Objective objective) { return EnumToName(kObjectives, objective); }
+absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name) {
+  return ParseEnum(kAlgorithms, "algorithm", name);
+}
+std::string_view AlgorithmName(Algorithm algorithm) { return EnumToName(kAlgorithms, algorithm); }
+absl::StatusOr<LossLevel> ParseLossLevel(std::string_view name) {
+  return ParseEnum(kLossLevels, "loss_level", name);
+}
+std::string_view LossLevelName(LossLevel level) { return EnumToName(kLossLevels, level); }
+
+const std::vector<TrainOptionDef>& TrainOptionTable() {
+  static const std::vector<TrainOptionDef>* const table =
+      new std::vector<TrainOptionDef>(MakeTable());
+  return *table;
+}
+
+absl::Status SetTrainOption(TrainOptions* options, std::string_view name, std::string_view value) {
+  for (const TrainOptionDef& def : TrainOptionTable()) {
+    if (def.name == name) return def.set(options, value);
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown training option \"", ToAbsl(name), "\""));
+}
+
+absl::Status ValidateTrainOptions(const TrainOptions& o) { return ResolveTrainOptions(o).status(); }
+
+absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
+  TrainOptions o = options;
+  auto bad = [](std::string_view what, auto value) {
+    return absl::InvalidArgumentError(absl::StrCat("option ", ToAbsl(what), ", found ", value));
+  };
+  if (EnumToName(kObjectives, o.objective) == "?") {
+    return bad("objective: expected one of the Objective values", static_cast<int>(o.objective));
+  }
+  if (EnumToName(kAlgorithms, o.algorithm) == "?") {
+    return bad("algorithm: expected one of the Algorithm values", static_cast<int>(o.algorithm));
+  }
+  // Legacy: `--algorithm perceptron` alone selects the perceptron objective.
+  if (o.algorithm == Algorithm::kPerceptron && o.objective == Objective::kCrf) {
+    o.objective = Objective::kPerceptron;
+  }
+  if (o.algorithm == Algorithm::kAuto) {
+    switch (o.objective) {
+      case Objective::kCrf:
+      case Objective::kSoftmaxMargin:
+        o.algorithm = Algorithm::kLbfgs;
+        break;
+      case Objective::kSsvmMargin:
+        o.algorithm = Algorithm::kBcfw;
+        break;
+      case Objective::kSsvmSlack:
+        o.algorithm = Algorithm::kSgd;
+        break;
+      case Objective::kPerceptron:
+        o.algorithm = Algorithm::kPerceptron;
+        break;
+    }
+  }
+  const bool smooth = IsSmooth(o.objective);
+  const Algorithm a = o.algorithm;
+  const bool fits = smooth ? (a == Algorithm::kLbfgs || a == Algorithm::kOwlqn)
+                    : o.objective == Objective::kSsvmMargin
+                        ? (a == Algorithm::kBcfw || a == Algorithm::kSgd)
+                    : o.objective == Objective::kSsvmSlack ? a == Algorithm::kSgd
+                                                           : a == Algorithm::kPerceptron;
+  if (!fits) {
+    return bad(
+        absl::StrCat("algorithm: objective ", ToAbsl(ObjectiveName(o.objective)), " expects ",
+                     smooth                                  ? "lbfgs or owlqn"
+                     : o.objective == Objective::kSsvmMargin ? "bcfw or sgd"
+                     : o.objective == Objective::kSsvmSlack  ? "sgd"
+                                                             : "perceptron"),
+        ToAbsl(AlgorithmName(a)));
+  }
+  if (!o.loss.has_value()) {
+    o.loss = o.objective == Objective::kCrf || o.objective == Objective::kPerceptron
+                 ? LossKind::kNone
+                 : LossKind::kHamming;
+    o.fbeta = 1.0;
+  }
+  // The level applies to the levelled losses only; ParseLossSpec says which.
+  absl::StatusOr<LossSpec> spec =
+      ParseLossSpec(LossKindName(*o.loss, o.fbeta), LossLevelName(o.loss_level));
+  if (!spec.ok()) return spec.status();
+  const std::string loss_name = LossKindName(*o.loss, o.fbeta);
+  if (o.objective == Objective::kCrf && spec->kind != LossKind::kNone) {
+    return bad("loss: the crf objective has no loss (use --objective softmax-margin)", loss_name);
+  }
+  if (o.objective == Objective::kSoftmaxMargin && !IsDecomposable(*spec)) {
+    return bad(
+        "loss: softmax-margin expects a decomposable loss (none, hamming, "
+        "normalized-hamming or weighted-hamming)",
+        loss_name);
+  }
+  if (!o.loss_weights.empty() && spec->kind != LossKind::kWeightedHamming) {
+    return bad("loss_weights: weights apply to --loss weighted-hamming only", loss_name);
+  }
+  if (!smooth && o.epsilon != 1.0) {
+    return bad("epsilon: the temperature applies to softmax-margin only", o.epsilon);
+  }
+  if (!(o.epsilon > 0)) return bad("epsilon: expected > 0", o.epsilon);
+  if (!(o.p > 1 && o.p <= 2)) return bad("p: expected a number in (1, 2]", o.p);
+  if (o.p != 2 && !smooth) return bad("p: p != 2 applies to crf and softmax-margin only", o.p);
+  if (!(o.c1 >= 0)) return bad("c1: expected >= 0", o.c1);
+  if (!(o.c2 >= 0)) return bad("c2: expected >= 0", o.c2);
+  if (a == Algorithm::kOwlqn && o.c1 <= 0) return bad("c1: owlqn expects c1 > 0", o.c1);
+  if (a != Algorithm::kOwlqn && o.c1 != 0) {
+    return bad("c1: only owlqn has an L1 term (use --algorithm owlqn)", o.c1);
+  }
+  if ((o.objective == Objective::kSsvmMargin || o.objective == Objective::kSsvmSlack) &&
+      !(o.c2 > 0)) {
+    return bad("c2: structural SVM training expects c2 > 0", o.c2);
+  }
+  if (o.max_iterations < 1) return bad("max_iterations: expected >= 1", o.max_iterations);
+  if (o.min_feature_count < 1) return bad("min_feature_count: expected >= 1", o.min_feature_count);
+  if (o.threads < 0) return bad("threads: expected >= 0", o.threads);
+  if (!(o.tolerance >= 0)) return bad("tolerance: expected >= 0", o.tolerance);
+  if (o.period < 0) return bad("period: expected >= 0", o.period);
+  if (!(o.duality_gap >= 0)) return bad("duality_gap: expected >= 0", o.duality_gap);
+  if (!(o.learning_rate >= 0)) return bad("learning_rate: expected >= 0", o.learning_rate);
+  if (o.early_stopping < 0) return bad("early_stopping: expected >= 0", o.early_stopping);
+  if (o.lbfgs_memory < 1 || o.lbfgs_memory > 100) {
+    return bad("lbfgs_memory: expected 1 to 100 corrections", o.lbfgs_memory);
+  }
+  if (o.max_labels < 2) return bad("max_labels: expected >= 2", o.max_labels);
+  return o;
+}
+
+}  // namespace chaintag

@@ -1,0 +1,60 @@
+// The one interface every optimiser implements (L-BFGS / OWL-QN on the smooth objectives, BCFW
+// and SGD on the structural SVM, the averaged perceptron), and the factory that picks one from
+// resolved options. Train (train.cc) drives whichever it gets the same way.
+#ifndef CHAINTAG_SRC_TRAIN_TRAINER_H_
+#define CHAINTAG_SRC_TRAIN_TRAINER_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "chaintag/train.h"
+#include "train/training_data.h"
+
+namespace chaintag {
+
+class BoundLoss;
+
+namespace train_internal {
+
+// Every optimiser reports each iteration (L-BFGS iteration, SSVM pass, perceptron epoch) through
+// this one callback: what it measured and the weights a model would get if training stopped now.
+// Returning false stops training.
+using IterationCallback =
+    std::function<bool(const TrainProgress& progress, absl::Span<const double> weights)>;
+
+struct TrainerRun {
+  int iterations = 0;       // iterations (passes, epochs) run
+  std::string stop_reason;  // recorded in the model's metadata
+};
+
+class Trainer {
+ public:
+  virtual ~Trainer() = default;
+  // Optimises `weights` (data->parameters.size() zeros on entry) on `data`, which the trainer
+  // may rewrite in place (the CRF objective turns attribute ids into feature offsets).
+  virtual absl::StatusOr<TrainerRun> Run(TrainingData* data, std::vector<double>* weights,
+                                         const IterationCallback& on_iteration) = 0;
+};
+
+// The trainer of resolved options (ResolveTrainOptions) for `loss` bound to data's labels;
+// `threads` > 0.
+absl::StatusOr<std::unique_ptr<Trainer>> MakeTrainer(const TrainOptions& resolved,
+                                                     std::shared_ptr<const BoundLoss> loss,
+                                                     int threads);
+
+// The concrete trainers (one file each); MakeTrainer is the usual way in.
+std::unique_ptr<Trainer> MakeLbfgsTrainer(const TrainOptions& resolved,
+                                          std::shared_ptr<const BoundLoss> loss);
+std::unique_ptr<Trainer> MakeSsvmTrainer(const TrainOptions& resolved,
+                                         std::shared_ptr<const BoundLoss> loss, int threads);
+std::unique_ptr<Trainer> MakePerceptronTrainer(const TrainOptions& resolved,
+                                               std::shared_ptr<const BoundLoss> loss);
+
+}  // namespace train_internal
+}  // namespace chaintag
+
+#endif  // CHAINTAG_SRC_TRAIN_TRAINER_H_

@@ -1,0 +1,89 @@
+// The trainer option table seen through `chaintag train --help` and `chaintag info`: the help
+// shows each option's real default, and a trained model records every option, the iterations run
+// and the iteration kept.
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "chaintag/train.h"
+#include "gtest/gtest.h"
+#include "integration/cli_test_util.h"
+
+namespace chaintag {
+namespace {
+
+using testing::RunChaintag;
+using testing::RunResult;
+using testing::TempDir;
+
+TEST(TrainCliTest, HelpShowsEveryOptionWithItsRealDefault) {
+  const RunResult r = RunChaintag("train --help");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const TrainOptionDef& def : TrainOptionTable()) {
+    const std::string flag = absl::StrReplaceAll(def.name, {{"_", "-"}});
+    // Boost prints no "(=)" for an empty default.
+    const std::string expected = def.default_value.empty()
+                                     ? absl::StrCat("--", flag, " arg  ")
+                                     : absl::StrCat("--", flag, " arg (=", def.default_value, ")");
+    EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
+    // The help text is the table's (its first words are enough: Boost wraps lines).
+    const std::string first_words = def.help.substr(0, def.help.find(' ', 12));
+    EXPECT_NE(r.out.find(first_words), std::string::npos) << first_words;
+  }
+  // The defaults are those of a default-constructed TrainOptions, not text typed twice.
+  EXPECT_NE(r.out.find("--c2 arg (=1)"), std::string::npos);
+  EXPECT_NE(r.out.find("--max-iterations arg (=1000)"), std::string::npos);
+  EXPECT_NE(r.out.find("--objective arg (=crf)"), std::string::npos);
+  EXPECT_NE(r.out.find("--loss arg (=auto)"), std::string::npos);
+}
+
+TEST(TrainCliTest, InfoShowsOptionsIterationsAndInputOptions) {
+  TempDir dir;
+  const std::string model = (dir.path() / "m.model").string();
+  RunResult r = RunChaintag(
+      "train --format conll --preset chunk-conll --max-iterations 12 --early-stopping 3 --c2 0.5 "
+      "--dev tests/fixtures/cli/sample.conll -o '" +
+      model + "' tests/fixtures/cli/sample.conll");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunChaintag("info '" + model + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const TrainOptionDef& def : TrainOptionTable()) {
+    EXPECT_NE(r.out.find("\n  " + def.name + " "), std::string::npos) << def.name << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("\n  c2                   0.5\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  iterations "), std::string::npos);
+  EXPECT_NE(r.out.find("\n  selected_iteration "), std::string::npos);
+  EXPECT_NE(r.out.find("\ninput          conll, label column -1\n"), std::string::npos) << r.out;
+  r = RunChaintag("info --json '" + model + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"input\": {\"format\": \"conll\", \"label_column\": -1, "
+                       "\"conllu_label\": \"xpos\", \"np_chunks\": false}"),
+            std::string::npos)
+      << r.out;
+}
+
+// A model file of format 1 (before issue 12) is refused with a request to retrain.
+TEST(TrainCliTest, OldModelFormatAsksForRetraining) {
+  TempDir dir;
+  const std::string model = (dir.path() / "old.model").string();
+  RunResult r = RunChaintag("train --format conll --preset chunk-conll --max-iterations 2 -o '" +
+                            model + "' tests/fixtures/cli/sample.conll");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  {
+    std::fstream file(model, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(8);
+    const char version_one[4] = {1, 0, 0, 0};
+    file.write(version_one, 4);
+  }
+  r = RunChaintag("tag -m '" + model + "' tests/fixtures/cli/sample.conll");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(model + ": made by an older chaintag (model format 1); retrain it with "
+                               "tools/train-models.sh"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace chaintag
