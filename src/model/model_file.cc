@@ -26,6 +26,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "boost/crc.hpp"
 #include "chaintag/model.h"
 #include "corpus/line_reader.h"
 #include "model/compression.h"
@@ -36,17 +37,6 @@
 namespace chaintag {
 namespace model_file {
 namespace {
-
-constexpr std::array<uint32_t, 256> MakeCrcTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-    table[i] = c;
-  }
-  return table;
-}
-constexpr std::array<uint32_t, 256> kCrcTable = MakeCrcTable();
 
 void PutU32At(std::string* out, size_t pos, uint32_t v) {
   for (int i = 0; i < 4; ++i) (*out)[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
@@ -93,10 +83,10 @@ const char* SectionName(uint32_t id) {
 }
 
 uint32_t Crc32c(std::string_view data) {
-  uint32_t crc = 0xFFFFFFFFu;
-  for (const char ch : data)
-    crc = kCrcTable[(crc ^ static_cast<unsigned char>(ch)) & 0xFF] ^ (crc >> 8);
-  return crc ^ 0xFFFFFFFFu;
+  // CRC-32C (Castagnoli), reflected, as in iSCSI and ext4.
+  boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true> crc;
+  crc.process_bytes(data.data(), data.size());
+  return crc.checksum();
 }
 
 absl::Status CheckMagicAndVersion(std::string_view bytes, const std::string& name) {
