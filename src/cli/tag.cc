@@ -278,6 +278,11 @@ int RunTag(const std::vector<std::string>& args) {
     model_ptrs.push_back(models.back().get());
   }
   const Model& last_model = *model_ptrs.back();
+  // Input is read the way the first model was trained (CoNLL-U label field, NP chunks from
+  // trees) unless --label or --np-chunks say otherwise.
+  const ModelInputOptions& trained = model_ptrs.front()->input_options();
+  if (vm["label"].defaulted()) reader_options->conllu_label = trained.conllu_label;
+  if (vm["np-chunks"].defaulted()) reader_options->np_chunks = trained.np_chunks;
 
   // The decoding request for the last model.
   DecodeRequest request;

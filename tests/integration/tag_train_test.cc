@@ -338,3 +338,42 @@ TEST_F(TagTrainTest, OutputDirectoryGetsOneFilePerInput) {
 
 }  // namespace
 }  // namespace chaintag::testing
+
+namespace chaintag::testing {
+namespace {
+
+// A model trained on CoNLL-U UPOS writes its labels to the UPOS field when tagging CoNLL-U,
+// unless --label says otherwise (the input options stored in the model).
+TEST(TagInputOptionsTest, TagReadsInputTheWayTheModelWasTrained) {
+  TempDir dir;
+  const std::string data = (dir.path() / "u.conllu").string();
+  {
+    std::ofstream out(data);
+    for (int i = 0; i < 20; ++i) {
+      out << "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n"
+          << "2\tdog\tdog\tNOUN\tNN\t_\t3\tnsubj\t_\t_\n"
+          << "3\tbarks\tbark\tVERB\tVBZ\t_\t0\troot\t_\t_\n\n";
+    }
+  }
+  const std::string model = (dir.path() / "u.model").string();
+  RunResult r =
+      RunChaintag("train --format conllu --label upos --preset pos --max-iterations 30 -o '" +
+                  model + "' '" + data + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunChaintag("info '" + model + "'");
+  EXPECT_THAT(r.out, ::testing::HasSubstr("upos"));
+  const std::string input = (dir.path() / "in.conllu").string();
+  std::ofstream(input)
+      << "1\tThe\tthe\t_\tX1\t_\t2\tdet\t_\t_\n2\tdog\tdog\t_\tX2\t_\t0\troot\t_\t_\n\n";
+  r = RunChaintag("tag -m '" + model + "' --format conllu --output-format conllu '" + input + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("1\tThe\tthe\tDET\tX1\t"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("2\tdog\tdog\tNOUN\tX2\t"));
+  r = RunChaintag("tag -m '" + model + "' --format conllu --output-format conllu --label xpos '" +
+                  input + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("1\tThe\tthe\t_\tDET\t"));
+}
+
+}  // namespace
+}  // namespace chaintag::testing
