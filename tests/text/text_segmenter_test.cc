@@ -343,7 +343,7 @@ TEST(TextSegmenterTest, ControlCharactersAreDroppedLikeSpaces) {
                                "e\xC2\x85"
                                "f\x1B"
                                "g",
-                               16) +
+                               14) +
                            " h";
   auto result = SegmentText(text);
   ASSERT_TRUE(result.ok()) << result.status();
