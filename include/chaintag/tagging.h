@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -126,6 +127,8 @@ class Pipeline {
   Sentence stage_;
   Lattice lattice_;
   std::vector<int> forced_ids_;
+  // Per count constraint: the clamped upper bound and the statistic built for it.
+  std::vector<std::pair<int, std::unique_ptr<Statistic>>> count_statistics_;
   AuxDpDecoder decoder_;
   ViterbiScratch viterbi_;
   ForwardBackwardScratch forward_backward_;

@@ -9,7 +9,6 @@
 // count.
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,8 +17,6 @@
 #include <iostream>
 #include <memory>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"

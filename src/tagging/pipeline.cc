@@ -101,23 +101,30 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
 
   // Count constraints, with bounds clamped to what a sentence of M tokens can hold (at most M
   // labels or chunks), so huge bounds cost nothing and unreachable ones are infeasible at once.
+  // A statistic is rebuilt only when the clamped bound differs from the previous sentence's.
   std::vector<std::unique_ptr<Statistic>> owned;
   std::vector<const Statistic*> constraints;
   bool infeasible = false;
-  for (const CountConstraint& c : request_.counts) {
+  count_statistics_.resize(request_.counts.size());
+  for (size_t i = 0; i < request_.counts.size(); ++i) {
+    const CountConstraint& c = request_.counts[i];
     if (c.lower > m) {
       infeasible = true;
       continue;
     }
     const int upper = c.upper < 0 || c.upper >= m ? -1 : c.upper;
     if (c.lower == 0 && upper < 0) continue;  // always satisfied
-    if (c.chunks) {
-      owned.push_back(std::make_unique<ChunkCountStatistic>(chunk_table_, c.ids, c.lower, upper));
-    } else {
-      owned.push_back(
-          std::make_unique<LabelCountStatistic>(model.num_labels(), c.ids, c.lower, upper));
+    auto& [cached_upper, statistic] = count_statistics_[i];
+    if (statistic == nullptr || cached_upper != upper) {
+      cached_upper = upper;
+      if (c.chunks) {
+        statistic = std::make_unique<ChunkCountStatistic>(chunk_table_, c.ids, c.lower, upper);
+      } else {
+        statistic =
+            std::make_unique<LabelCountStatistic>(model.num_labels(), c.ids, c.lower, upper);
+      }
     }
-    constraints.push_back(owned.back().get());
+    constraints.push_back(statistic.get());
   }
 
   std::vector<std::vector<int>> excluded;
