@@ -77,10 +77,14 @@ struct DecodeRequest {
   absl::Status Validate() const;
 };
 
+// One labeling of the last model. `names` are views of the model's own label strings: they stay
+// valid as long as the Model does.
 struct Solution {
-  std::vector<int> labels;
+  int rank = 1;                         // 1 = best
+  std::vector<int> labels;              // label ids of the last model
+  std::vector<std::string_view> names;  // the same labels by name
   double score = 0.0;
-  double probability = 0.0;
+  double probability = 0.0;  // P(y|x) when DecodeRequest::probability is set, else 0
 };
 
 // How the request for one sentence ended.
@@ -99,11 +103,14 @@ struct TagResult {
   int64_t exclude_line = 0;                        // where they came from, for messages
   std::vector<std::string> forced;       // per token a label of the last model or "_"; empty: none
   std::vector<std::vector<int>> layers;  // best labels of every model but the last
+  std::vector<std::vector<std::string_view>> layer_names;  // the same by name (views into models)
   std::vector<Solution> solutions;       // last model, best first
   SentenceStatus status = SentenceStatus::kOk;
   std::string status_reason;      // kTooLarge: which limit, in words
   double score_resolution = 0.0;  // score range: the resolution actually used
-  std::vector<double> marginals;  // last model, M x N
+  std::vector<double> marginals;  // last model, M x N: marginals[t * N + y]
+  // The last model's label names (the columns of `marginals`); set by Pipeline::Run.
+  const std::vector<std::string>* label_names = nullptr;
   absl::Status error;             // a data error (e.g. a bad exclusion line): stops the run
 };
 

@@ -45,8 +45,8 @@ TagWriter::TagWriter(const std::vector<const Model*>& models, OutputFormat forma
 
 std::vector<std::string> TagWriter::Layer(const TagResult& r, size_t k) const {
   std::vector<std::string> labels;
-  labels.reserve(r.layers[k].size());
-  for (int y : r.layers[k]) labels.push_back(models_[k]->labels()[y]);
+  labels.reserve(r.layer_names[k].size());
+  for (std::string_view name : r.layer_names[k]) labels.emplace_back(name);
   return labels;
 }
 
@@ -56,7 +56,8 @@ std::vector<std::string> TagWriter::SolutionLabels(const TagResult& r, size_t ra
     labels.assign(r.sentence.size(), "_");  // infeasible or too large: no labeling to show
     return labels;
   }
-  for (int y : r.solutions[rank].labels) labels.push_back(models_.back()->labels()[y]);
+  labels.reserve(r.solutions[rank].names.size());
+  for (std::string_view name : r.solutions[rank].names) labels.emplace_back(name);
   return labels;
 }
 
@@ -270,8 +271,8 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
   out << ']';
   if (r.score_resolution > 0) out << ", \"score_resolution\": " << JsonNumber(r.score_resolution);
   if (!r.marginals.empty()) {
-    const Model& last = *models_.back();
-    const int n = last.num_labels();
+    const std::vector<std::string>& names = *r.label_names;
+    const int n = static_cast<int>(names.size());
     out << ", \"marginals\": [";
     for (int t = 0; t < s.size(); ++t) {
       out << (t ? ", " : "") << '{';
@@ -279,7 +280,7 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
       for (int y = 0; y < n; ++y) {
         const double p = r.marginals[static_cast<size_t>(t) * n + y];
         if (p < marginals_min_) continue;  // short lines: --marginals-min (default 1e-4)
-        out << (first ? "" : ", ") << JsonString(last.labels()[y]) << ": " << JsonNumber(p);
+        out << (first ? "" : ", ") << JsonString(names[y]) << ": " << JsonNumber(p);
         first = false;
       }
       out << '}';

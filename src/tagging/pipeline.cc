@@ -44,6 +44,9 @@ void Pipeline::Run(TagResult* r) {
       status = RunLast(*input, r);
     } else if (auto labeling = taggers_[k].Tag(*input); labeling.ok()) {
       r->layers.push_back(std::move(labeling->labels));
+      std::vector<std::string_view>& names = r->layer_names.emplace_back();
+      names.reserve(r->layers.back().size());
+      for (int y : r->layers.back()) names.push_back(models_[k]->labels()[y]);
     } else {
       status = labeling.status();
     }
@@ -95,6 +98,7 @@ absl::Status Pipeline::ApplyForced(TagResult* r) {
 absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
   Tagger& tagger = taggers_.back();
   const Model& model = *models_.back();
+  r->label_names = &model.labels();
   if (absl::Status s = tagger.BuildLattice(input, &lattice_); !s.ok()) return s;
   const int m = lattice_.size();
   if (absl::Status s = ApplyForced(r); !s.ok()) return s;
@@ -225,6 +229,9 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
   }
   for (Labeling& l : *found) {
     Solution s;
+    s.rank = static_cast<int>(r->solutions.size()) + 1;
+    s.names.reserve(l.labels.size());
+    for (int y : l.labels) s.names.push_back(model.labels()[y]);
     s.score = l.score;
     s.probability = request_.probability ? std::exp(l.score - log_z) : 0.0;
     s.labels = std::move(l.labels);

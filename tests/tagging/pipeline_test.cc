@@ -284,6 +284,35 @@ TEST(PipelineTest, ForcedColumnIsReadAndCheckedPerSentence) {
               HasSubstr("expected a forced-label column 3, found 2 columns"));
 }
 
+TEST(PipelineTest, ResultsCarryLabelNamesAndRanks) {
+  const Model first = BuildTinyModel(3);
+  const Model last = BuildTinyModel(4);
+  DecodeRequest request;
+  request.kbest = 4;
+  request.marginals = true;
+  Pipeline pipeline({&first, &last}, request);
+  TagResult r;
+  r.sentence = Words(6);
+  pipeline.Run(&r);
+  ASSERT_TRUE(r.error.ok()) << r.error;
+  ASSERT_EQ(r.layers.size(), 1u);
+  ASSERT_EQ(r.layer_names.size(), 1u);
+  EXPECT_EQ(std::vector<std::string>(r.layer_names[0].begin(), r.layer_names[0].end()),
+            Names(first, r.layers[0]));
+  ASSERT_EQ(r.solutions.size(), 4u);
+  for (size_t i = 0; i < r.solutions.size(); ++i) {
+    const Solution& s = r.solutions[i];
+    EXPECT_EQ(s.rank, static_cast<int>(i) + 1);
+    EXPECT_EQ(std::vector<std::string>(s.names.begin(), s.names.end()), Names(last, s.labels));
+    if (i > 0) {
+      EXPECT_LE(s.score, r.solutions[i - 1].score);
+    }
+  }
+  ASSERT_NE(r.label_names, nullptr);
+  EXPECT_EQ(*r.label_names, last.labels());
+  EXPECT_EQ(r.marginals.size(), static_cast<size_t>(r.sentence.size()) * last.num_labels());
+}
+
 TEST(BatchTaggerTest, OutputIsInInputOrderForAnyThreadCount) {
   const Model model = BuildTinyModel(8);
   DecodeRequest request;
