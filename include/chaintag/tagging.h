@@ -104,14 +104,14 @@ struct TagResult {
   std::vector<std::string> forced;       // per token a label of the last model or "_"; empty: none
   std::vector<std::vector<int>> layers;  // best labels of every model but the last
   std::vector<std::vector<std::string_view>> layer_names;  // the same by name (views into models)
-  std::vector<Solution> solutions;       // last model, best first
+  std::vector<Solution> solutions;                         // last model, best first
   SentenceStatus status = SentenceStatus::kOk;
   std::string status_reason;      // kTooLarge: which limit, in words
   double score_resolution = 0.0;  // score range: the resolution actually used
   std::vector<double> marginals;  // last model, M x N: marginals[t * N + y]
   // The last model's label names (the columns of `marginals`); set by Pipeline::Run.
   const std::vector<std::string>* label_names = nullptr;
-  absl::Status error;             // a data error (e.g. a bad exclusion line): stops the run
+  absl::Status error;  // a data error (e.g. a bad exclusion line): stops the run
 };
 
 // Runs the models over a sentence. One per thread; the models are shared read-only.

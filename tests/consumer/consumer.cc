@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   pipeline.Run(&r);
   if (!r.error.ok() || r.solutions.empty()) return std::cerr << "no labeling\n", 1;
   for (int t = 0; t < r.sentence.size(); ++t) {
-    std::cout << r.sentence.word(t) << '/' << r.layer_names[0][t] << '/'
-              << r.solutions[0].names[t] << (t + 1 < r.sentence.size() ? " " : "\n");
+    std::cout << r.sentence.word(t) << '/' << r.layer_names[0][t] << '/' << r.solutions[0].names[t]
+              << (t + 1 < r.sentence.size() ? " " : "\n");
   }
 }
