@@ -43,12 +43,22 @@ struct EvalReport {
 // is correct only when gold and prediction start together with the same type and end together.
 class Evaluator {
  public:
+  Evaluator() = default;
+  // Label ids 0..labels.size()-1 of AddIds are these labels (e.g. a model's label set plus the
+  // gold labels it does not know); names must be distinct.
+  explicit Evaluator(const std::vector<std::string>& labels);
   // One sentence; sizes must match (error otherwise, and nothing is counted).
   absl::Status Add(absl::Span<const std::string> gold, absl::Span<const std::string> predicted);
+  // The same on label ids (the constructor's labels, then any label Add met, in order of first
+  // appearance): no string is looked up, as dev scoring during training needs.
+  absl::Status AddIds(absl::Span<const int> gold, absl::Span<const int> predicted);
+  int num_labels() const { return static_cast<int>(label_names_.size()); }
   EvalReport Report() const;
 
  private:
   int LabelId(const std::string& label);
+  // Counts the sentence in gold_ids_ / predicted_ids_.
+  void CountSentence();
   void CountPhrases(int n);
 
   absl::flat_hash_map<std::string, int> label_ids_;

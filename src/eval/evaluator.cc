@@ -29,6 +29,10 @@ void SetRates(Score* score) {
 
 }  // namespace
 
+Evaluator::Evaluator(const std::vector<std::string>& labels) {
+  for (const std::string& label : labels) LabelId(label);
+}
+
 int Evaluator::LabelId(const std::string& label) {
   auto [it, inserted] = label_ids_.try_emplace(label, static_cast<int>(label_names_.size()));
   if (!inserted) return it->second;
@@ -77,10 +81,40 @@ absl::Status Evaluator::Add(absl::Span<const std::string> gold,
   gold_ids_.resize(n);
   predicted_ids_.resize(n);
   for (int t = 0; t < n; ++t) {
-    const int g = LabelId(gold[t]);
-    const int p = LabelId(predicted[t]);
-    gold_ids_[t] = g;
-    predicted_ids_[t] = p;
+    gold_ids_[t] = LabelId(gold[t]);
+    predicted_ids_[t] = LabelId(predicted[t]);
+  }
+  CountSentence();
+  return absl::OkStatus();
+}
+
+absl::Status Evaluator::AddIds(absl::Span<const int> gold, absl::Span<const int> predicted) {
+  if (gold.size() != predicted.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sentence ", sentences_ + 1, ": expected as many predicted labels as gold labels (",
+        gold.size(), "), found ", predicted.size()));
+  }
+  const int num_labels = this->num_labels();
+  for (size_t t = 0; t < gold.size(); ++t) {
+    for (int id : {gold[t], predicted[t]}) {
+      if (id < 0 || id >= num_labels) {
+        return absl::InvalidArgumentError(absl::StrCat("sentence ", sentences_ + 1, ", token ",
+                                                       t + 1, ": expected a label id below ",
+                                                       num_labels, ", found ", id));
+      }
+    }
+  }
+  gold_ids_.assign(gold.begin(), gold.end());
+  predicted_ids_.assign(predicted.begin(), predicted.end());
+  CountSentence();
+  return absl::OkStatus();
+}
+
+void Evaluator::CountSentence() {
+  const int n = static_cast<int>(gold_ids_.size());
+  for (int t = 0; t < n; ++t) {
+    const int g = gold_ids_[t];
+    const int p = predicted_ids_[t];
     ++gold_count_[g];
     ++predicted_count_[p];
     if (g == p) {
@@ -92,7 +126,6 @@ absl::Status Evaluator::Add(absl::Span<const std::string> gold,
   tokens_ += n;
   ++sentences_;
   CountPhrases(n);
-  return absl::OkStatus();
 }
 
 // The conlleval main loop (Tjong Kim Sang, CoNLL-2000 evaluation script, version 2004-01-26):
@@ -138,9 +171,12 @@ EvalReport Evaluator::Report() const {
   report.correct_tokens = correct_tokens_;
   report.accuracy = Percent(correct_tokens_, tokens_);
 
-  const int num_labels = static_cast<int>(label_names_.size());
-  std::vector<int> order(num_labels);
-  std::iota(order.begin(), order.end(), 0);
+  // Labels neither in gold nor predicted (given to the constructor but unused) are not listed.
+  std::vector<int> order;
+  for (int id = 0; id < static_cast<int>(label_names_.size()); ++id) {
+    if (gold_count_[id] > 0 || predicted_count_[id] > 0) order.push_back(id);
+  }
+  const int num_labels = static_cast<int>(order.size());
   std::sort(order.begin(), order.end(),
             [&](int a, int b) { return label_names_[a] < label_names_[b]; });
   bool any_chunk_prefix = false, all_chunk_like = true;

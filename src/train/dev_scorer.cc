@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/eval.h"
 #include "train/parallel.h"
@@ -14,6 +15,10 @@ DevScorer::DevScorer(const TrainingData& data, const TransitionMask& mask, int t
 
 absl::Status DevScorer::Prepare(const FeatureSpec& spec, const std::vector<Sentence>& dev) {
   Featurizer featurizer(spec);
+  // Gold labels become ids once here, so scoring each pass compares ids only.
+  eval_labels_ = data_.labels;
+  absl::flat_hash_map<std::string, int> ids;
+  for (size_t y = 0; y < eval_labels_.size(); ++y) ids.emplace(eval_labels_[y], y);
   for (const Sentence& sentence : dev) {
     if (sentence.size() == 0) continue;
     const int64_t line = sentence.token_lines.empty() ? 0 : sentence.token_lines[0];
@@ -28,7 +33,13 @@ absl::Status DevScorer::Prepare(const FeatureSpec& spec, const std::vector<Sente
     }
     featurized_.emplace_back();
     featurizer.Featurize(sentence, data_.attributes, &featurized_.back());
-    gold_.push_back(&sentence.labels);
+    std::vector<int>& gold = gold_.emplace_back();
+    gold.reserve(sentence.labels.size());
+    for (const std::string& label : sentence.labels) {
+      auto [it, inserted] = ids.try_emplace(label, static_cast<int>(eval_labels_.size()));
+      if (inserted) eval_labels_.push_back(label);
+      gold.push_back(it->second);
+    }
   }
   return absl::OkStatus();
 }
@@ -56,12 +67,9 @@ absl::StatusOr<std::pair<double, std::string>> DevScorer::Score(absl::Span<const
   };
   RunOnThreads(num_workers, run);
   if (absl::Status s = FirstError(status); !s.ok()) return s;
-  Evaluator evaluator;
-  std::vector<std::string> predicted;
+  Evaluator evaluator(eval_labels_);
   for (int i = 0; i < num_sentences; ++i) {
-    predicted.clear();
-    for (int y : predicted_ids_[i]) predicted.push_back(data_.labels[y]);
-    if (absl::Status s = evaluator.Add(*gold_[i], predicted); !s.ok()) return s;
+    if (absl::Status s = evaluator.AddIds(gold_[i], predicted_ids_[i]); !s.ok()) return s;
   }
   const EvalReport report = evaluator.Report();
   if (report.has_chunks) return std::make_pair(report.overall.f1, std::string("F1"));

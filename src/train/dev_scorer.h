@@ -36,7 +36,9 @@ class DevScorer {
   const TrainingData& data_;
   const TransitionMask& mask_;
   std::vector<FeaturizedSentence> featurized_;
-  std::vector<const std::vector<std::string>*> gold_;
+  // The model's labels, then the dev labels it does not know (ids of the Evaluator).
+  std::vector<std::string> eval_labels_;
+  std::vector<std::vector<int>> gold_;  // gold label ids per prepared sentence
   std::vector<std::vector<int>> predicted_ids_;
   std::vector<Worker> workers_;
 };

@@ -263,5 +263,45 @@ TEST(EvaluatorTest, AgreesWithChunkSetIntersectionOnRandomSequences) {
   }
 }
 
+// Label ids (a model's label set given up front, some labels never used) give the same report as
+// the label strings, to the byte.
+TEST(EvaluatorTest, IdsGiveTheSameReportAsStrings) {
+  const std::vector<std::string> labels = {"O",   "B-A", "I-A", "E-A", "S-A", "B-B",
+                                           "I-B", "E-B", "S-B", "B-C", "NN"};
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 100; ++trial) {
+    Evaluator by_name, by_id(labels);
+    // Trials alternate chunk-only label draws and draws that may use "NN" (no phrase scores).
+    const size_t used = trial % 2 ? labels.size() : labels.size() - 2;
+    for (int s = 0; s < 3; ++s) {
+      const int n = static_cast<int>(rng() % 9);
+      std::vector<int> gold(n), pred(n);
+      std::vector<std::string> gold_names, pred_names;
+      for (int t = 0; t < n; ++t) {
+        gold[t] = static_cast<int>(rng() % used);
+        pred[t] = rng() % 2 ? gold[t] : static_cast<int>(rng() % used);
+        gold_names.push_back(labels[gold[t]]);
+        pred_names.push_back(labels[pred[t]]);
+      }
+      ASSERT_TRUE(by_name.Add(gold_names, pred_names).ok());
+      ASSERT_TRUE(by_id.AddIds(gold, pred).ok());
+    }
+    EXPECT_EQ(FormatEvalReportJson(by_id.Report()), FormatEvalReportJson(by_name.Report()))
+        << "trial " << trial;
+    EXPECT_EQ(FormatEvalReport(by_id.Report()), FormatEvalReport(by_name.Report()));
+  }
+}
+
+TEST(EvaluatorTest, AddIdsRefusesUnknownIdsAndCountsNothing) {
+  Evaluator evaluator({"O", "B-NP"});
+  const absl::Status bad = evaluator.AddIds(std::vector<int>{0, 2}, std::vector<int>{0, 1});
+  EXPECT_THAT(std::string(bad.message()), ::testing::HasSubstr("expected a label id below 2"));
+  EXPECT_FALSE(evaluator.AddIds(std::vector<int>{0}, std::vector<int>{-1}).ok());
+  EXPECT_FALSE(evaluator.AddIds(std::vector<int>{0}, std::vector<int>{0, 1}).ok());
+  EXPECT_EQ(evaluator.Report().tokens, 0);
+  ASSERT_TRUE(evaluator.AddIds(std::vector<int>{1, 0}, std::vector<int>{1, 0}).ok());
+  EXPECT_EQ(evaluator.Report().overall.correct, 1);
+}
+
 }  // namespace
 }  // namespace chaintag
