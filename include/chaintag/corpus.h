@@ -51,6 +51,15 @@ struct Sentence {
   const std::string& word(int t) const { return columns[0][t]; }
 };
 
+// The one way messages name a place in an input: "FILE:LINE" ("<input>" for an empty file name;
+// ":LINE" omitted when the line is unknown, i.e. <= 0).
+std::string Location(std::string_view file, int64_t line);
+// The place of token `token` of a sentence (its first token by default).
+std::string Location(const Sentence& sentence, int64_t token = 0);
+// InvalidArgumentError("FILE:LINE: message").
+absl::Status ErrorAt(std::string_view file, int64_t line, std::string_view message);
+absl::Status ErrorAt(const Sentence& sentence, int64_t token, std::string_view message);
+
 enum class CorpusFormat { kConll, kConllu, kPtb, kTagged };
 
 // Parses "conll", "conllu", "ptb", "tagged".

@@ -26,9 +26,8 @@ absl::StatusOr<int> ResolveColumn(const Sentence& sentence, int column, const st
   const int n = sentence.num_columns();
   const int index = column > 0 ? column - 1 : n + column;
   if (column == 0 || index < 0 || index >= n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(sentence.file, ":", sentence.token_lines.empty() ? 0 : sentence.token_lines[0],
-                     ": ", flag, " ", column, " is beyond the ", n, " columns present"));
+    return ErrorAt(sentence, 0,
+                   absl::StrCat(flag, " ", column, " is beyond the ", n, " columns present"));
   }
   return index;
 }
@@ -102,20 +101,17 @@ int RunEval(const std::vector<std::string>& args) {
       ForEachSentence(files, *reader_options, [&](Sentence&& sentence) -> absl::Status {
         if (with_model) {
           if (!sentence.has_labels()) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                sentence.file, ":", sentence.token_lines.empty() ? 0 : sentence.token_lines[0],
-                ": expected gold labels to score against, found none"));
+            return ErrorAt(sentence, 0, "expected gold labels to score against, found none");
           }
           if (bound_term && sentence.size() > 0) {
             gold_ids.clear();
             for (int t = 0; t < sentence.size(); ++t) {
               auto it = label_ids.find(sentence.labels[t]);
               if (it == label_ids.end()) {
-                return absl::InvalidArgumentError(absl::StrCat(
-                    sentence.file, ":",
-                    t < static_cast<int>(sentence.token_lines.size()) ? sentence.token_lines[t] : 0,
-                    ": --bound-term: expected a gold label the model knows, found \"",
-                    sentence.labels[t], "\""));
+                return ErrorAt(sentence, t,
+                               absl::StrCat("--bound-term: expected a gold label the model "
+                                            "knows, found \"",
+                                            sentence.labels[t], "\""));
               }
               gold_ids.push_back(it->second);
             }

@@ -75,7 +75,7 @@ class ExcludeReader {
     if (!got.ok()) return got.status();
     if (!*got) {
       return absl::InvalidArgumentError(
-          absl::StrCat(path_, ":", lines_->line_number() + 1,
+          absl::StrCat(Location(path_, lines_->line_number() + 1),
                        ": expected a line of excluded labelings for sentence ",
                        lines_->line_number() + 1, ", found the end of the file"));
     }

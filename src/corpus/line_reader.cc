@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "chaintag/corpus.h"
 #include "unicode/bytestream.h"
 #include "unicode/normalizer2.h"
 #include "unicode/utypes.h"
@@ -57,7 +58,7 @@ absl::Status LineReader::Fail(absl::Status status) {
 }
 
 absl::Status LineReader::Error(std::string_view message) const {
-  return absl::InvalidArgumentError(absl::StrCat(name_, ":", line_number_, ": ", ToAbsl(message)));
+  return ErrorAt(name_, line_number_, message);
 }
 
 absl::StatusOr<bool> LineReader::Next(std::string_view* line) {
@@ -94,7 +95,7 @@ absl::StatusOr<bool> LineReader::Next(std::string_view* line) {
   }
   if (in_.bad()) {
     return Fail(absl::DataLossError(
-        absl::StrCat(name_, ":", line_number_ + 1,
+        absl::StrCat(Location(name_, line_number_ + 1),
                      ": expected readable input, found a read error (corrupt compressed data?)")));
   }
   if (!got_any) return false;

@@ -164,8 +164,7 @@ class PtbReader : public LineSentenceReader {
   }
 
   absl::Status LineError(int64_t line, std::string_view message) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat(lines_.name(), ":", line, ": ", ToAbsl(message)));
+    return ErrorAt(lines_.name(), line, message);
   }
 
   // Turns nodes_ into a sentence; returns false when no word survives empty-element removal.

@@ -42,12 +42,12 @@ std::vector<std::string> LineSentenceReader::TakeWarnings() {
 absl::Status LineSentenceReader::TooManyTokens(int64_t line, bool can_split) {
   const int n = options_.max_sentence_tokens;
   if (can_split && options_.split_long_sentences) {
-    warnings_.push_back(absl::StrCat(lines_.name(), ":", line, ": a sentence longer than ", n,
+    warnings_.push_back(absl::StrCat(Location(lines_.name(), line), ": a sentence longer than ", n,
                                      " tokens was split"));
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      absl::StrCat(lines_.name(), ":", line, ": expected at most ", n,
+      absl::StrCat(Location(lines_.name(), line), ": expected at most ", n,
                    " tokens in a sentence (--max-sentence-tokens), found more",
                    can_split ? "" : " (a tree is never split)"));
 }

@@ -15,17 +15,17 @@ absl::Status CheckShapes(const Sentence& s, const std::vector<std::string>& pred
   const int n = s.size();
   for (int c = 0; c < s.num_columns(); ++c) {
     if (static_cast<int>(s.columns[c].size()) != n) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          s.file, ": expected ", n, " entries in column ", c, ", found ", s.columns[c].size()));
+      return ErrorAt(
+          s, 0,
+          absl::StrCat("expected ", n, " entries in column ", c, ", found ", s.columns[c].size()));
     }
   }
   if (s.has_labels() && static_cast<int>(s.labels.size()) != n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(s.file, ": expected ", n, " gold labels, found ", s.labels.size()));
+    return ErrorAt(s, 0, absl::StrCat("expected ", n, " gold labels, found ", s.labels.size()));
   }
   if (!predicted.empty() && static_cast<int>(predicted.size()) != n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(s.file, ": expected ", n, " predicted labels, found ", predicted.size()));
+    return ErrorAt(s, 0,
+                   absl::StrCat("expected ", n, " predicted labels, found ", predicted.size()));
   }
   return absl::OkStatus();
 }
@@ -73,9 +73,9 @@ absl::Status WriteConllu(std::ostream& out, const Sentence& s,
   const std::vector<std::string>& labels = predicted.empty() ? s.labels : predicted;
   const ConlluExtras* extras = s.conllu ? &*s.conllu : nullptr;
   if (extras != nullptr && static_cast<int>(extras->word_fields.size()) != s.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(s.file, ": expected CoNLL-U fields for ",
-                                                   s.size(), " words, found ",
-                                                   extras->word_fields.size()));
+    return ErrorAt(s, 0,
+                   absl::StrCat("expected CoNLL-U fields for ", s.size(), " words, found ",
+                                extras->word_fields.size()));
   }
   std::string text;
   for (const std::string& comment : s.comments) absl::StrAppend(&text, comment, "\n");
@@ -88,9 +88,9 @@ absl::Status WriteConllu(std::ostream& out, const Sentence& s,
     }
     if (extras != nullptr) {
       if (extras->word_fields[t].size() != 10) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(s.file, ": expected 10 CoNLL-U fields for word ", t + 1, ", found ",
-                         extras->word_fields[t].size()));
+        return ErrorAt(s, 0,
+                       absl::StrCat("expected 10 CoNLL-U fields for word ", t + 1, ", found ",
+                                    extras->word_fields[t].size()));
       }
       fields = extras->word_fields[t];
       fields[1] = s.word(t);
@@ -124,8 +124,7 @@ absl::Status WriteTagged(std::ostream& out, const Sentence& s,
                          const std::vector<std::string>& predicted, char sep) {
   const std::vector<std::string>& labels = predicted.empty() ? s.labels : predicted;
   if (labels.empty() && s.size() > 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(s.file, ": expected a label per token for tagged output, found none"));
+    return ErrorAt(s, 0, absl::StrCat("expected a label per token for tagged output, found none"));
   }
   std::string line;
   for (int t = 0; t < s.size(); ++t) {
@@ -162,7 +161,7 @@ absl::Status WriteSentence(std::ostream& out, const Sentence& sentence,
           "ptb (there is no tree writer)");
   }
   if (!status.ok()) return status;
-  if (!out) return absl::DataLossError(absl::StrCat(sentence.file, ": write failed"));
+  if (!out) return absl::DataLossError(absl::StrCat(Location(sentence), ": write failed"));
   return absl::OkStatus();
 }
 

@@ -96,9 +96,7 @@ Featurizer& Featurizer::operator=(Featurizer&&) noexcept = default;
 
 absl::Status Featurizer::CheckColumns(const Sentence& sentence) const {
   const int needed = spec_.num_input_columns();
-  const std::string where =
-      absl::StrCat(sentence.file.empty() ? "<input>" : sentence.file, ":",
-                   sentence.token_lines.empty() ? int64_t{0} : sentence.token_lines[0]);
+  const std::string where = Location(sentence);
   if (sentence.num_columns() < needed) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": expected at least ", needed, " input column", needed == 1 ? "" : "s",

@@ -105,9 +105,8 @@ absl::Status ReadLines(std::istream& in, const std::string& name,
   }
   *out = builder.Finish();
   if ((*out)->words.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ":",
-                                                   std::max<int64_t>(reader.line_number(), 1),
-                                                   ": expected WORD<TAB>CLASS lines, found none"));
+    return ErrorAt(name, std::max<int64_t>(reader.line_number(), 1),
+                   "expected WORD<TAB>CLASS lines, found none");
   }
   return absl::OkStatus();
 }

@@ -12,11 +12,7 @@ TagLexiconBuilder::TagLexiconBuilder(TagLexiconOptions options) : options_(optio
 
 absl::Status TagLexiconBuilder::Add(const Sentence& sentence) {
   const int64_t n = sentence.size();
-  auto where = [&](int64_t t) {
-    const int64_t line =
-        t < static_cast<int64_t>(sentence.token_lines.size()) ? sentence.token_lines[t] : 0;
-    return absl::StrCat(sentence.file, ":", line, ": ");
-  };
+  auto where = [&](int64_t t) { return absl::StrCat(Location(sentence, t), ": "); };
   if (n > 0 && static_cast<int64_t>(sentence.labels.size()) != n) {
     return absl::InvalidArgumentError(absl::StrCat(
         where(0), "expected labelled tokens for a tag lexicon, found a sentence without labels"));

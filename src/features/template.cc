@@ -307,16 +307,17 @@ absl::StatusOr<FeatureSpec> FeatureSpec::ReadFile(const std::string& path,
   for (size_t cr = text.find('\r'); cr != std::string::npos; cr = text.find('\r', cr + 1)) {
     if (cr + 1 == text.size() || text[cr + 1] != '\n') {
       return absl::InvalidArgumentError(absl::StrCat(
-          path, ":", line_of(cr),
+          Location(path, line_of(cr)),
           ": expected LF or CRLF line endings, found a bare CR (old Mac line endings)"));
     }
   }
   bool is_nul = false, all_ascii = true;
   if (const int64_t bad = corpus_internal::FindInvalidUtf8(text, &is_nul, &all_ascii); bad >= 0) {
     return absl::InvalidArgumentError(
-        is_nul ? absl::StrCat(path, ":", line_of(bad), ": expected text, found a NUL byte")
-               : absl::StrFormat("%s:%d: expected UTF-8 text, found invalid byte 0x%02X", path,
-                                 line_of(bad), static_cast<unsigned char>(text[bad])));
+        is_nul
+            ? absl::StrCat(Location(path, line_of(bad)), ": expected text, found a NUL byte")
+            : absl::StrFormat("%s: expected UTF-8 text, found invalid byte 0x%02X",
+                              Location(path, line_of(bad)), static_cast<unsigned char>(text[bad])));
   }
   absl::StatusOr<FeatureSpec> spec = Parse(text, std::move(lexicon));
   if (!spec.ok()) {

@@ -13,11 +13,7 @@ namespace chaintag {
 namespace {
 
 // "file:line" of the sentence's first token, for error messages.
-std::string Where(const Sentence& sentence) {
-  std::string where = sentence.file.empty() ? std::string("<input>") : sentence.file;
-  if (!sentence.token_lines.empty()) absl::StrAppend(&where, ":", sentence.token_lines[0]);
-  return where;
-}
+std::string Where(const Sentence& sentence) { return Location(sentence); }
 
 }  // namespace
 
@@ -40,9 +36,8 @@ absl::Status Tagger::BuildLattice(const Sentence& sentence, Lattice* lattice) {
                                                      ", found ", sentence.columns[c].size()));
     }
   }
-  if (absl::Status status = featurizer_.CheckColumns(sentence); !status.ok()) {
-    return absl::Status(status.code(), absl::StrCat(Where(sentence), ": ", status.message()));
-  }
+  // CheckColumns's message names the file and line itself.
+  if (absl::Status status = featurizer_.CheckColumns(sentence); !status.ok()) return status;
   featurizer_.Featurize(sentence, model_->attributes(), &featurized_);
   ScoreFeaturized(lattice);
   return absl::OkStatus();

@@ -66,17 +66,17 @@ absl::Status Pipeline::ApplyForced(TagResult* r) {
   const Sentence& s = r->sentence;
   if (request_.forced_column >= 0 && r->forced.empty()) {
     if (request_.forced_column >= s.num_columns()) {
-      const int64_t line = s.token_lines.empty() ? 0 : s.token_lines[0];
-      return absl::InvalidArgumentError(
-          absl::StrCat(s.file, ":", line, ": expected a forced-label column ",
-                       request_.forced_column + 1, ", found ", s.num_columns(), " columns"));
+      return ErrorAt(s, 0,
+                     absl::StrCat("expected a forced-label column ", request_.forced_column + 1,
+                                  ", found ", s.num_columns(), " columns"));
     }
     r->forced = s.columns[request_.forced_column];
   }
   if (r->forced.empty()) return absl::OkStatus();
   if (static_cast<int>(r->forced.size()) != lattice_.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(s.file, ": expected ", lattice_.size(),
-                                                   " forced labels, found ", r->forced.size()));
+    return ErrorAt(
+        s, 0,
+        absl::StrCat("expected ", lattice_.size(), " forced labels, found ", r->forced.size()));
   }
   const Model& model = *models_.back();
   forced_ids_.assign(r->forced.size(), -1);
@@ -84,11 +84,10 @@ absl::Status Pipeline::ApplyForced(TagResult* r) {
     if (r->forced[t] == "_") continue;
     forced_ids_[t] = model.LabelId(r->forced[t]);
     if (forced_ids_[t] < 0) {
-      const int64_t line = t < s.token_lines.size() ? s.token_lines[t] : 0;
-      return absl::InvalidArgumentError(
-          absl::StrCat(s.file, ":", line,
-                       ": expected a label of the model or '_' in the forced-label column, found '",
-                       r->forced[t], "'"));
+      return ErrorAt(s, static_cast<int64_t>(t),
+                     absl::StrCat("expected a label of the model or '_' in the forced-label "
+                                  "column, found '",
+                                  r->forced[t], "'"));
     }
   }
   ApplyForcedLabels(forced_ids_, &lattice_);
@@ -134,17 +133,16 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
   std::vector<std::vector<int>> excluded;
   for (const auto& labels : r->excluded) {
     if (static_cast<int>(labels.size()) != input.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(exclude_file_, ":", r->exclude_line, ": expected labelings of ",
-                       input.size(), " labels (the sentence's length), found ", labels.size()));
+      return ErrorAt(exclude_file_, r->exclude_line,
+                     absl::StrCat("expected labelings of ", input.size(),
+                                  " labels (the sentence's length), found ", labels.size()));
     }
     std::vector<int> ids;
     for (const std::string& label : labels) {
       const int y = model.LabelId(label);
       if (y < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(exclude_file_, ":", r->exclude_line,
-                                                       ": expected a label of the model, found '",
-                                                       label, "'"));
+        return ErrorAt(exclude_file_, r->exclude_line,
+                       absl::StrCat("expected a label of the model, found '", label, "'"));
       }
       ids.push_back(y);
     }

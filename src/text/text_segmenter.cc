@@ -162,9 +162,9 @@ class TextSegmenter::Impl {
         for (int k = 0; k < std::max(bad, 1); ++k)
           absl::StrAppendFormat(&found, " 0x%02X", p[i + k]);
         status_ = absl::InvalidArgumentError(absl::StrFormat(
-            "%s:%d: invalid UTF-8 at byte offset %d: expected a valid UTF-8 sequence, found "
+            "%s: invalid UTF-8 at byte offset %d: expected a valid UTF-8 sequence, found "
             "bytes%s%s",
-            name_, input_line_, scan_offset_ + static_cast<int64_t>(i), found,
+            Location(name_, input_line_), scan_offset_ + static_cast<int64_t>(i), found,
             len < 0 ? " (truncated at end of input)" : ""));
         return status_;
       }
@@ -191,7 +191,7 @@ class TextSegmenter::Impl {
   }
 
   void Warn(int64_t line, std::string message) {
-    warnings_.push_back(absl::StrCat(name_, ":", line, ": ", message));
+    warnings_.push_back(absl::StrCat(Location(name_, line), ": ", message));
   }
 
   // Emits tokens [s, e) of tokens_ as one sentence (or several when longer than the limit).

@@ -21,16 +21,14 @@ absl::Status DevScorer::Prepare(const FeatureSpec& spec, const std::vector<Sente
   for (size_t y = 0; y < eval_labels_.size(); ++y) ids.emplace(eval_labels_[y], y);
   for (const Sentence& sentence : dev) {
     if (sentence.size() == 0) continue;
-    const int64_t line = sentence.token_lines.empty() ? 0 : sentence.token_lines[0];
     if (static_cast<int>(sentence.labels.size()) != sentence.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          sentence.file, ":", line, ": dev data: expected a gold label for each of the ",
-          sentence.size(), " tokens, found ", sentence.labels.size(), " labels"));
+      return ErrorAt(
+          sentence, 0,
+          absl::StrCat("dev data: expected a gold label for each of the ", sentence.size(),
+                       " tokens, found ", sentence.labels.size(), " labels"));
     }
-    if (absl::Status status = featurizer.CheckColumns(sentence); !status.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(sentence.file, ":", line, ": ", status.message()));
-    }
+    // CheckColumns's message names the file and line itself.
+    if (absl::Status status = featurizer.CheckColumns(sentence); !status.ok()) return status;
     featurized_.emplace_back();
     featurizer.Featurize(sentence, data_.attributes, &featurized_.back());
     std::vector<int>& gold = gold_.emplace_back();

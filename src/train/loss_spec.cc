@@ -141,14 +141,14 @@ absl::Status ReadLossWeights(const std::string& path, LossSpec* spec) {
         absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     if (fields.empty() || fields[0][0] == '#') continue;
     if (fields.size() != 3) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ":", line_number,
-                                                     ": expected 'GOLD PREDICTED WEIGHT', found ",
-                                                     fields.size(), " fields"));
+      return ErrorAt(
+          path, line_number,
+          absl::StrCat("expected 'GOLD PREDICTED WEIGHT', found ", fields.size(), " fields"));
     }
     double w = 0;
     if (!absl::SimpleAtod(fields[2], &w) || !std::isfinite(w) || w < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ":", line_number, ": expected a finite weight >= 0, found '", fields[2], "'"));
+      return ErrorAt(path, line_number,
+                     absl::StrCat("expected a finite weight >= 0, found '", fields[2], "'"));
     }
     weights.push_back({fields[0], fields[1], w});
   }

@@ -149,16 +149,12 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     const int m = sentence->size();
     if (m == 0) continue;
     if (static_cast<int>(sentence->labels.size()) != m) {
-      const int64_t line = sentence->token_lines.empty() ? 0 : sentence->token_lines[0];
-      return absl::InvalidArgumentError(
-          absl::StrCat(sentence->file, ":", line, ": expected a gold label for each of the ", m,
-                       " tokens, found ", sentence->labels.size(), " labels"));
+      return ErrorAt(*sentence, 0,
+                     absl::StrCat("expected a gold label for each of the ", m, " tokens, found ",
+                                  sentence->labels.size(), " labels"));
     }
-    if (absl::Status status = featurizer.CheckColumns(*sentence); !status.ok()) {
-      const int64_t line = sentence->token_lines.empty() ? 0 : sentence->token_lines[0];
-      return absl::InvalidArgumentError(
-          absl::StrCat(sentence->file, ":", line, ": ", status.message()));
-    }
+    // CheckColumns's message names the file and line itself.
+    if (absl::Status status = featurizer.CheckColumns(*sentence); !status.ok()) return status;
     // Interning while featurizing gives the ids BuildAttributeDictionary + Featurize would give,
     // in one pass instead of two.
     emitted_positions.clear();
@@ -188,15 +184,15 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
       const std::string& label = sentence->labels[t];
       auto [it, inserted] = label_ids.emplace(label, static_cast<int>(labels.size()));
       if (inserted && static_cast<int>(labels.size()) >= max_labels) {
-        const int64_t line = t < sentence->token_lines.size() ? sentence->token_lines[t] : 0;
         const double n = max_labels + 1.0;
-        return absl::InvalidArgumentError(absl::StrCat(
-            sentence->file, ":", line, ": expected at most ", max_labels,
-            " distinct labels (--max-labels), found more at '", label,
-            "'; is the label column right? ", "Each label pair has a transition weight, so ",
-            max_labels + 1, " labels need over ",
-            static_cast<int64_t>(n * n * 8 * 8 / (1 << 20)) + 1,
-            " MB for transitions alone while training, growing with the square of the count"));
+        return ErrorAt(
+            *sentence, static_cast<int64_t>(t),
+            absl::StrCat(
+                "expected at most ", max_labels, " distinct labels (--max-labels), found more at '",
+                label, "'; is the label column right? ",
+                "Each label pair has a transition weight, so ", max_labels + 1,
+                " labels need over ", static_cast<int64_t>(n * n * 8 * 8 / (1 << 20)) + 1,
+                " MB for transitions alone while training, growing with the square of the count"));
       }
       if (inserted) labels.push_back(label);
       data.gold.push_back(it->second);

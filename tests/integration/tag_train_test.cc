@@ -74,6 +74,21 @@ TEST_F(TagTrainTest, TrainChecksOutputPathFirst) {
   EXPECT_THAT(r.err, Not(HasSubstr("iter")));
 }
 
+// Training and dev data with too few columns: the message names the file and line once.
+TEST_F(TagTrainTest, MissingColumnIsNamedOnce) {
+  TempDir dir;
+  const std::string one = (dir.path() / "one.conll").string();
+  std::ofstream(one) << "a\tB-NP\nb\tI-NP\n\n";
+  for (const std::string& args : {"-o '" + (dir.path() / "m").string() + "' '" + one + "'",
+                                  "--dev '" + one + "' -o '" + (dir.path() / "m").string() +
+                                      "' tests/fixtures/cli/sample.conll"}) {
+    RunResult r = RunChaintag("train --format conll --preset chunk-conll " + args);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("one.conll:1: expected at least 2 input columns")) << r.err;
+    EXPECT_EQ(r.err.find("one.conll"), r.err.rfind("one.conll")) << r.err;
+  }
+}
+
 TEST_F(TagTrainTest, TrainUsageErrors) {
   EXPECT_EQ(
       RunChaintag("train --format conll -o x.model tests/fixtures/cli/sample.conll").exit_code, 2);

@@ -74,6 +74,19 @@ TEST(TaggerTest, TagIsBestOfAllLabelings) {
   }
 }
 
+// A sentence with too few columns is named once ("tiny.conll:4: expected ..."), not twice.
+TEST(TaggerTest, MissingColumnErrorNamesThePlaceOnce) {
+  const Model model = BuildTinyModel(5);
+  Tagger tagger(model);
+  Sentence s = MakeSentence({"The", "cat"}, {"DT", "NN"}, 4);
+  s.columns.resize(1);
+  const absl::StatusOr<Labeling> result = tagger.Tag(s);
+  ASSERT_FALSE(result.ok());
+  const std::string message(result.status().message());
+  EXPECT_EQ(message.rfind("tiny.conll:4: expected at least 2 input column", 0), 0u) << message;
+  EXPECT_EQ(message.find("tiny.conll", 1), std::string::npos) << message;
+}
+
 TEST(TaggerTest, MaskIsApplied) {
   const Model model = BuildTinyModel(5, 0.0, true);
   Tagger tagger(model);
