@@ -174,6 +174,27 @@ absl::StatusOr<std::shared_ptr<const BoundLoss>> BindLoss(const LossSpec& spec,
     for (size_t i = 0; i < hundredths.size(); ++i) loss->units_[i] = hundredths[i] / divisor;
     loss->unit_ = static_cast<double>(divisor) / kWeightScale;
   }
+  LossView& view = loss->view_;
+  view.num_labels = n;
+  view.counted_labels = loss->counted_;
+  view.weight_units = loss->units_;
+  view.max_errors = spec.kind == LossKind::kZeroOne ? 1 : -1;
+  switch (spec.kind) {
+    case LossKind::kRecall:
+      view.count_mode = CountSpace::Mode::kTp;
+      break;
+    case LossKind::kFalsePositives:
+      view.count_mode = CountSpace::Mode::kFp;
+      break;
+    case LossKind::kLabelCount:
+      view.count_mode = CountSpace::Mode::kSum;
+      break;
+    default:
+      view.count_mode = CountSpace::Mode::kTpFp;
+  }
+  const BoundLoss* self = loss.get();
+  view.from_errors = [self](int64_t errors, int m) { return self->FromErrors(errors, m); };
+  view.from_counts = [self](int tp, int fp, int gold) { return self->FromCounts(tp, fp, gold); };
   return std::shared_ptr<const BoundLoss>(std::move(loss));
 }
 

@@ -97,16 +97,15 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
     return result;
   }
 
-  train_internal::LossStatistic* statistic;
+  LossStatistic* statistic;
   if (loss.IsErrorLoss()) {
-    scratch->errors.Reset(loss, gold);
+    scratch->errors.Reset(loss.view(), gold);
     statistic = &scratch->errors;
   } else if (loss.level() == LossLevel::kToken) {
-    scratch->token.Reset(loss, gold);
+    scratch->token.Reset(loss.view(), gold);
     statistic = &scratch->token;
   } else {
-    scratch->chunk.Bind(loss.chunks(), loss.counted_labels(),
-                        train_internal::CountSpace::ModeFor(loss.kind()), &loss);
+    scratch->chunk.Bind(loss.chunks(), loss.counted_labels(), loss.view().count_mode, &loss.view());
     scratch->chunk.Reset(gold);
     statistic = &scratch->chunk;
   }
@@ -141,8 +140,8 @@ absl::StatusOr<double> BoundTerm(const Lattice& lattice, absl::Span<const int> g
   const int n = chunks.num_labels();
   std::vector<char> counted(n, 0);
   for (int y = 0; y < n; ++y) counted[y] = chunks.TypeOf(y) >= 0;
-  train_internal::ChunkConfusionStatistic statistic;
-  statistic.Bind(chunks, counted, train_internal::CountSpace::Mode::kTpFp, nullptr);
+  ChunkConfusionStatistic statistic;
+  statistic.Bind(chunks, counted, CountSpace::Mode::kTpFp, nullptr);
   statistic.Reset(gold);
   const Statistic* statistics[] = {&statistic};
   AuxDpDecoder decoder;

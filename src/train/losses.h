@@ -32,7 +32,7 @@
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
 #include "chaintag/train.h"
-#include "train/loss_statistics.h"
+#include "decode/loss_statistics.h"
 
 namespace chaintag {
 
@@ -57,6 +57,11 @@ class BoundLoss {
   double FromErrors(int64_t errors, int m) const;
   // The loss of confusion counts (see the file comment); `gold` is G.
   double FromCounts(int tp, int fp, int gold) const;
+  // The loss as the AuxDp loss statistics read it (decode/loss_statistics.h).
+  const LossView& view() const { return view_; }
+
+  BoundLoss(const BoundLoss&) = delete;  // view_ points into the object itself
+  BoundLoss& operator=(const BoundLoss&) = delete;
 
  private:
   friend absl::StatusOr<std::shared_ptr<const BoundLoss>> BindLoss(
@@ -69,6 +74,7 @@ class BoundLoss {
   std::vector<char> counted_;
   std::vector<int64_t> units_;  // N x N (Hamming-type losses)
   double unit_ = 1.0;
+  LossView view_;
 };
 
 namespace train_internal {
@@ -95,9 +101,9 @@ struct LossAugmentedScratch {
   ViterbiScratch viterbi;
   std::vector<double> costs;
   AuxDpDecoder decoder;
-  train_internal::TokenErrorStatistic errors;
-  train_internal::TokenConfusionStatistic token;
-  train_internal::ChunkConfusionStatistic chunk;
+  TokenErrorStatistic errors;
+  TokenConfusionStatistic token;
+  ChunkConfusionStatistic chunk;
   std::vector<double> state_loss;
 };
 

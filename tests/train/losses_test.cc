@@ -309,19 +309,19 @@ TEST(LossStatisticsTest, FinalStateLossEqualsEvaluateLoss) {
       for (int m = 0; m <= 5; ++m) {
         std::vector<int> gold(m);
         for (int& g : gold) g = std::uniform_int_distribution<int>(0, 4)(rng);
-        train_internal::TokenErrorStatistic errors;
-        train_internal::TokenConfusionStatistic token;
-        train_internal::ChunkConfusionStatistic chunk;
-        train_internal::LossStatistic* stat;
+        TokenErrorStatistic errors;
+        TokenConfusionStatistic token;
+        ChunkConfusionStatistic chunk;
+        LossStatistic* stat;
         if (loss->IsErrorLoss()) {
-          errors.Reset(*loss, gold);
+          errors.Reset(loss->view(), gold);
           stat = &errors;
         } else if (loss->level() == LossLevel::kToken) {
-          token.Reset(*loss, gold);
+          token.Reset(loss->view(), gold);
           stat = &token;
         } else {
-          chunk.Bind(loss->chunks(), loss->counted_labels(),
-                     train_internal::CountSpace::ModeFor(loss->kind()), loss.get());
+          chunk.Bind(loss->chunks(), loss->counted_labels(), loss->view().count_mode,
+                     &loss->view());
           chunk.Reset(gold);
           stat = &chunk;
         }

@@ -1,6 +1,6 @@
 // The loss statistics: small finite-state accumulators over the label sequence (token errors,
 // token and chunk confusion counts) whose final state determines a loss, for the AuxDp engine.
-#include "train/loss_statistics.h"
+#include "decode/loss_statistics.h"
 
 #include <algorithm>
 #include <string>
@@ -8,23 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "train/losses.h"
 
 namespace chaintag {
-namespace train_internal {
-
-CountSpace::Mode CountSpace::ModeFor(LossKind kind) {
-  switch (kind) {
-    case LossKind::kRecall:
-      return Mode::kTp;
-    case LossKind::kFalsePositives:
-      return Mode::kFp;
-    case LossKind::kLabelCount:
-      return Mode::kSum;
-    default:
-      return Mode::kTpFp;
-  }
-}
 
 void CountSpace::Reset(Mode mode, int tp_max, int fp_max, int total_max) {
   tp_max = std::max(tp_max, 0);
@@ -101,37 +86,40 @@ absl::Status CheckGold(const std::vector<int>& gold, int num_labels, const Latti
 
 }  // namespace
 
-void TokenErrorStatistic::Reset(const BoundLoss& loss, absl::Span<const int> gold) {
+void TokenErrorStatistic::Reset(const LossView& loss, absl::Span<const int> gold) {
   loss_ = &loss;
   gold_.assign(gold.begin(), gold.end());
-  const int n = loss.num_labels();
+  const int n = loss.num_labels;
   int64_t total = 0;
   for (int g : gold_) {
     int64_t worst = 0;
-    for (int y = 0; y < n; ++y) worst = std::max(worst, loss.weight_units(g, y));
+    for (int y = 0; y < n; ++y)
+      worst = std::max(worst, loss.weight_units[static_cast<size_t>(g) * n + y]);
     total += worst;
   }
-  if (loss.kind() == LossKind::kZeroOne) total = std::min<int64_t>(total, 1);
+  if (loss.max_errors >= 0) total = std::min<int64_t>(total, loss.max_errors);
   // The engine bounds R far below int range; clamp so an absurd total fails there, not here.
   cap_ = static_cast<int>(std::min<int64_t>(total, int64_t{1} << 30));
 }
 
 int TokenErrorStatistic::Next(int state, int position, int, int label) const {
-  const int64_t next = state + loss_->weight_units(gold_[position], label);
+  const int64_t next =
+      state + loss_->weight_units[static_cast<size_t>(gold_[position]) * loss_->num_labels + label];
   return static_cast<int>(std::min<int64_t>(next, cap_));
 }
 
 absl::Status TokenErrorStatistic::Validate(const Lattice& lattice) const {
-  return CheckGold(gold_, loss_->num_labels(), lattice, "TokenErrorStatistic");
+  return CheckGold(gold_, loss_->num_labels, lattice, "TokenErrorStatistic");
 }
 
 void TokenErrorStatistic::FillSuccessors(int position, int num_labels,
                                          absl::Span<int> table) const {
-  const int g = gold_[position];
+  const int64_t* units =
+      loss_->weight_units.data() + static_cast<size_t>(gold_[position]) * loss_->num_labels;
   for (int s = 0; s <= cap_; ++s) {
     int* first = table.data() + static_cast<size_t>(s) * (num_labels + 1) * num_labels;
     for (int y = 0; y < num_labels; ++y) {
-      first[y] = static_cast<int>(std::min<int64_t>(s + loss_->weight_units(g, y), cap_));
+      first[y] = static_cast<int>(std::min<int64_t>(s + units[y], cap_));
     }
     for (int prev = 0; prev < num_labels; ++prev) {
       std::copy(first, first + num_labels, first + static_cast<size_t>(prev + 1) * num_labels);
@@ -142,13 +130,13 @@ void TokenErrorStatistic::FillSuccessors(int position, int num_labels,
 void TokenErrorStatistic::StateLosses(std::vector<double>* out) const {
   out->resize(cap_ + 1);
   const int m = static_cast<int>(gold_.size());
-  for (int s = 0; s <= cap_; ++s) (*out)[s] = loss_->FromErrors(s, m);
+  for (int s = 0; s <= cap_; ++s) (*out)[s] = loss_->from_errors(s, m);
 }
 
-void TokenConfusionStatistic::Reset(const BoundLoss& loss, absl::Span<const int> gold) {
+void TokenConfusionStatistic::Reset(const LossView& loss, absl::Span<const int> gold) {
   loss_ = &loss;
   gold_.assign(gold.begin(), gold.end());
-  const std::vector<char>& positive = loss.counted_labels();
+  const absl::Span<const char> positive = loss.counted_labels;
   const int num_positive = static_cast<int>(std::count(positive.begin(), positive.end(), 1));
   num_gold_ = 0;
   int fp_possible = 0;
@@ -157,23 +145,22 @@ void TokenConfusionStatistic::Reset(const BoundLoss& loss, absl::Span<const int>
     // An FP needs a positive label other than the gold one.
     fp_possible += num_positive - (positive[g] ? 1 : 0) > 0;
   }
-  space_.Reset(CountSpace::ModeFor(loss.kind()), num_gold_, fp_possible,
-               static_cast<int>(gold_.size()));
+  space_.Reset(loss.count_mode, num_gold_, fp_possible, static_cast<int>(gold_.size()));
 }
 
 int TokenConfusionStatistic::Next(int state, int position, int, int label) const {
-  if (!loss_->counted_labels()[label]) return state;
+  if (!loss_->counted_labels[label]) return state;
   return label == gold_[position] ? space_.AfterTp(state) : space_.AfterFp(state);
 }
 
 absl::Status TokenConfusionStatistic::Validate(const Lattice& lattice) const {
-  return CheckGold(gold_, loss_->num_labels(), lattice, "TokenConfusionStatistic");
+  return CheckGold(gold_, loss_->num_labels, lattice, "TokenConfusionStatistic");
 }
 
 void TokenConfusionStatistic::FillSuccessors(int position, int num_labels,
                                              absl::Span<int> table) const {
   const int g = gold_[position];
-  const std::vector<char>& positive = loss_->counted_labels();
+  const absl::Span<const char> positive = loss_->counted_labels;
   const int r = space_.size();
   for (int s = 0; s < r; ++s) {
     int* first = table.data() + static_cast<size_t>(s) * (num_labels + 1) * num_labels;
@@ -189,11 +176,13 @@ void TokenConfusionStatistic::FillSuccessors(int position, int num_labels,
 void TokenConfusionStatistic::StateLosses(std::vector<double>* out) const {
   const int r = space_.size();
   out->resize(r);
-  for (int s = 0; s < r; ++s) (*out)[s] = loss_->FromCounts(space_.tp(s), space_.fp(s), num_gold_);
+  for (int s = 0; s < r; ++s) {
+    (*out)[s] = loss_->from_counts(space_.tp(s), space_.fp(s), num_gold_);
+  }
 }
 
 void ChunkConfusionStatistic::Bind(const ChunkTable& table, const std::vector<char>& counted_labels,
-                                   CountSpace::Mode mode, const BoundLoss* loss) {
+                                   CountSpace::Mode mode, const LossView* loss) {
   table_ = &table;
   loss_ = loss;
   mode_ = mode;
@@ -281,7 +270,7 @@ void ChunkConfusionStatistic::StateLosses(std::vector<double>* out) const {
   for (int s = 0; s < r; ++s) {
     const int tp_count = tp(s), fp_count = fp(s);
     if (loss_ != nullptr) {
-      (*out)[s] = loss_->FromCounts(tp_count, fp_count, num_gold_);
+      (*out)[s] = loss_->from_counts(tp_count, fp_count, num_gold_);
     } else {
       const int predicted = tp_count + fp_count;
       (*out)[s] = num_gold_ == 0 && predicted == 0
@@ -291,5 +280,4 @@ void ChunkConfusionStatistic::StateLosses(std::vector<double>* out) const {
   }
 }
 
-}  // namespace train_internal
 }  // namespace chaintag

@@ -1,9 +1,12 @@
-// The loss statistics for the AuxDp engine (aux_dp.h): each tracks a small integer state over
-// the label sequence from which a BoundLoss (losses.h) computes Delta exactly. They stay in the
-// training library because they read a BoundLoss; their semantics are described in losses.h.
-#ifndef CHAINTAG_SRC_TRAIN_LOSS_STATISTICS_H_
-#define CHAINTAG_SRC_TRAIN_LOSS_STATISTICS_H_
+// The loss statistics for the AuxDp engine (aux_dp.h), beside its other statistics: each tracks a
+// small integer state over the label sequence from which a loss computes Delta exactly. They read
+// the loss through a LossView (plain tables for the per-cell work, and the loss of a final state);
+// the training library's BoundLoss (src/train/losses.h) provides one and documents the losses.
+#ifndef CHAINTAG_SRC_DECODE_LOSS_STATISTICS_H_
+#define CHAINTAG_SRC_DECODE_LOSS_STATISTICS_H_
 
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -11,13 +14,8 @@
 #include "chaintag/aux_dp.h"
 #include "chaintag/chunks.h"
 #include "chaintag/lattice.h"
-#include "chaintag/train.h"
 
 namespace chaintag {
-
-class BoundLoss;
-
-namespace train_internal {
 
 // Dense numbering of count pairs (a, b) with a <= a_max, b <= b_max, a + b <= total_max, plus the
 // successor index after one TP or one FP. Modes keep R minimal for losses needing less than (TP,
@@ -30,7 +28,6 @@ class CountSpace {
     kFp,    // (0, FP): false positives
     kSum,   // (TP + FP, 0): label count
   };
-  static Mode ModeFor(LossKind kind);
   void Reset(Mode mode, int tp_max, int fp_max, int total_max);
   int size() const { return static_cast<int>(tp_of_.size()); }
   int AfterTp(int index) const { return after_tp_[index]; }
@@ -42,6 +39,22 @@ class CountSpace {
 
  private:
   std::vector<int> tp_of_, fp_of_, after_tp_, after_fp_, index_;
+};
+
+// What the loss statistics read of a loss. The spans must outlive the statistics bound to it.
+struct LossView {
+  int num_labels = 0;
+  // Per label: 1 if it is positive (token level) or its chunk type is counted (chunk level).
+  absl::Span<const char> counted_labels;
+  // Error losses: integer error units per (gold, predicted), N x N, gold-major.
+  absl::Span<const int64_t> weight_units;
+  // Error losses: the count past which the loss cannot change (zero-one: 1); -1 for none.
+  int64_t max_errors = -1;
+  // Which confusion counts the loss needs.
+  CountSpace::Mode count_mode = CountSpace::Mode::kTpFp;
+  // The loss of a final state, called once per state after decoding (never per cell).
+  std::function<double(int64_t errors, int m)> from_errors;
+  std::function<double(int tp, int fp, int gold)> from_counts;
 };
 
 // A statistic whose final state determines the loss.
@@ -69,7 +82,7 @@ class RowLossStatistic : public LossStatistic {
 // the largest reachable total otherwise, so the state is exact.
 class TokenErrorStatistic final : public RowLossStatistic<TokenErrorStatistic> {
  public:
-  void Reset(const BoundLoss& loss, absl::Span<const int> gold);
+  void Reset(const LossView& loss, absl::Span<const int> gold);
   int NumStates() const override { return cap_ + 1; }
   int Initial() const override { return 0; }
   int Next(int state, int position, int prev_label, int label) const override;
@@ -79,15 +92,15 @@ class TokenErrorStatistic final : public RowLossStatistic<TokenErrorStatistic> {
   void StateLosses(std::vector<double>* out) const override;
 
  private:
-  const BoundLoss* loss_ = nullptr;
+  const LossView* loss_ = nullptr;
   std::vector<int> gold_;
   int cap_ = 0;
 };
 
-// Token-level confusion counts (TP, FP or what CountSpace::ModeFor(kind) keeps).
+// Token-level confusion counts (TP, FP or what LossView::count_mode keeps).
 class TokenConfusionStatistic final : public RowLossStatistic<TokenConfusionStatistic> {
  public:
-  void Reset(const BoundLoss& loss, absl::Span<const int> gold);
+  void Reset(const LossView& loss, absl::Span<const int> gold);
   int NumStates() const override { return space_.size(); }
   int Initial() const override { return 0; }
   int Next(int state, int position, int prev_label, int label) const override;
@@ -97,7 +110,7 @@ class TokenConfusionStatistic final : public RowLossStatistic<TokenConfusionStat
   void StateLosses(std::vector<double>* out) const override;
 
  private:
-  const BoundLoss* loss_ = nullptr;
+  const LossView* loss_ = nullptr;
   std::vector<int> gold_;
   int num_gold_ = 0;
   CountSpace space_;
@@ -112,7 +125,7 @@ class ChunkConfusionStatistic final : public RowLossStatistic<ChunkConfusionStat
   // `counted_labels`: per label id, 1 if its chunk type is counted. `loss` may be null (then
   // StateLosses is 1 - F1). The table must outlive the statistic.
   void Bind(const ChunkTable& table, const std::vector<char>& counted_labels, CountSpace::Mode mode,
-            const BoundLoss* loss);
+            const LossView* loss);
   void Reset(absl::Span<const int> gold);
   int NumStates() const override { return space_.size() * flag_states_; }
   int Initial() const override { return 0; }
@@ -127,7 +140,7 @@ class ChunkConfusionStatistic final : public RowLossStatistic<ChunkConfusionStat
 
  private:
   const ChunkTable* table_ = nullptr;
-  const BoundLoss* loss_ = nullptr;
+  const LossView* loss_ = nullptr;
   CountSpace::Mode mode_ = CountSpace::Mode::kTpFp;
   int n_ = 0;
   int flag_states_ = 3;
@@ -142,7 +155,6 @@ class ChunkConfusionStatistic final : public RowLossStatistic<ChunkConfusionStat
   CountSpace space_;
 };
 
-}  // namespace train_internal
 }  // namespace chaintag
 
-#endif  // CHAINTAG_SRC_TRAIN_LOSS_STATISTICS_H_
+#endif  // CHAINTAG_SRC_DECODE_LOSS_STATISTICS_H_
