@@ -321,6 +321,8 @@ absl::StatusOr<std::vector<Labeling>> DiverseKBest(
 // when no state yields a labeling in range and one straddles, the answer is undecided at that
 // resolution and the call returns ResourceExhausted rather than a false "infeasible".
 // The two engines it runs share `max_bytes`; ResourceExhausted when even so they would not fit.
+// A range that does not bind costs one Viterbi: when the best labeling (under the constraints)
+// scores in range it is returned at once, exactly, with `used_resolution` = `resolution`.
 absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, double upper,
                                           double resolution = 0.001,
                                           absl::Span<const Statistic* const> constraints = {},

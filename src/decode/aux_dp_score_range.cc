@@ -263,6 +263,29 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
                                           absl::Span<const Statistic* const> constraints,
                                           double* used_resolution, int max_states,
                                           int64_t max_bytes) {
+  if (!(lower <= upper)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("score range ", lower, "..", upper, ": expected lower <= upper"));
+  }
+  if (!(resolution > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("score resolution ", resolution, ": expected a positive number"));
+  }
+  // When the best labeling (under the constraints) already scores in range, the range does not
+  // bind and that labeling is the exact answer: one Viterbi instead of building
+  // the quantised state space and running two range DPs.
+  absl::StatusOr<Labeling> top =
+      constraints.empty() ? ViterbiDecode(lattice) : ConstrainedDecode(lattice, constraints);
+  if (top.ok()) {
+    const double exact = lattice.Score(top->labels);
+    if (exact >= lower && exact <= upper) {
+      top->score = exact;
+      if (used_resolution != nullptr) *used_resolution = resolution;  // exact at any resolution
+      return top;
+    }
+  } else if (IsInfeasible(top.status())) {
+    return top.status();  // no labeling satisfies the constraints at all
+  }
   // Keep the successor tables (M x R x (N+1) x N) and cells within the engine's limits.
   const int64_t per_state =
       std::max<int64_t>(1, int64_t{std::max(lattice.size(), 1)} * (lattice.num_labels() + 1) *

@@ -121,6 +121,30 @@ TEST(ScoreRangeTest, WideRangeFitsAndReportsResolution) {
   }
 }
 
+// A range holding the best labeling does not bind: the answer is that labeling, exactly (with and
+// without a constraint), whatever the resolution.
+TEST(ScoreRangeTest, NonBindingRangeReturnsTheBestLabeling) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int m = 1 + trial % 30, n = 2 + trial % 4;
+    Lattice lattice = RandomLattice(rng, m, n, false, 0.0);
+    auto best = ViterbiDecode(lattice);
+    ASSERT_TRUE(best.ok());
+    double used = 0;
+    auto got = ScoreRangeDecode(lattice, best->score - 0.5, best->score + 0.5, 10.0, {}, &used);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->labels, best->labels) << "trial " << trial;
+    EXPECT_EQ(got->score, lattice.Score(best->labels));
+    LabelCountStatistic at_most_one_zero(n, {0}, 0, 1);
+    const Statistic* stats[] = {&at_most_one_zero};
+    auto constrained = ConstrainedDecode(lattice, stats);
+    ASSERT_TRUE(constrained.ok());
+    auto in_range = ScoreRangeDecode(lattice, -1e9, 1e9, 0.001, stats, &used);
+    ASSERT_TRUE(in_range.ok()) << in_range.status();
+    EXPECT_EQ(in_range->labels, constrained->labels) << "trial " << trial;
+  }
+}
+
 TEST(ScoreRangeTest, BadArguments) {
   Lattice lattice(3, 2);
   EXPECT_EQ(ScoreRangeDecode(lattice, 1.0, 0.0).status().code(),
