@@ -7,13 +7,14 @@ cd "$(dirname "$0")/.."
 packages=(
   g++ cmake ninja-build pkg-config
   libicu-dev
-  libboost-program-options-dev libboost-iostreams-dev
+  libboost-program-options-dev libboost-iostreams-dev libboost-graph-dev
   libabsl-dev
   libgtest-dev libgmock-dev
   libbenchmark-dev
   liblbfgs-dev
   zlib1g-dev
   python3 time
+  python3-dev python3-pybind11 python3-numpy python3-sklearn
   clang libfuzzer-14-dev clang-format
 )
 
