@@ -14,6 +14,7 @@
 #include "chaintag/corpus.h"
 #include "chaintag/decode.h"
 #include "chaintag/features.h"
+#include "chaintag/latent.h"
 #include "chaintag/lattice.h"
 
 namespace chaintag {
@@ -94,6 +95,13 @@ class Model {
   const ModelInputOptions& input_options() const { return input_options_; }
   // Allowed transitions (chunk validity); empty allowed vectors mean everything is allowed.
   const TransitionMask& transition_mask() const { return mask_; }
+  // Latent-dynamic models (trained with --objective ldcrf) score hidden states: each label owns a
+  // block of them (latent_layout()), lattices and weights are over num_states() hidden states,
+  // and Tagger::Tag decodes with LDI. Other models have an empty layout and num_states() ==
+  // num_labels().
+  bool latent() const { return !latent_.empty(); }
+  const LatentLayout& latent_layout() const { return latent_; }
+  int num_states() const { return latent() ? latent_.num_states() : num_labels(); }
   // Free-form metadata recorded at training time, in insertion order: every trainer option,
   // "iterations", "selected_iteration", "training_files", "dev_score", ... `info` prints them all.
   const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
@@ -134,13 +142,14 @@ class Model {
   friend class ModelBuilder;
   // `parameters` must be consistent (model_file::CheckParameters); weights are rounded to float32.
   Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
-        const ModelParameters& parameters, TransitionMask mask);
+        const ModelParameters& parameters, TransitionMask mask, LatentLayout latent = {});
 
   std::vector<std::string> labels_;
   FeatureSpec spec_;
   AttributeDictionary attributes_;
   ModelInputOptions input_options_;
   TransitionMask mask_;
+  LatentLayout latent_;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::vector<SelfTest> self_tests_;
   TaggingScores tagging_;
@@ -154,11 +163,12 @@ class Tagger {
  public:
   explicit Tagger(const Model& model);
   // Featurizes and scores `sentence` (needs the model's input columns), applies the transition
-  // mask.
+  // mask. A latent model's lattice is over its hidden states (Model::num_states()).
   absl::Status BuildLattice(const Sentence& sentence, Lattice* lattice);
-  // Best labeling (label ids) and its score.
+  // Best labeling (label ids) and its score. Latent models: the LDI labeling (at most
+  // LdiOptions().max_paths hidden paths) and its score log sum_h exp(F(h)) over its hidden paths.
   absl::StatusOr<Labeling> Tag(const Sentence& sentence);
-  // Best labeling plus log Z and per-token marginals.
+  // Best labeling plus log Z and per-token marginals (latent models: label marginals only).
   struct Analysis {
     Labeling best;
     double log_z = 0.0;
@@ -176,12 +186,13 @@ class Tagger {
   Lattice lattice_;
   ViterbiScratch viterbi_;
   ForwardBackwardScratch forward_backward_;
+  LatentScratch latent_scratch_;
 };
 
 // The highest-weighted state features, for `chaintag info`: (attribute, label, weight).
 struct WeightedFeature {
   std::string attribute;
-  std::string label;
+  std::string label;  // latent models: the label and its hidden state, "B-NP[1]"
   double weight = 0.0;
 };
 std::vector<WeightedFeature> TopFeatures(const Model& model, int k);

@@ -229,6 +229,8 @@ class ModelBuilder {
   ModelBuilder(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
                ModelParameters parameters, TransitionMask mask);
   void SetInputOptions(const ModelInputOptions& options) { input_options_ = options; }
+  // Makes a latent model: `parameters` are then over layout.num_states() hidden states.
+  void SetLatentLayout(LatentLayout layout) { latent_ = std::move(layout); }
   void AddMetadata(std::string key, std::string value);
   // Drops state features whose weight is exactly zero (after L1) and attributes left with none.
   void Prune();
@@ -248,6 +250,7 @@ class ModelBuilder {
   AttributeDictionary attributes_;
   ModelParameters parameters_;
   TransitionMask mask_;
+  LatentLayout latent_;
   ModelInputOptions input_options_;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::vector<Sentence> self_test_sentences_;

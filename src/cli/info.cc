@@ -45,7 +45,17 @@ int RunInfo(const std::vector<std::string>& args) {
     for (int i = 0; i < model->num_labels(); ++i) {
       std::cout << (i ? ", " : "") << JsonString(model->labels()[i]);
     }
-    std::cout << "], \"attributes\": " << model->attributes().size()
+    std::cout << "]";
+    if (model->latent()) {
+      // Hidden states per label, in label order (label y owns a contiguous block of them).
+      std::cout << ", \"hidden_states\": {";
+      for (int i = 0; i < model->num_labels(); ++i) {
+        std::cout << (i ? ", " : "") << JsonString(model->labels()[i]) << ": "
+                  << model->latent_layout().states_of(i);
+      }
+      std::cout << "}";
+    }
+    std::cout << ", \"attributes\": " << model->attributes().size()
               << ", \"state_features\": " << model->num_state_features()
               << ", \"input_columns\": " << model->spec().num_input_columns()
               << ", \"lexicon_words\": "
@@ -75,8 +85,15 @@ int RunInfo(const std::vector<std::string>& args) {
               << (gzip ? " (gzip-compressed)" : "") << "\n"
               << "labels         " << model->num_labels() << ":";
     for (const std::string& label : model->labels()) std::cout << " " << label;
-    std::cout << "\n"
-              << "input columns  " << model->spec().num_input_columns() << "\n"
+    std::cout << "\n";
+    if (model->latent()) {
+      std::cout << "hidden states  " << model->num_states() << " (latent-dynamic model):";
+      for (int i = 0; i < model->num_labels(); ++i) {
+        std::cout << " " << model->labels()[i] << "=" << model->latent_layout().states_of(i);
+      }
+      std::cout << "\n";
+    }
+    std::cout << "input columns  " << model->spec().num_input_columns() << "\n"
               << "attributes     " << model->attributes().size() << "\n"
               << "state features " << model->num_state_features() << "\n"
               << "self-tests     " << model->self_tests().size() << " sentences (passed on load)\n";

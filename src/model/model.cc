@@ -60,11 +60,12 @@ ModelInputOptions InputOptionsOf(const ReaderOptions& options) {
 }
 
 Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
-             const ModelParameters& parameters, TransitionMask mask)
+             const ModelParameters& parameters, TransitionMask mask, LatentLayout latent)
     : labels_(std::move(labels)),
       spec_(std::move(spec)),
       attributes_(std::move(attributes)),
-      mask_(std::move(mask)) {
+      mask_(std::move(mask)),
+      latent_(std::move(latent)) {
   // A mask with some empty vectors means "all allowed" there; filling them keeps one
   // representation and lets the tagger apply the mask without size checks.
   if (mask_.num_labels > 0) {
@@ -99,7 +100,14 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
     lattice.start(y) = chain_weights_[nn + y];
     lattice.end(y) = chain_weights_[nn + n + y];
   }
-  if (n > 0 && mask_.num_labels == n) ApplyTransitionMask(mask_, &lattice);
+  if (!latent_.empty()) {
+    // The label mask over hidden states: h -> h' is allowed when label(h) -> label(h') is.
+    if (n > 0 && mask_.num_labels == num_labels() && latent_.num_states() == n) {
+      ApplyTransitionMask(ExpandTransitionMask(mask_, latent_), &lattice);
+    }
+  } else if (n > 0 && mask_.num_labels == n) {
+    ApplyTransitionMask(mask_, &lattice);
+  }
   t.transition = lattice.transition_data();
   t.start.resize(n);
   t.end.resize(n);
@@ -111,7 +119,7 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
 
 ModelParameters Model::Parameters() const {
   ModelParameters p;
-  p.num_labels = num_labels();
+  p.num_labels = num_states();
   const size_t num_attr = tagging_.ranges.size() / 2;
   p.attribute_offsets.reserve(num_attr + 1);
   p.attribute_offsets.push_back(0);
@@ -166,7 +174,14 @@ std::vector<WeightedFeature> TopFeatures(const Model& model, int k) {
     WeightedFeature feature;
     const int a = attribute_of[f];
     if (a < model.attributes().size()) feature.attribute = model.attributes().name(a);
-    feature.label = model.labels()[scores.entries[f].label];
+    const int y = scores.entries[f].label;
+    if (model.latent()) {
+      const LatentLayout& layout = model.latent_layout();
+      feature.label = model.labels()[layout.label_of(y)] + "[" +
+                      std::to_string(y - layout.first_state(layout.label_of(y))) + "]";
+    } else {
+      feature.label = model.labels()[y];
+    }
     feature.weight = weight(f);
     result.push_back(std::move(feature));
   }

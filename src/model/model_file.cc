@@ -77,6 +77,8 @@ const char* SectionName(uint32_t id) {
       return "lexicon";
     case kInputOptions:
       return "input options";
+    case kLatentStates:
+      return "latent states";
     default:
       return "unknown";
   }
@@ -702,7 +704,7 @@ std::string Model::ToBytes() const {
   }
   {
     ByteWriter w;
-    w.U32(static_cast<uint32_t>(labels_.size()));
+    w.U32(static_cast<uint32_t>(num_states()));
     w.U32(static_cast<uint32_t>(kept.size()));
     w.U64(static_cast<uint64_t>(num_features));
     w.I32(0);
@@ -755,6 +757,13 @@ std::string Model::ToBytes() const {
     w.U8(input_options_.np_chunks ? 1 : 0);
     sections.emplace_back(mf::kInputOptions, w.Take());
   }
+  if (latent()) {
+    // Only latent models carry it, so every other model's file is unchanged.
+    ByteWriter w;
+    w.U32(static_cast<uint32_t>(latent_.num_states()));
+    for (const int32_t y : latent_.state_labels()) w.I32(y);
+    sections.emplace_back(mf::kLatentStates, w.Take());
+  }
 
   const uint64_t table_end = mf::kFixedHeaderBytes + sections.size() * mf::kSectionEntryBytes;
   uint64_t total = table_end + 4;
@@ -795,7 +804,7 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   }
   absl::StatusOr<std::vector<SectionEntry>> table = mf::ReadSectionTable(bytes, name);
   if (!table.ok()) return table.status();
-  std::array<const SectionEntry*, mf::kInputOptions + 1> found{};
+  std::array<const SectionEntry*, mf::kLatentStates + 1> found{};
   for (const SectionEntry& e : *table) {
     const uint32_t crc = mf::Crc32c(bytes.substr(e.offset, e.length));
     if (crc != e.checksum) {
@@ -859,6 +868,21 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
       }
     }
   }
+  LatentLayout latent;
+  if (found[mf::kLatentStates] != nullptr) {
+    ByteReader r = reader(mf::kLatentStates);
+    uint32_t count = 0;
+    CHAINTAG_RETURN_IF_ERROR(r.Count(&count, 4, "hidden states"));
+    std::vector<int32_t> state_labels(count);
+    for (int32_t& y : state_labels) CHAINTAG_RETURN_IF_ERROR(r.I32(&y, "hidden state labels"));
+    CHAINTAG_RETURN_IF_ERROR(r.Finish());
+    absl::StatusOr<LatentLayout> layout =
+        LatentLayout::Create(static_cast<int>(labels.size()), std::move(state_labels));
+    if (!layout.ok()) return r.Error(std::string(layout.status().message()));
+    latent = *std::move(layout);
+  }
+  // Parameters are over hidden states in a latent model, over labels otherwise.
+  const size_t num_states = latent.empty() ? labels.size() : latent.num_states();
   ModelParameters parameters;
   {
     ByteReader r = reader(mf::kParameters);
@@ -867,8 +891,9 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     CHAINTAG_RETURN_IF_ERROR(r.U32(&n, "label count"));
     CHAINTAG_RETURN_IF_ERROR(r.U32(&num_attr, "attribute count"));
     CHAINTAG_RETURN_IF_ERROR(r.U64(&num_features, "feature count"));
-    if (n != labels.size()) {
-      return r.Error(absl::StrCat("expected ", labels.size(), " labels, found ", n));
+    if (n != num_states) {
+      return r.Error(absl::StrCat("expected ", num_states,
+                                  latent.empty() ? " labels" : " hidden states", ", found ", n));
     }
     if (num_attr != static_cast<uint32_t>(attributes.size())) {
       return r.Error(absl::StrCat("expected ", attributes.size(),
@@ -913,9 +938,9 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
   }
   CHAINTAG_RETURN_IF_ERROR(
-      mf::CheckParameters(parameters, static_cast<int>(labels.size()), attributes.size(), name));
+      mf::CheckParameters(parameters, static_cast<int>(num_states), attributes.size(), name));
   Model model(std::move(labels), *std::move(spec), std::move(attributes), parameters,
-              std::move(mask));
+              std::move(mask), std::move(latent));
   parameters = ModelParameters();  // the model keeps the tagging layout only
   {
     ByteReader r = reader(mf::kInputOptions);

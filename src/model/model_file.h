@@ -35,8 +35,9 @@ enum SectionId : uint32_t {
   kTransitionMask = 5,
   kMetadata = 6,
   kSelfTests = 7,
-  kLexicon = 8,       // optional: the word-class lexicon of templates that call lex()
-  kInputOptions = 9,  // since version 2: format, label column, CoNLL-U label field, NP chunks
+  kLexicon = 8,        // optional: the word-class lexicon of templates that call lex()
+  kInputOptions = 9,   // since version 2: format, label column, CoNLL-U label field, NP chunks
+  kLatentStates = 10,  // optional: latent models' hidden state -> label (parameters are over them)
 };
 const char* SectionName(uint32_t id);
 

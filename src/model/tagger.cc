@@ -45,7 +45,7 @@ absl::Status Tagger::BuildLattice(const Sentence& sentence, Lattice* lattice) {
 
 void Tagger::ScoreFeaturized(Lattice* lattice) const {
   const Model::TaggingScores& scores = model_->tagging_scores();
-  const int n = model_->num_labels();
+  const int n = model_->num_states();
   const int m = featurized_.size();
   lattice->Reset(m, n);
   const int32_t num_attr = static_cast<int32_t>(scores.ranges.size() / 2);
@@ -91,6 +91,18 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
 
 absl::StatusOr<Labeling> Tagger::Tag(const Sentence& sentence) {
   if (absl::Status status = BuildLattice(sentence, &lattice_); !status.ok()) return status;
+  if (model_->latent()) {
+    absl::StatusOr<LatentDecodeResult> ldi =
+        LdiDecode(lattice_, model_->latent_layout(), LdiOptions(), &latent_scratch_);
+    if (!ldi.ok()) {
+      return absl::Status(ldi.status().code(),
+                          absl::StrCat(Where(sentence), ": ", ldi.status().message()));
+    }
+    Labeling best;
+    best.labels = std::move(ldi->solutions[0].labels);
+    best.score = ldi->solutions[0].log_score;
+    return best;
+  }
   absl::StatusOr<Labeling> best = ViterbiDecode(lattice_, &viterbi_);
   if (!best.ok()) {
     return absl::Status(best.status().code(),
@@ -100,6 +112,21 @@ absl::StatusOr<Labeling> Tagger::Tag(const Sentence& sentence) {
 }
 
 absl::StatusOr<Tagger::Analysis> Tagger::Analyze(const Sentence& sentence) {
+  if (model_->latent()) {
+    absl::StatusOr<Labeling> best = Tag(sentence);  // builds the lattice
+    if (!best.ok()) return best.status();
+    Analysis analysis;
+    absl::StatusOr<std::vector<double>> marginals =
+        LatentLabelMarginals(lattice_, model_->latent_layout(), &analysis.log_z, &latent_scratch_);
+    if (!marginals.ok()) {
+      return absl::Status(marginals.status().code(),
+                          absl::StrCat(Where(sentence), ": ", marginals.status().message()));
+    }
+    analysis.best = *std::move(best);
+    analysis.marginals.log_z = analysis.log_z;
+    analysis.marginals.unary = *std::move(marginals);
+    return analysis;
+  }
   if (absl::Status status = BuildLattice(sentence, &lattice_); !status.ok()) return status;
   absl::StatusOr<Labeling> best = ViterbiDecode(lattice_, &viterbi_);
   if (!best.ok()) {

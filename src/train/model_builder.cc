@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "chaintag/model.h"
 #include "chaintag/train.h"
 #include "model/model_file.h"
@@ -54,13 +55,19 @@ void ModelBuilder::Prune() {
 }
 
 absl::StatusOr<Model> ModelBuilder::Build() && {
-  if (absl::Status s = model_file::CheckParameters(parameters_, static_cast<int>(labels_.size()),
-                                                   attributes_.size(), "the built model");
+  if (!latent_.empty() && latent_.num_labels() != static_cast<int>(labels_.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("the built model: latent layout is for ",
+                                                   latent_.num_labels(), " labels, expected ",
+                                                   labels_.size()));
+  }
+  const int num_states = latent_.empty() ? static_cast<int>(labels_.size()) : latent_.num_states();
+  if (absl::Status s = model_file::CheckParameters(parameters_, num_states, attributes_.size(),
+                                                   "the built model");
       !s.ok()) {
     return s;
   }
   Model model(std::move(labels_), std::move(spec_), std::move(attributes_), parameters_,
-              std::move(mask_));
+              std::move(mask_), std::move(latent_));
   parameters_ = ModelParameters();  // the model keeps its tagging layout only
   model.input_options_ = input_options_;
   model.metadata_ = std::move(metadata_);
