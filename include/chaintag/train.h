@@ -128,6 +128,7 @@ enum class Objective {
   kSsvmMargin,     // sum_i max_y Delta + F(y) - F(y_i) (structural SVM)
   kSsvmSlack,      // sum_i max_y Delta (1 + F(y) - F(y_i))
   kPerceptron,     // averaged structured perceptron (loss-augmented when a loss is given)
+  kLdcrf,  // latent-dynamic CRF: sum_i -log sum_{h -> y_i} P(h | x_i) over hidden states (--latent)
 };
 enum class Algorithm {
   kAuto,  // lbfgs for crf and softmax-margin, bcfw for ssvm-margin, sgd for ssvm-slack
@@ -138,7 +139,7 @@ enum class Algorithm {
   kPerceptron,
 };
 
-// "crf", "softmax-margin", "ssvm-margin", "ssvm-slack", "perceptron".
+// "crf", "softmax-margin", "ssvm-margin", "ssvm-slack", "perceptron", "ldcrf".
 absl::StatusOr<Objective> ParseObjective(std::string_view name);
 std::string_view ObjectiveName(Objective objective);
 // "auto", "lbfgs", "owlqn", "bcfw", "sgd", "perceptron".
@@ -176,7 +177,10 @@ struct TrainOptions {
   int early_stopping = 0;      // > 0: stop after this many dev evaluations without improvement
   int max_labels = 1000;       // more distinct training labels is refused (memory grows as N^2)
   int lbfgs_memory = 5;  // L-BFGS corrections m; memory is about (2m + 5) * 8 bytes per weight
-  uint64_t seed = 1;     // shuffling (perceptron, bcfw, sgd)
+  uint64_t seed = 1;     // shuffling (perceptron, bcfw, sgd); initial weights (ldcrf)
+  // ldcrf: hidden states per label, "K" or "B-NP=4,I-NP=4,O=2" (unnamed labels: 1, or a bare
+  // number in the list); empty means 2 per label.
+  std::string latent;
 };
 
 // One row of the option table (CRFsuite style): name, default, help, parse and print. The table

@@ -10,8 +10,14 @@
 
 namespace chaintag::train_internal {
 
-DevScorer::DevScorer(const TrainingData& data, const TransitionMask& mask, int threads)
-    : data_(data), mask_(mask), workers_(std::max(1, threads)) {}
+DevScorer::DevScorer(const TrainingData& data, const TransitionMask& mask, int threads,
+                     const LatentLayout* latent)
+    : data_(data), mask_(mask), workers_(std::max(1, threads)) {
+  if (latent != nullptr && !latent->empty()) {
+    latent_ = latent;
+    hidden_mask_ = ExpandTransitionMask(mask, *latent);
+  }
+}
 
 absl::Status DevScorer::Prepare(const FeatureSpec& spec, const std::vector<Sentence>& dev) {
   Featurizer featurizer(spec);
@@ -54,6 +60,19 @@ absl::StatusOr<std::pair<double, std::string>> DevScorer::Score(absl::Span<const
     const int end = static_cast<int>(int64_t{num_sentences} * (k + 1) / num_workers);
     for (int i = begin; i < end; ++i) {
       data_.parameters.Score(featurized_[i], w, &worker.lattice);
+      if (latent_ != nullptr) {
+        ApplyTransitionMask(hidden_mask_, &worker.lattice);
+        LdiOptions options;
+        options.max_paths = kLatentDevPaths;
+        absl::StatusOr<LatentDecodeResult> ldi =
+            LdiDecode(worker.lattice, *latent_, options, &worker.latent);
+        if (!ldi.ok()) {
+          status[k] = ldi.status();
+          return;
+        }
+        predicted_ids_[i] = std::move(ldi->solutions[0].labels);
+        continue;
+      }
       ApplyTransitionMask(mask_, &worker.lattice);
       absl::StatusOr<Labeling> best = ViterbiDecode(worker.lattice, &worker.scratch);
       if (!best.ok()) {

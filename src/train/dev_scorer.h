@@ -13,6 +13,7 @@
 #include "chaintag/corpus.h"
 #include "chaintag/decode.h"
 #include "chaintag/features.h"
+#include "chaintag/latent.h"
 #include "chaintag/lattice.h"
 #include "train/training_data.h"
 
@@ -20,7 +21,11 @@ namespace chaintag::train_internal {
 
 class DevScorer {
  public:
-  DevScorer(const TrainingData& data, const TransitionMask& mask, int threads);
+  // With a non-empty `latent` layout (ldcrf), `data` is over its hidden states and dev sentences
+  // are decoded by LDI bounded at kLatentDevPaths hidden paths.
+  DevScorer(const TrainingData& data, const TransitionMask& mask, int threads,
+            const LatentLayout* latent = nullptr);
+  static constexpr int kLatentDevPaths = 10;
 
   // Featurizes `dev` with the training dictionary; errors name the file and line.
   absl::Status Prepare(const FeatureSpec& spec, const std::vector<Sentence>& dev);
@@ -32,9 +37,12 @@ class DevScorer {
   struct Worker {
     Lattice lattice;
     ViterbiScratch scratch;
+    LatentScratch latent;
   };
   const TrainingData& data_;
   const TransitionMask& mask_;
+  const LatentLayout* latent_ = nullptr;  // null unless ldcrf
+  TransitionMask hidden_mask_;            // mask_ over hidden states
   std::vector<FeaturizedSentence> featurized_;
   // The model's labels, then the dev labels it does not know (ids of the Evaluator).
   std::vector<std::string> eval_labels_;

@@ -30,6 +30,7 @@ constexpr EnumName<Objective> kObjectives[] = {
     {Objective::kSsvmMargin, "ssvm-margin"},
     {Objective::kSsvmSlack, "ssvm-slack"},
     {Objective::kPerceptron, "perceptron"},
+    {Objective::kLdcrf, "ldcrf"},
 };
 constexpr EnumName<Algorithm> kAlgorithms[] = {
     {Algorithm::kAuto, "auto"},   {Algorithm::kLbfgs, "lbfgs"},
@@ -137,8 +138,8 @@ std::vector<TrainOptionDef> MakeTable() {
   table.push_back(EnumOption(
       "objective",
       "crf (log-loss), softmax-margin (the epsilon-objective from CRF to SSVM, decomposable "
-      "losses), ssvm-margin, ssvm-slack (structural SVM, margin or slack scaling, any loss) or "
-      "perceptron",
+      "losses), ssvm-margin, ssvm-slack (structural SVM, margin or slack scaling, any loss), "
+      "perceptron or ldcrf (latent-dynamic CRF: hidden states per label, see latent)",
       &TrainOptions::objective, kObjectives));
   table.push_back(EnumOption(
       "algorithm",
@@ -228,14 +229,22 @@ std::vector<TrainOptionDef> MakeTable() {
   table.push_back(NumberOption(
       "lbfgs_memory", "L-BFGS corrections kept (memory: about (2m + 4) * 8 bytes per weight)",
       &TrainOptions::lbfgs_memory));
-  table.push_back(NumberOption("seed",
-                               "random seed for the order of sentences (perceptron, bcfw, sgd)",
-                               &TrainOptions::seed));
+  table.push_back(
+      NumberOption("seed",
+                   "random seed for the order of sentences (perceptron, bcfw, sgd) and the initial "
+                   "weights (ldcrf)",
+                   &TrainOptions::seed));
+  table.push_back(TextOption(
+      "latent",
+      "ldcrf: hidden states per label, K or LABEL=K,... (labels not named get 1, or the bare "
+      "number in the list: 'B-NP=4,I-NP=4,2'); empty: 2 per label",
+      &TrainOptions::latent));
   return table;
 }
 
 bool IsSmooth(Objective objective) {
-  return objective == Objective::kCrf || objective == Objective::kSoftmaxMargin;
+  return objective == Objective::kCrf || objective == Objective::kSoftmaxMargin ||
+         objective == Objective::kLdcrf;
 }
 
 }  // namespace
@@ -287,6 +296,7 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
     switch (o.objective) {
       case Objective::kCrf:
       case Objective::kSoftmaxMargin:
+      case Objective::kLdcrf:
         o.algorithm = Algorithm::kLbfgs;
         break;
       case Objective::kSsvmMargin:
@@ -317,7 +327,8 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
         ToAbsl(AlgorithmName(a)));
   }
   if (!o.loss.has_value()) {
-    o.loss = o.objective == Objective::kCrf || o.objective == Objective::kPerceptron
+    o.loss = o.objective == Objective::kCrf || o.objective == Objective::kPerceptron ||
+                     o.objective == Objective::kLdcrf
                  ? LossKind::kNone
                  : LossKind::kHamming;
     o.fbeta = 1.0;
@@ -329,6 +340,17 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
   const std::string loss_name = LossKindName(*o.loss, o.fbeta);
   if (o.objective == Objective::kCrf && spec->kind != LossKind::kNone) {
     return bad("loss: the crf objective has no loss (use --objective softmax-margin)", loss_name);
+  }
+  if (o.objective == Objective::kLdcrf && spec->kind != LossKind::kNone) {
+    return bad("loss: the ldcrf objective has no loss", loss_name);
+  }
+  if (o.objective == Objective::kLdcrf) {
+    if (o.latent.empty()) o.latent = "2";
+    if (o.p != 2) return bad("p: ldcrf uses the L2 (and with owlqn L1) regulariser", o.p);
+    if (o.epsilon != 1.0)
+      return bad("epsilon: the temperature applies to softmax-margin only", o.epsilon);
+  } else if (!o.latent.empty()) {
+    return bad("latent: hidden states apply to --objective ldcrf only", o.latent);
   }
   if (o.objective == Objective::kSoftmaxMargin && !IsDecomposable(*spec)) {
     return bad(

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "chaintag/decode.h"
 #include "train/dev_scorer.h"
+#include "train/ldcrf_objective.h"
 #include "train/losses.h"
 #include "train/self_test_picker.h"
 #include "train/trainer.h"
@@ -133,13 +134,21 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   if (!data_or.ok()) return data_or.status();
   TrainingData& data = *data_or;
   TransitionMask mask = InferChunkTransitionMask(data.labels, data.observed_transitions);
+  // A latent-dynamic CRF: every (attribute, label) feature becomes one per hidden state.
+  LatentLayout latent;
+  if (o.objective == Objective::kLdcrf) {
+    absl::StatusOr<LatentLayout> layout = train_internal::ParseLatentSpec(o.latent, data.labels);
+    if (!layout.ok()) return layout.status();
+    latent = *std::move(layout);
+    train_internal::ExpandToHiddenStates(latent, &data);
+  }
 
   const int threads = o.threads > 0
                           ? o.threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::unique_ptr<train_internal::DevScorer> dev_scorer;
   if (dev != nullptr && !dev->empty()) {
-    dev_scorer = std::make_unique<train_internal::DevScorer>(data, mask, threads);
+    dev_scorer = std::make_unique<train_internal::DevScorer>(data, mask, threads, &latent);
     if (absl::Status s = dev_scorer->Prepare(spec, *dev); !s.ok()) return s;
   }
   // Ids and names are all the optimisers need; the lookup index comes back for the model.
@@ -148,7 +157,9 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   absl::StatusOr<std::shared_ptr<const BoundLoss>> loss = BindLoss(*loss_spec, data.labels);
   if (!loss.ok()) return loss.status();
   absl::StatusOr<std::unique_ptr<train_internal::Trainer>> trainer =
-      train_internal::MakeTrainer(o, *loss, threads);
+      o.objective == Objective::kLdcrf ? absl::StatusOr<std::unique_ptr<train_internal::Trainer>>(
+                                             train_internal::MakeLdcrfTrainer(o, latent, threads))
+                                       : train_internal::MakeTrainer(o, *loss, threads);
   if (!trainer.ok()) return trainer.status();
 
   IterationTracker tracker(o, dev_scorer.get(), observer);
@@ -179,6 +190,7 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
                        std::move(mask));
   builder.Prune();
   builder.SetInputOptions(info.input);
+  if (!latent.empty()) builder.SetLatentLayout(latent);
   for (const TrainOptionDef& def : TrainOptionTable()) builder.AddMetadata(def.name, def.get(o));
   builder.AddMetadata("training_sentences", absl::StrCat(num_sentences));
   builder.AddMetadata("training_tokens", absl::StrCat(num_tokens));

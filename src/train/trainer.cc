@@ -11,6 +11,10 @@ namespace chaintag::train_internal {
 absl::StatusOr<std::unique_ptr<Trainer>> MakeTrainer(const TrainOptions& resolved,
                                                      std::shared_ptr<const BoundLoss> loss,
                                                      int threads) {
+  if (resolved.objective == Objective::kLdcrf) {
+    return absl::InvalidArgumentError(
+        "objective ldcrf: the trainer needs the hidden-state layout (MakeLdcrfTrainer)");
+  }
   switch (resolved.algorithm) {
     case Algorithm::kLbfgs:
     case Algorithm::kOwlqn:

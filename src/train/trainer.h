@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "chaintag/latent.h"
 #include "chaintag/train.h"
 #include "train/training_data.h"
 
@@ -53,6 +54,10 @@ std::unique_ptr<Trainer> MakeSsvmTrainer(const TrainOptions& resolved,
                                          std::shared_ptr<const BoundLoss> loss, int threads);
 std::unique_ptr<Trainer> MakePerceptronTrainer(const TrainOptions& resolved,
                                                std::shared_ptr<const BoundLoss> loss);
+// The latent-dynamic CRF (objective ldcrf) on data already over `layout`'s hidden states
+// (ExpandToHiddenStates); MakeTrainer cannot make it, since it needs the layout.
+std::unique_ptr<Trainer> MakeLdcrfTrainer(const TrainOptions& resolved, LatentLayout layout,
+                                          int threads);
 
 }  // namespace train_internal
 }  // namespace chaintag

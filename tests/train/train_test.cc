@@ -273,7 +273,8 @@ TEST(TrainEnumTest, EveryNameRoundTripsAndBadNamesFail) {
       {"softmax-margin", Objective::kSoftmaxMargin},
       {"ssvm-margin", Objective::kSsvmMargin},
       {"ssvm-slack", Objective::kSsvmSlack},
-      {"perceptron", Objective::kPerceptron}};
+      {"perceptron", Objective::kPerceptron},
+      {"ldcrf", Objective::kLdcrf}};
   for (const auto& [name, value] : objectives) {
     absl::StatusOr<Objective> parsed = ParseObjective(name);
     ASSERT_TRUE(parsed.ok()) << name;
@@ -302,7 +303,7 @@ TEST(TrainEnumTest, EveryNameRoundTripsAndBadNamesFail) {
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.status().message(),
               absl::StrCat("option objective: expected crf, softmax-margin, ssvm-margin, "
-                           "ssvm-slack or perceptron, found \"",
+                           "ssvm-slack, perceptron or ldcrf, found \"",
                            bad, "\""));
   }
   for (const std::string bad : {"", "LBFGS", "newton", "owl-qn", "crf"}) {
