@@ -21,6 +21,7 @@
 #include "chaintag/aux_dp.h"
 #include "chaintag/chunks.h"
 #include "chaintag/corpus.h"
+#include "chaintag/latent.h"
 #include "chaintag/model.h"
 
 namespace chaintag {
@@ -42,6 +43,12 @@ absl::Status ParseScoreRange(std::string_view text, double* lower, double* upper
 // Parses one line of an exclusion file: labelings separated by '|', labels by spaces or tabs; an
 // empty line excludes nothing. Fails on invalid UTF-8 or control characters (a stray CR included).
 absl::StatusOr<std::vector<std::vector<std::string>>> ParseExclusionLine(std::string_view line);
+
+// How a latent model's labeling is found (see latent.h): LDI (exact when certified, bounded by
+// DecodeRequest::ldi_max_paths), the best hidden path's labeling, or per-token label marginals.
+enum class LatentDecoder { kLdi, kBhp, kMarginal };
+// "ldi", "bhp", "marginal".
+absl::StatusOr<LatentDecoder> ParseLatentDecoder(std::string_view name);
 
 // What a user asks of the last model of a pipeline.
 struct DecodeRequest {
@@ -68,6 +75,11 @@ struct DecodeRequest {
   // Memory one sentence's constrained decoding may use (per thread); beyond it the sentence's
   // status is kTooLarge.
   int64_t max_memory_bytes = kDefaultMaxMemoryBytes;
+  // Latent models only: the decoder, and LDI's bound on hidden paths (1..LdiOptions::kMaxPaths).
+  // --kbest K returns the K most probable labelings (LDI). Counts, score range, diverse k-best and
+  // exclusions are refused on latent models (the run stops with an error naming them).
+  LatentDecoder latent_decoder = LatentDecoder::kLdi;
+  int64_t ldi_max_paths = 1000;
   // Anything beyond plain Viterbi.
   bool Constrained() const {
     return !counts.empty() || score_range || kbest > 0 || diverse > 0 || exclusions ||
@@ -112,6 +124,10 @@ struct TagResult {
   // The last model's label names (the columns of `marginals`); set by Pipeline::Run.
   const std::vector<std::string>* label_names = nullptr;
   absl::Status error;  // a data error (e.g. a bad exclusion line): stops the run
+  // Latent last model: whether the answer is certified (one solution: the most probable
+  // labeling; k-best: no labeling left out beats the last), and the hidden paths LDI enumerated.
+  std::optional<bool> exact;
+  int64_t hidden_paths = 0;
 };
 
 // Runs the models over a sentence. One per thread; the models are shared read-only.
@@ -124,6 +140,8 @@ class Pipeline {
 
  private:
   absl::Status RunLast(const Sentence& input, TagResult* r);
+  // RunLast for a latent model, on the lattice with forced labels applied.
+  absl::Status RunLatent(TagResult* r);
   // Restricts the last model's lattice to TagResult::forced (read from the forced column first).
   absl::Status ApplyForced(TagResult* r);
   std::vector<const Model*> models_;
@@ -139,6 +157,7 @@ class Pipeline {
   AuxDpDecoder decoder_;
   ViterbiScratch viterbi_;
   ForwardBackwardScratch forward_backward_;
+  LatentScratch latent_;
 };
 
 // Ordered multi-threaded tagging of a sentence stream: sentences are queued in batches, tagged by

@@ -219,7 +219,14 @@ int RunTag(const std::vector<std::string>& args) {
                 po::value<int>()->default_value(
                     static_cast<int>(DecodeRequest::kDefaultMaxMemoryBytes >> 20)),
                 "memory one sentence's constrained decoding may use (per thread); a sentence "
-                "needing more gets status too_large");
+                "needing more gets status too_large")(
+      "latent-decoder", po::value<std::string>()->default_value("ldi"),
+      "latent-dynamic models (train --objective ldcrf): ldi (most probable labeling, certified "
+      "exact unless --ldi-max-paths stops the search), bhp (labeling of the best hidden path) or "
+      "marginal (per token the label with the largest marginal)")(
+      "ldi-max-paths", po::value<int64_t>()->default_value(1000),
+      "latent models, ldi: most hidden paths the search enumerates per sentence (jsonl reports "
+      "exact and hidden_paths)");
   po::options_description text("raw text options");
   text.add_options()("on-invalid", po::value<std::string>()->default_value("error"),
                      "invalid UTF-8 in raw text: error or replace (U+FFFD)")(
@@ -287,6 +294,12 @@ int RunTag(const std::vector<std::string>& args) {
   request.diverse = vm["diverse"].as<int>();
   request.min_distance = vm["min-distance"].as<int>();
   request.max_memory_bytes = int64_t{vm["decode-memory-mb"].as<int>()} << 20;
+  if (auto decoder = ParseLatentDecoder(vm["latent-decoder"].as<std::string>()); decoder.ok()) {
+    request.latent_decoder = *decoder;
+  } else {
+    return UsageError(cmd, std::string(decoder.status().message()));
+  }
+  request.ldi_max_paths = vm["ldi-max-paths"].as<int64_t>();
   const std::string diversity = vm["diversity"].as<std::string>();
   if (diversity != "hamming" && diversity != "chunks") {
     return UsageError(cmd, "--diversity: expected hamming or chunks, found '" + diversity + "'");

@@ -270,6 +270,11 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
   }
   out << ']';
   if (r.score_resolution > 0) out << ", \"score_resolution\": " << JsonNumber(r.score_resolution);
+  if (r.exact.has_value()) {
+    // Latent models: certified most probable (k-best: no labeling left out beats the last one).
+    out << ", \"exact\": " << (*r.exact ? "true" : "false")
+        << ", \"hidden_paths\": " << r.hidden_paths;
+  }
   if (!r.marginals.empty()) {
     const std::vector<std::string>& names = *r.label_names;
     const int n = static_cast<int>(names.size());

@@ -90,7 +90,11 @@ absl::Status Pipeline::ApplyForced(TagResult* r) {
                                   r->forced[t], "'"));
     }
   }
-  ApplyForcedLabels(forced_ids_, &lattice_);
+  if (model.latent()) {
+    ApplyLatentForcedLabels(forced_ids_, model.latent_layout(), &lattice_);
+  } else {
+    ApplyForcedLabels(forced_ids_, &lattice_);
+  }
   return absl::OkStatus();
 }
 
@@ -101,6 +105,7 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
   if (absl::Status s = tagger.BuildLattice(input, &lattice_); !s.ok()) return s;
   const int m = lattice_.size();
   if (absl::Status s = ApplyForced(r); !s.ok()) return s;
+  if (model.latent()) return RunLatent(r);
 
   // Count constraints, with bounds clamped to what a sentence of M tokens can hold (at most M
   // labels or chunks), so huge bounds cost nothing and unreachable ones are infeasible at once.
@@ -233,6 +238,75 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
     s.score = l.score;
     s.probability = request_.probability ? std::exp(l.score - log_z) : 0.0;
     s.labels = std::move(l.labels);
+    r->solutions.push_back(std::move(s));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Pipeline::RunLatent(TagResult* r) {
+  const Model& model = *models_.back();
+  // Statistics read labels, but a latent lattice is over hidden states: refused, not approximated.
+  const char* refused = !request_.counts.empty()                      ? "--count"
+                        : request_.score_range                        ? "--score-range"
+                        : request_.diverse > 0                        ? "--diverse"
+                        : !r->excluded.empty() || request_.exclusions ? "--exclude"
+                                                                      : nullptr;
+  if (refused != nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(refused,
+                     " is not supported on a latent-dynamic model (objective ldcrf); use --kbest, "
+                     "--forced-column or --marginals"));
+  }
+  if (request_.kbest > 0 && request_.latent_decoder != LatentDecoder::kLdi) {
+    return absl::InvalidArgumentError(
+        "--kbest on a latent-dynamic model lists the most probable labelings with "
+        "--latent-decoder ldi only");
+  }
+  const LatentLayout& layout = model.latent_layout();
+  absl::StatusOr<LatentDecodeResult> result;
+  std::vector<double> marginals;
+  switch (request_.latent_decoder) {
+    case LatentDecoder::kLdi: {
+      LdiOptions options;
+      options.k = std::max(1, request_.kbest);
+      options.max_paths = request_.ldi_max_paths;
+      options.max_bytes = request_.max_memory_bytes;
+      result = LdiDecode(lattice_, layout, options, &latent_);
+      break;
+    }
+    case LatentDecoder::kBhp:
+      result = BestHiddenPathDecode(lattice_, layout, &latent_);
+      break;
+    case LatentDecoder::kMarginal:
+      result = MarginalLatentDecode(lattice_, layout, &latent_, &marginals);
+      break;
+  }
+  if (!result.ok()) {
+    if (IsInfeasible(result.status())) {
+      r->status = SentenceStatus::kInfeasible;
+      return absl::OkStatus();
+    }
+    return result.status();
+  }
+  if (request_.marginals) {
+    if (marginals.empty()) {
+      absl::StatusOr<std::vector<double>> m =
+          LatentLabelMarginals(lattice_, layout, nullptr, &latent_);
+      if (!m.ok()) return m.status();
+      marginals = *std::move(m);
+    }
+    r->marginals = std::move(marginals);
+  }
+  r->exact = result->exact;
+  r->hidden_paths = result->hidden_paths;
+  for (LatentSolution& l : result->solutions) {
+    Solution s;
+    s.rank = static_cast<int>(r->solutions.size()) + 1;
+    s.score = l.log_score;
+    s.probability = l.probability;
+    s.labels = std::move(l.labels);
+    s.names.reserve(s.labels.size());
+    for (const int y : s.labels) s.names.push_back(model.labels()[y]);
     r->solutions.push_back(std::move(s));
   }
   return absl::OkStatus();

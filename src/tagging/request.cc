@@ -171,7 +171,19 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseExclusionLine(std::st
   return labelings;
 }
 
+absl::StatusOr<LatentDecoder> ParseLatentDecoder(std::string_view name) {
+  if (name == "ldi") return LatentDecoder::kLdi;
+  if (name == "bhp") return LatentDecoder::kBhp;
+  if (name == "marginal") return LatentDecoder::kMarginal;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--latent-decoder: expected ldi, bhp or marginal, found \"", ToAbsl(name), "\""));
+}
+
 absl::Status DecodeRequest::Validate() const {
+  if (ldi_max_paths < 1 || ldi_max_paths > LdiOptions::kMaxPaths) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--ldi-max-paths must be between 1 and ", LdiOptions::kMaxPaths));
+  }
   if (kbest < 0 || diverse < 0)
     return absl::InvalidArgumentError("--kbest and --diverse must be >= 0");
   if (kbest > 0 && diverse > 0)
