@@ -26,6 +26,8 @@ const chaintag::cli::Command kCommands[] = {
      "build a tag lexicon (word and its labels) from labelled files, for train --lexicon",
      chaintag::cli::RunLexicon},
     {"info", "print a model's metadata, sizes and top-weighted features", chaintag::cli::RunInfo},
+    {"clique", "MAP labelings of cardinality cliques given as JSON lines (alpha-pass, ICM, exact)",
+     chaintag::cli::RunClique},
 };
 
 void PrintUsage(std::ostream& out) {
