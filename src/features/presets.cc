@@ -136,6 +136,55 @@ constexpr char kPosLexicon[] =
     "U56:lex(lower(%x[-1,0]))/lex(lower(%x[0,0]))\n"
     "U57:lex(lower(%x[0,0]))/shortshape(%x[-1,0])\n";
 
+// Named entities from words (column 0) and POS (column 1), the feature set of the
+// sklearn-crfsuite CoNLL-2002 tutorial (word, case-folded word, suffixes, case and digit flags,
+// POS and its first two characters, the same for the neighbours) widened with prefixes, shapes,
+// a +-2 window and word and POS bigrams.
+constexpr char kNer[] =
+    "# Named-entity recognition from words (column 0) and POS tags (column 1).\n"
+    "U00:%x[0,0]\n"
+    "U01:lower(%x[0,0])\n"
+    "U02:lower(%x[-1,0])\n"
+    "U03:lower(%x[1,0])\n"
+    "U04:lower(%x[-2,0])\n"
+    "U05:lower(%x[2,0])\n"
+    "# Prefixes and suffixes of the current word.\n"
+    "U10:pre1(%x[0,0])\n"
+    "U11:pre2(%x[0,0])\n"
+    "U12:pre3(%x[0,0])\n"
+    "U13:pre4(%x[0,0])\n"
+    "U14:suf2(lower(%x[0,0]))\n"
+    "U15:suf3(lower(%x[0,0]))\n"
+    "U16:suf4(lower(%x[0,0]))\n"
+    "# Shapes and flags of the word and its neighbours.\n"
+    "U20:shape(%x[0,0])\n"
+    "U21:shortshape(%x[0,0])\n"
+    "U22:shortshape(%x[-1,0])\n"
+    "U23:shortshape(%x[1,0])\n"
+    "U24:hasupper(%x[0,0])/allcaps(%x[0,0])\n"
+    "U25:hasdigit(%x[0,0])\n"
+    "U26:hashyphen(%x[0,0])\n"
+    "U27:hasupper(%x[-1,0])/hasupper(%x[0,0])/hasupper(%x[1,0])\n"
+    "# POS tags in a +-2 window, their first two characters, bigrams.\n"
+    "U30:%x[0,1]\n"
+    "U31:%x[-1,1]\n"
+    "U32:%x[1,1]\n"
+    "U33:%x[-2,1]\n"
+    "U34:%x[2,1]\n"
+    "U35:pre2(%x[0,1])\n"
+    "U36:pre2(%x[-1,1])\n"
+    "U37:pre2(%x[1,1])\n"
+    "U38:%x[-1,1]/%x[0,1]\n"
+    "U39:%x[0,1]/%x[1,1]\n"
+    "# Word bigrams and word/shape conjunctions.\n"
+    "U40:lower(%x[-1,0])/lower(%x[0,0])\n"
+    "U41:lower(%x[0,0])/lower(%x[1,0])\n"
+    "U42:lower(%x[-1,0])/shortshape(%x[0,0])\n"
+    "U43:shortshape(%x[0,0])/lower(%x[1,0])\n"
+    "U44:%x[0,1]/shortshape(%x[0,0])\n"
+    "\n"
+    "B\n";
+
 // `base` (which ends in the label bigram "B\n") with `extra` templates inserted before its "B".
 std::string Extend(std::string_view base, std::string_view extra) {
   base.remove_suffix(2);
@@ -151,13 +200,14 @@ std::string PresetText(std::string_view name) {
   }
   if (name == "pos") return kPos;
   if (name == "pos-lexicon") return Extend(kPos, kPosLexicon);
+  if (name == "ner") return kNer;
   return "";
 }
 
 }  // namespace
 
 std::vector<std::string> FeatureSpec::PresetNames() {
-  return {"chunk-conll", "chunk", "np", "pos", "pos-lexicon"};
+  return {"chunk-conll", "chunk", "np", "pos", "pos-lexicon", "ner"};
 }
 
 absl::StatusOr<FeatureSpec> FeatureSpec::Preset(std::string_view name,

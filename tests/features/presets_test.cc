@@ -16,7 +16,7 @@ std::shared_ptr<const Lexicon> OneWordLexicon() {
 }
 
 TEST(PresetTest, AllPresetsParseAndRoundTripThroughText) {
-  ASSERT_EQ(FeatureSpec::PresetNames().size(), 5u);
+  ASSERT_EQ(FeatureSpec::PresetNames().size(), 6u);
   for (const std::string& name : FeatureSpec::PresetNames()) {
     absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(name, OneWordLexicon());
     ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
@@ -57,6 +57,14 @@ TEST(PresetTest, InputColumns) {
               ::testing::StartsWith(FeatureSpec::Preset("pos")->text().substr(0, 200)));
 }
 
+TEST(PresetTest, NerReadsWordsAndPos) {
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("ner");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->num_input_columns(), 2);
+  EXPECT_EQ(spec->num_templates(), 36);
+  EXPECT_FALSE(spec->uses_lexicon());
+}
+
 TEST(PresetTest, PosLexiconNeedsALexicon) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("pos-lexicon");
   ASSERT_FALSE(spec.ok());
@@ -64,11 +72,11 @@ TEST(PresetTest, PosLexiconNeedsALexicon) {
 }
 
 TEST(PresetTest, UnknownPresetNamesTheChoices) {
-  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("ner");
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("srl");
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(
       spec.status().message(),
-      "feature preset: expected one of chunk-conll, chunk, np, pos, pos-lexicon; found 'ner'");
+      "feature preset: expected one of chunk-conll, chunk, np, pos, pos-lexicon, ner; found 'srl'");
 }
 
 }  // namespace
