@@ -262,7 +262,8 @@ absl::Status Expect(bool ok, std::string_view message) {
 }
 
 // An array of arrays of numbers, every row the same length (`what` names it in errors).
-absl::StatusOr<std::vector<std::vector<double>>> Matrix(const JsonValue* v, const std::string& what) {
+absl::StatusOr<std::vector<std::vector<double>>> Matrix(const JsonValue* v,
+                                                        const std::string& what) {
   if (v == nullptr) return absl::InvalidArgumentError(absl::StrCat("missing \"", what, "\""));
   if (v->type != JsonValue::Type::kArray || v->array.empty()) {
     return absl::InvalidArgumentError(
