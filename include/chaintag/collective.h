@@ -24,13 +24,17 @@ namespace chaintag {
 // Caps on user-controlled sizes.
 inline constexpr int kMaxCliqueNodes = 100000;
 inline constexpr int kMaxCliqueLabels = 1000;
+// Nodes x labels of one clique (node potentials, and the tables of the named potentials).
+inline constexpr int64_t kMaxCliqueCells = 1000000;
 // Brute force enumerates m^n labelings; refused above this many.
 inline constexpr int64_t kMaxBruteForceLabelings = int64_t{1} << 22;
-// The generalized alpha-pass visits every label subset of size <= p; refused above this many.
-inline constexpr int64_t kMaxAlphaPassSubsets = 200000;
+// Elementary steps one call may take (about a few seconds): alpha-pass over label sets of size
+// <= p takes (number of sets) * n * m, an ICM sweep n * m^2, max-marginals n * m times the
+// algorithm's; larger requests are refused with ResourceExhausted, never left to run for hours.
+inline constexpr double kMaxCliqueWork = 4e9;
 // The exact MAJORITY algorithm solves up to n*m flow problems on n*m edges: refused when
 // n*m exceeds this.
-inline constexpr int64_t kMaxMajorityExactCells = 100000;
+inline constexpr int64_t kMaxMajorityExactCells = 10000;
 
 // The three families of Section 3.
 enum class CliquePotentialFamily {
@@ -129,7 +133,7 @@ std::string_view CliqueAlgorithmName(CliqueAlgorithm algorithm);
 // potentials take the modified alpha-pass of Section 3.3.1 (p = 1 only).
 absl::StatusOr<CliqueSolution> AlphaPass(const Clique& clique, int p = 1);
 // Iterated conditional modes: each node in turn takes its best label given the others, until a
-// sweep changes nothing (at most `max_sweeps` sweeps).
+// sweep changes nothing (at most `max_sweeps` sweeps; each sweep only raises the score).
 absl::StatusOr<CliqueSolution> Icm(const Clique& clique, int max_sweeps = 1000);
 // Exact MAP by enumerating all m^n labelings (at most kMaxBruteForceLabelings).
 absl::StatusOr<CliqueSolution> BruteForceMap(const Clique& clique);

@@ -46,6 +46,11 @@ absl::Status CheckShape(double lambda, int num_labels, int max_nodes) {
     return absl::InvalidArgumentError(
         absl::StrCat("number of nodes ", max_nodes, " is outside 0..", kMaxCliqueNodes));
   }
+  if (static_cast<int64_t>(num_labels) * max_nodes > kMaxCliqueCells) {
+    return absl::InvalidArgumentError(absl::StrCat("a potential for ", max_nodes, " nodes x ",
+                                                   num_labels, " labels exceeds the limit of ",
+                                                   kMaxCliqueCells, " cells"));
+  }
   return absl::OkStatus();
 }
 
@@ -163,6 +168,11 @@ absl::StatusOr<Clique> Clique::Create(int num_nodes, int num_labels,
     return absl::InvalidArgumentError(
         absl::StrCat("a clique needs 1..", kMaxCliqueLabels, " labels, got ", num_labels));
   }
+  if (static_cast<int64_t>(num_nodes) * num_labels > kMaxCliqueCells) {
+    return absl::InvalidArgumentError(absl::StrCat("a clique of ", num_nodes, " nodes x ",
+                                                   num_labels, " labels exceeds the limit of ",
+                                                   kMaxCliqueCells, " cells"));
+  }
   if (node_potentials.size() != static_cast<size_t>(num_nodes) * num_labels) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", num_nodes, " x ", num_labels,
                                                    " node potentials, got ",
@@ -220,10 +230,10 @@ absl::StatusOr<CliqueSolution> AlphaPassFixed(const Clique& clique, int p, Fixed
     binom = binom * (m - s + 1) / s;
     subsets += binom;
   }
-  if (subsets > static_cast<double>(kMaxAlphaPassSubsets)) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("alpha-pass with p = ", p, " over ", m, " labels visits ", subsets,
-                     " label subsets, more than the limit ", kMaxAlphaPassSubsets));
+  if (subsets * n * m > kMaxCliqueWork) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "alpha-pass with p = ", p, " over ", m, " labels visits ", subsets, " label subsets of ", n,
+        " nodes: more than the limit of ", kMaxCliqueWork, " steps"));
   }
 
   std::vector<char> in_set(m, 0);
@@ -318,6 +328,14 @@ absl::StatusOr<CliqueSolution> IcmFixed(const Clique& clique, int max_sweeps, Fi
   const int n = clique.num_nodes();
   const int m = clique.num_labels();
   if (max_sweeps < 1) return absl::InvalidArgumentError("ICM needs at least one sweep");
+  if (static_cast<double>(n) * m * m > kMaxCliqueWork) {
+    return absl::ResourceExhaustedError(absl::StrCat("an ICM sweep over ", n, " nodes and ", m,
+                                                     " labels takes more than the limit of ",
+                                                     kMaxCliqueWork, " steps"));
+  }
+  // Every sweep raises the score; the sweeps are also bounded by the work limit.
+  max_sweeps = static_cast<int>(std::min<double>(
+      max_sweeps, std::max(1.0, kMaxCliqueWork / (static_cast<double>(n) * m * m))));
   std::vector<int> labels(n), counts(m, 0);
   for (int u = 0; u < n; ++u) {
     int best = 0;
@@ -496,6 +514,29 @@ absl::StatusOr<std::vector<double>> CliqueMaxMarginals(const Clique& clique,
       }
     });
     return result;
+  }
+  // n*m solves: refused when that many solves would exceed the work limit.
+  const double cells = static_cast<double>(n) * m;
+  double per_solve = 0;
+  switch (algorithm) {
+    case CliqueAlgorithm::kAlphaPass:
+      per_solve = cells * m;
+      break;
+    case CliqueAlgorithm::kAlphaPass2:
+      per_solve = cells * m * (m + 1) / 2;
+      break;
+    case CliqueAlgorithm::kIcm:
+      per_solve = cells * m * 10;  // a few sweeps
+      break;
+    default:
+      per_solve = cells * cells * 10;  // a few flow problems
+      break;
+  }
+  if (cells * per_solve > kMaxCliqueWork) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("max-marginals of ", n, " nodes x ", m, " labels with ",
+                     std::string(CliqueAlgorithmName(algorithm)), " solve the clique ", cells,
+                     " times: more than the limit of ", kMaxCliqueWork, " steps"));
   }
   for (int u = 0; u < n; ++u) {
     for (int y = 0; y < m; ++y) {

@@ -9,12 +9,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "chaintag/collective.h"
+#include "json_string.h"
 
 namespace chaintag {
 
 namespace {
 
 constexpr int kMaxJsonDepth = 16;
+// Values in one line: a clique's cells plus a potential's table, with room to spare.
+constexpr int64_t kMaxJsonValues = 3 * kMaxCliqueCells;
 
 struct JsonValue {
   enum class Type { kNull, kBool, kNumber, kString, kArray, kObject };
@@ -63,6 +66,7 @@ class JsonParser {
 
   absl::Status Parse(JsonValue* value, int depth) {
     if (depth > kMaxJsonDepth) return Error("nesting deeper than 16 levels");
+    if (++values_ > kMaxJsonValues) return Error("more than 3,000,000 values on one line");
     SkipSpace();
     if (pos_ >= text_.size()) return Error("expected a value, found the end of the line");
     const char c = text_[pos_];
@@ -232,7 +236,8 @@ class JsonParser {
       if (pos_ >= text_.size() || text_[pos_] != '"') return Error("expected a key string");
       std::string key;
       if (auto s = ParseString(&key); !s.ok()) return s;
-      if (value->Find(key) != nullptr) return Error(absl::StrCat("duplicate key \"", key, "\""));
+      if (value->Find(key) != nullptr)
+        return Error(absl::StrCat("duplicate key ", JsonString(key)));
       SkipSpace();
       if (pos_ >= text_.size() || text_[pos_] != ':') return Error("expected ':' after a key");
       ++pos_;
@@ -255,6 +260,7 @@ class JsonParser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int64_t values_ = 0;
 };
 
 absl::Status Expect(bool ok, std::string_view message) {
@@ -318,7 +324,7 @@ absl::Status OnlyKeys(const JsonValue& object, std::initializer_list<const char*
       std::string list;
       for (auto key : keys) absl::StrAppend(&list, list.empty() ? "" : ", ", "\"", key, "\"");
       return absl::InvalidArgumentError(
-          absl::StrCat("unknown key \"", k, "\" in ", where, " (expected ", list, ")"));
+          absl::StrCat("unknown key ", JsonString(k), " in ", where, " (expected ", list, ")"));
     }
   }
   return absl::OkStatus();
@@ -376,8 +382,8 @@ absl::StatusOr<CliquePotential> PotentialFrom(const JsonValue& p, int n, int m) 
     return CliquePotential::Majority(std::move(*w));
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown potential type \"", t,
-                   "\" (expected potts, entropy, makespan, max, sum or majority)"));
+      absl::StrCat("unknown potential type ", JsonString(t),
+                   " (expected potts, entropy, makespan, max, sum or majority)"));
 }
 
 }  // namespace

@@ -348,11 +348,20 @@ TEST(CliqueAlgorithmTest, RefusalsAreClear) {
   EXPECT_THAT(AlphaPass(*majority, 2).status().message(), HasSubstr("MAJORITY"));
   EXPECT_FALSE(ParseCliqueAlgorithm("graph-cut").ok());
   EXPECT_EQ(*ParseCliqueAlgorithm("alpha-pass-2"), CliqueAlgorithm::kAlphaPass2);
-  // 1000 labels: the pairs number ~500,000.
-  auto many = Clique::Create(1, kMaxCliqueLabels, std::vector<double>(kMaxCliqueLabels, 0),
-                             *CliquePotential::Potts(1, kMaxCliqueLabels, 1));
-  ASSERT_TRUE(many.ok());
+  // 1000 labels x 1000 nodes: ~500,000 label pairs of 10^6 cells.
+  const int m = kMaxCliqueLabels, n = kMaxCliqueCells / m;
+  auto many = Clique::Create(n, m, std::vector<double>(static_cast<size_t>(n) * m, 0),
+                             *CliquePotential::Potts(1, m, n));
+  ASSERT_TRUE(many.ok()) << many.status();
   EXPECT_THAT(AlphaPass(*many, 2).status().message(), HasSubstr("label subsets"));
+  EXPECT_THAT(CliqueMaxMarginals(*many, CliqueAlgorithm::kAlphaPass).status().message(),
+              HasSubstr("limit"));
+  EXPECT_THAT(Clique::Create(n + 1, m, std::vector<double>(static_cast<size_t>(n + 1) * m, 0),
+                             *CliquePotential::Potts(1, m, n))
+                  .status()
+                  .message(),
+              HasSubstr("cells"));
+  EXPECT_FALSE(CliquePotential::Potts(1, m, n + 1).ok());
 }
 
 TEST(CliqueJsonTest, ParsesEveryPotentialType) {
