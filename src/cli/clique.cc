@@ -74,9 +74,9 @@ int RunClique(const std::vector<std::string>& args) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       // Errors of the algorithms name the clique's line.
       auto at_line = [&](const absl::Status& status) {
-        return absl::Status(status.code(),
-                            absl::StrCat(file == "-" ? "<stdin>" : file, ":", reader.line_number(),
-                                         ": ", status.message()));
+        return absl::Status(status.code(), absl::StrCat(Location(file == "-" ? "<stdin>" : file,
+                                                                 reader.line_number()),
+                                                        ": ", status.message()));
       };
       if (!solution.ok()) return Fail(cmd, at_line(solution.status()));
       std::vector<double> marginals;
