@@ -154,3 +154,43 @@ TEST(ObjectivesCliTest, EvalBoundTerm) {
 
 }  // namespace
 }  // namespace chaintag::testing
+
+namespace chaintag::testing {
+namespace {
+
+// Issue 14: a latent-dynamic CRF trains, shows its layout and tags through every decoder.
+TEST(LatentCliTest, TrainInfoAndTagWithEveryDecoder) {
+  TempDir dir;
+  const std::string model = (dir.path() / "ld.model").string();
+  RunResult r = RunChaintag(
+      std::string("train --format conll --preset chunk-conll --objective ldcrf --latent 2 "
+                  "--max-iterations 20 -o '") +
+      model + "' " + kFixture);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RunResult info = RunChaintag("info '" + model + "'");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr("(latent-dynamic model): B-NP=2"));
+  RunResult kbest = RunChaintag("tag -m '" + model +
+                                "' --format conll --output-format jsonl --kbest 3 " + kFixture);
+  ASSERT_EQ(kbest.exit_code, 0) << kbest.err;
+  EXPECT_THAT(kbest.out, HasSubstr("\"exact\": "));
+  EXPECT_THAT(kbest.out, HasSubstr("\"hidden_paths\": "));
+  EXPECT_THAT(kbest.out, HasSubstr("\"probability\": "));
+  for (const char* decoder : {"ldi", "bhp", "marginal"}) {
+    RunResult t = RunChaintag("tag -m '" + model + "' --format conll --latent-decoder " + decoder +
+                              " " + kFixture);
+    ASSERT_EQ(t.exit_code, 0) << decoder << ": " << t.err;
+    EXPECT_THAT(t.out, HasSubstr("The DT B-NP"));
+  }
+  const std::string out = (dir.path() / "out.txt").string();
+  RunResult refused = RunChaintag("tag -m '" + model + "' --format conll --count B-NP=1 -o '" +
+                                  out + "' " + kFixture);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err, HasSubstr("--count is not supported on a latent-dynamic model"));
+  EXPECT_FALSE(std::ifstream(out).good());  // no partial output file
+  RunResult bad = RunChaintag("tag -m '" + model + "' --latent-decoder viterbi " + kFixture);
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+}
+
+}  // namespace
+}  // namespace chaintag::testing
