@@ -26,11 +26,14 @@ struct JsonValue {
   double number = 0;
   std::string string;
   std::vector<JsonValue> array;
-  std::vector<std::pair<std::string, JsonValue>> object;
+  // An object's members: keys[i] names members[i] (a vector of pairs would need JsonValue
+  // complete here).
+  std::vector<std::string> keys;
+  std::vector<JsonValue> members;
 
   const JsonValue* Find(std::string_view key) const {
-    for (const auto& [k, v] : object) {
-      if (k == key) return &v;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) return &members[i];
     }
     return nullptr;
   }
@@ -243,7 +246,8 @@ class JsonParser {
       ++pos_;
       JsonValue member;
       if (auto s = Parse(&member, depth + 1); !s.ok()) return s;
-      value->object.emplace_back(std::move(key), std::move(member));
+      value->keys.push_back(std::move(key));
+      value->members.push_back(std::move(member));
       SkipSpace();
       if (pos_ >= text_.size()) return Error("unterminated object");
       if (text_[pos_] == ',') {
@@ -317,7 +321,7 @@ absl::StatusOr<double> Number(const JsonValue& object, const std::string& key,
 
 absl::Status OnlyKeys(const JsonValue& object, std::initializer_list<const char*> keys,
                       const std::string& where) {
-  for (const auto& [k, v] : object.object) {
+  for (const std::string& k : object.keys) {
     bool known = false;
     for (auto key : keys) known = known || k == key;
     if (!known) {
