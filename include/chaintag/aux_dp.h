@@ -227,6 +227,12 @@ class AuxDpDecoder {
   // 2005), using the exact forward Viterbi scores as completion bounds.
   absl::StatusOr<std::vector<Labeling>> KBest(int k);
 
+  // The k best labelings of `lattice` without statistics, the same as Run(lattice, {}) + KBest(k)
+  // but about twice as fast: one forward Viterbi with back-pointers, and each node's candidate
+  // list built only when a deviation there is asked for and sorted only past its second entry.
+  // Bounded by max_bytes like KBest. KBestDecode uses it when there are no constraints.
+  absl::StatusOr<std::vector<Labeling>> ChainKBest(const Lattice& lattice, int k);
+
  private:
   struct Candidate {
     double value;  // best prefix score + transition into the node (unary of the node excluded)
@@ -279,6 +285,14 @@ class AuxDpDecoder {
   std::vector<std::unique_ptr<Node>> node_pool_;
   // k-best memo (position, label, state) -> node; std:: because absl 20220623 trips UBSan here.
   std::unordered_map<int64_t, Node*> nodes_;
+  // ChainKBest: Viterbi's tables; per node (t, y), t = 1..M-1, and the sink (index M * N): the
+  // offset of its candidate row in chain_rows_ (-1: not built) and how many of its leading
+  // entries are in order.
+  ViterbiScratch chain_viterbi_;
+  std::vector<int> chain_row_;
+  std::vector<int> chain_row_size_;
+  std::vector<int> chain_sorted_;
+  std::vector<Candidate> chain_rows_;
 };
 
 // Best labeling satisfying every constraint; NotFound "infeasible" if none does.

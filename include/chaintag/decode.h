@@ -20,9 +20,13 @@ struct Labeling {
 };
 
 // Reusable scratch space so per-sentence decoding does not allocate once warmed up.
+// After ViterbiDecode, score[t * stride + y] is the best score of a prefix ending in label y at
+// position t (start and unaries included) and back[t * stride + y] (t >= 1) its first best
+// previous label (-1 if none).
 struct ViterbiScratch {
   std::vector<double> score;
   std::vector<int> back;
+  int stride = 0;  // row width of score and back (n, or n padded for vector loads)
 };
 
 // The highest-scoring labeling; ties go to the smallest label id, position by position from the

@@ -149,11 +149,184 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::KBest(int k) {
   return out;
 }
 
+absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::ChainKBest(const Lattice& lattice, int k) {
+  // The same enumeration as Run(lattice, {}) + KBest(k) (the same order, ties included), on a
+  // plain first-order chain: candidate lists start with the Viterbi back-pointer (the first best
+  // previous label) and continue best first, ties in label order, as KBest's stable sort has them.
+  lattice_ = nullptr;  // KBest's tables no longer describe a lattice
+  std::vector<Labeling> out;
+  if (k <= 0) return out;
+  const int m = lattice.size(), n = lattice.num_labels();
+  if (m == 0) {
+    out.push_back(Labeling{});
+    return out;
+  }
+  // The tables, and the k labelings returned (a floor on what the answer needs), must fit.
+  const int64_t table_bytes = int64_t{m} * n * (sizeof(double) + 4 * sizeof(int));
+  const int64_t per_labeling = int64_t{m} * sizeof(int) + sizeof(Labeling) + 16;
+  int64_t answer = 1;  // min(k, N^M): no more labelings exist
+  for (int t = 0; t < m && answer < k; ++t) answer *= n;
+  answer = std::min<int64_t>(answer, k);
+  if (table_bytes > max_bytes_ || answer > (max_bytes_ - table_bytes) / per_labeling) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("k-best needs more than ", max_bytes_ >> 20, " MB (the limit): ", answer,
+                     " labelings of a ", m, "-token sentence take at least ",
+                     (table_bytes + static_cast<double>(answer) * per_labeling) / (1 << 20),
+                     " MB; ask for fewer"));
+  }
+  // The forward pass is Viterbi's own (same sums, same first-best tie rule as KBest's lists).
+  absl::StatusOr<Labeling> viterbi = ViterbiDecode(lattice, &chain_viterbi_);
+  if (!viterbi.ok()) {
+    if (IsInfeasible(viterbi.status())) {
+      return absl::NotFoundError("infeasible: no labeling satisfies the constraints");
+    }
+    return viterbi.status();
+  }
+  const int stride = chain_viterbi_.stride;
+  const double* alpha = chain_viterbi_.score.data();
+  const int* back_of = chain_viterbi_.back.data();
+  const int sink = m * n;
+  chain_row_.assign(static_cast<size_t>(sink) + 1, -1);
+  chain_row_size_.assign(static_cast<size_t>(sink) + 1, 0);
+  chain_sorted_.assign(static_cast<size_t>(sink) + 1, 0);
+  chain_rows_.clear();
+  int64_t bytes = table_bytes;  // updated before every path
+  // Candidates of node (t, y) (t >= 1: previous labels; the sink: last labels), best first.
+  auto build = [&](int node) {
+    const int offset = static_cast<int>(chain_rows_.size());
+    chain_row_[node] = offset;
+    if (node == sink) {
+      const double* last = alpha + static_cast<size_t>(m - 1) * stride;
+      int arg = -1;
+      double best = kNegInf;
+      for (int y = 0; y < n; ++y) {
+        const double v = last[y] + lattice.end(y);
+        if (v > best) {
+          best = v;
+          arg = y;
+        }
+      }
+      if (arg >= 0) {
+        chain_rows_.push_back({best, arg, 0});
+        for (int y = 0; y < n; ++y) {
+          const double v = last[y] + lattice.end(y);
+          if (y != arg && v != kNegInf) chain_rows_.push_back({v, y, 0});
+        }
+      }
+    } else {
+      const int t = node / n, y = node % n;
+      const double* prev = alpha + static_cast<size_t>(t - 1) * stride;
+      const int back = back_of[static_cast<size_t>(t) * stride + y];
+      if (back >= 0) {
+        chain_rows_.push_back({prev[back] + lattice.transition(back, y), back, 0});
+        for (int p = 0; p < n; ++p) {
+          if (p == back || prev[p] == kNegInf) continue;
+          const double v = prev[p] + lattice.transition(p, y);
+          if (v != kNegInf) chain_rows_.push_back({v, p, 0});
+        }
+      }
+    }
+    chain_row_size_[node] = static_cast<int>(chain_rows_.size()) - offset;
+    chain_sorted_[node] = std::min(chain_row_size_[node], 1);
+  };
+  // Candidate `rank` of a node, ordering only as far as asked: the second entry by one scan
+  // (moved up with the rest kept in label order), the remainder by a stable sort when needed.
+  auto candidate = [&](int node, int rank) -> const Candidate* {
+    if (chain_row_[node] < 0) build(node);
+    const int size = chain_row_size_[node];
+    if (rank >= size) return nullptr;
+    Candidate* row = chain_rows_.data() + chain_row_[node];
+    int& sorted = chain_sorted_[node];
+    if (rank >= sorted && sorted == 1 && rank == 1) {
+      int best = 1;
+      for (int i = 2; i < size; ++i) {
+        if (row[i].value > row[best].value) best = i;
+      }
+      std::rotate(row + 1, row + best, row + best + 1);
+      sorted = 2;
+    }
+    if (rank >= sorted) {
+      std::stable_sort(row + sorted, row + size,
+                       [](const Candidate& a, const Candidate& b) { return a.value > b.value; });
+      sorted = size;
+    }
+    return row + rank;
+  };
+  build(sink);
+  if (chain_row_size_[sink] == 0) {
+    return absl::NotFoundError("infeasible: no labeling satisfies the constraints");
+  }
+  struct Item {
+    double score;
+    int64_t seq;
+    int parent;
+    int level;
+    int rank;
+  };
+  auto worse = [](const Item& a, const Item& b) {
+    return a.score < b.score || (a.score == b.score && a.seq > b.seq);
+  };
+  std::priority_queue<Item, std::vector<Item>, decltype(worse)> heap(worse);
+  int64_t seq = 0;
+  std::vector<int> labels;  // path j's labels at [j * m, (j + 1) * m)
+  heap.push({chain_rows_[chain_row_[sink]].value, seq++, -1, m, 0});
+  while (!heap.empty() && static_cast<int>(out.size()) < k) {
+    // What is held: the tables and candidate rows, the paths' labels, the heap and the output
+    // (vectors counted at twice their size for the slack of their growth).
+    bytes = table_bytes +
+            static_cast<int64_t>(
+                chain_rows_.capacity() * sizeof(Candidate) + labels.capacity() * sizeof(int) +
+                2 * (heap.size() + m) * sizeof(Item) + 2 * (out.size() + 1) * sizeof(Labeling)) +
+            static_cast<int64_t>(out.size() + 1) * (int64_t{m} * sizeof(int) + 16);
+    if (bytes > max_bytes_) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "k-best needs more than ", max_bytes_ >> 20, " MB (the limit) after ", out.size(), " of ",
+          k, " labelings of a ", m, "-token sentence; ask for fewer"));
+    }
+    const Item item = heap.top();
+    heap.pop();
+    const int id = static_cast<int>(out.size());
+    labels.resize(static_cast<size_t>(id + 1) * m);
+    int* path = labels.data() + static_cast<size_t>(id) * m;
+    int node = sink;
+    if (item.level < m) {
+      const int* parent = labels.data() + static_cast<size_t>(item.parent) * m;
+      std::copy(parent + item.level, parent + m, path + item.level);
+      node = item.level * n + path[item.level];
+    }
+    const Candidate chosen = *candidate(node, item.rank);
+    if (const Candidate* next = candidate(node, item.rank + 1); next != nullptr) {
+      heap.push(
+          {item.score - chosen.value + next->value, seq++, item.parent, item.level, item.rank + 1});
+    }
+    // The chosen label at level - 1, then the back-pointers down to position 0.
+    path[item.level - 1] = chosen.label;
+    for (int t = item.level - 1; t >= 1; --t) {
+      path[t - 1] = back_of[static_cast<size_t>(t) * stride + path[t]];
+    }
+    // Deviations from this path are needed only if more labelings are.
+    const int deviate_below = static_cast<int>(out.size()) + 1 < k ? item.level : 1;
+    for (int level = deviate_below - 1; level >= 1; --level) {
+      const int below = level * n + path[level];
+      const Candidate* second = candidate(below, 1);
+      if (second == nullptr) continue;
+      const Candidate* first = chain_rows_.data() + chain_row_[below];
+      heap.push({item.score - first->value + second->value, seq++, id, level, 1});
+    }
+    Labeling labeling;
+    labeling.labels.assign(path, path + m);
+    labeling.score = lattice.Score(labeling.labels);
+    out.push_back(std::move(labeling));
+  }
+  return out;
+}
+
 absl::StatusOr<std::vector<Labeling>> KBestDecode(const Lattice& lattice, int k,
                                                   absl::Span<const Statistic* const> constraints,
                                                   AuxDpDecoder* decoder) {
   AuxDpDecoder local;
   AuxDpDecoder& d = decoder != nullptr ? *decoder : local;
+  if (constraints.empty()) return d.ChainKBest(lattice, k);
   if (absl::Status st = d.Run(lattice, constraints); !st.ok()) return st;
   return d.KBest(k);
 }

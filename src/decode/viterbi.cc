@@ -124,12 +124,13 @@ absl::StatusOr<Labeling> ViterbiDecode(const Lattice& lattice, ViterbiScratch* s
   if (vector) stride = (n + 3) / 4 * 4;
 #endif
   const size_t cells = static_cast<size_t>(m) * stride;
-  // Padded transitions live after the score rows (ViterbiScratch has no other field).
+  // Padded transitions live after the score rows.
   const size_t padded = vector ? static_cast<size_t>(n) * stride : 0;
   if (s.score.size() < cells + padded) s.score.resize(cells + padded);
   if (s.back.size() < cells) s.back.resize(cells);
   double* score = s.score.data();
   int* back = s.back.data();
+  s.stride = stride;
   if (vector) {
     double* t = score + cells;
     for (int p = 0; p < n; ++p) {

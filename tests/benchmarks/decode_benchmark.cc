@@ -86,6 +86,15 @@ void BM_KBest10(benchmark::State& state) {
   SetCounters(state, m, 1);
 }
 
+// One labeling through the k-best path (forward pass, back-pointers, one path): its fixed cost.
+void BM_KBest1(benchmark::State& state) {
+  const int m = state.range(0);
+  Lattice lattice = RandomLattice(m, m);
+  AuxDpDecoder decoder;
+  for (auto _ : state) benchmark::DoNotOptimize(KBestDecode(lattice, 1, {}, &decoder));
+  SetCounters(state, m, 1);
+}
+
 // Diverse k-best with D = 2: run j has R = 3^(j-1), so R in total = sum_j 3^(j-1).
 void DiverseK(benchmark::State& state, int k) {
   const int m = state.range(0);
@@ -104,6 +113,7 @@ BENCHMARK(BM_Viterbi) CHAINTAG_LENGTHS;
 BENCHMARK(BM_CountOne) CHAINTAG_LENGTHS;
 BENCHMARK(BM_CountTwo) CHAINTAG_LENGTHS;
 BENCHMARK(BM_ScoreRange) CHAINTAG_LENGTHS;
+BENCHMARK(BM_KBest1) CHAINTAG_LENGTHS;
 BENCHMARK(BM_KBest10) CHAINTAG_LENGTHS;
 BENCHMARK(BM_Diverse3) CHAINTAG_LENGTHS;
 BENCHMARK(BM_Diverse5) CHAINTAG_LENGTHS;

@@ -85,6 +85,62 @@ TEST(KBestTest, MatchesSortedEnumeration) {
   }
 }
 
+// Without constraints KBestDecode takes the plain chain k-best; it lists the same labelings in
+// the same order as the engine (ties included: integral scores tie often) and matches the
+// enumeration.
+TEST(KBestTest, ChainKBestEqualsTheEngineAndTheEnumeration) {
+  std::mt19937 rng(43);
+  AuxDpDecoder engine, chain;
+  for (int trial = 0; trial < 700; ++trial) {
+    const int m = 1 + trial % 7;
+    const int n = 1 + (trial / 7) % 5;
+    Lattice lattice = RandomLattice(rng, m, n, trial % 2 == 0, trial % 3 == 0 ? 0.25 : 0.0);
+    const int k = 1 + static_cast<int>(rng() % 40);
+    ASSERT_TRUE(engine.Run(lattice, {}).ok());
+    absl::StatusOr<std::vector<Labeling>> want = engine.KBest(k);
+    absl::StatusOr<std::vector<Labeling>> got = chain.ChainKBest(lattice, k);
+    ASSERT_EQ(got.ok(), want.ok()) << "trial " << trial << ": " << got.status();
+    if (!want.ok()) {
+      EXPECT_TRUE(IsInfeasible(got.status()));
+      EXPECT_TRUE(Enumerate(lattice, {}).empty());
+      continue;
+    }
+    ASSERT_EQ(got->size(), want->size()) << "trial " << trial;
+    const std::vector<Scored> all = Enumerate(lattice, {});
+    ASSERT_EQ(got->size(), std::min<size_t>(k, all.size())) << "trial " << trial;
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].labels, (*want)[i].labels) << "trial " << trial << " rank " << i;
+      EXPECT_EQ((*got)[i].score, (*want)[i].score);
+      EXPECT_EQ((*got)[i].score, all[i].score) << "trial " << trial << " rank " << i;
+    }
+  }
+}
+
+TEST(KBestTest, ChainKBestStopsAtTheMemoryBound) {
+  std::mt19937 rng(5);
+  Lattice lattice = RandomLattice(rng, 60, 5, false, 0.0);
+  AuxDpDecoder decoder;
+  decoder.set_max_bytes(int64_t{1} << 20);
+  // Refused up front: the answer alone would not fit.
+  absl::StatusOr<std::vector<Labeling>> got = KBestDecode(lattice, 1000000, {}, &decoder);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(got.status().message().find("k-best needs more than 1 MB (the limit): 1000000"),
+            std::string::npos)
+      << got.status();
+  // Stopped on the way: the heap of deviations outgrows the bound before 3000 paths.
+  got = KBestDecode(lattice, 3000, {}, &decoder);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(got.status().message().find("of 3000 labelings of a 60-token sentence"),
+            std::string::npos)
+      << got.status();
+  decoder.set_max_bytes(int64_t{64} << 20);
+  got = KBestDecode(lattice, 3000, {}, &decoder);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->size(), 3000u);
+}
+
 TEST(KBestTest, AllLabelingsInOrderWhenKIsLarge) {
   std::mt19937 rng(2);
   Lattice lattice = RandomLattice(rng, 4, 3, false, 0.0);

@@ -61,7 +61,7 @@ class ResourceLimitsTest : public ::testing::Test {
 
 TEST_F(ResourceLimitsTest, HugeKBestIsTooLargeNotACrash) {
   RunResult r =
-      Run(absl::StrFormat("tag -m %s --format conll --kbest 1000000 '%s'", kModel, sentence_));
+      Run(absl::StrFormat("tag -m %s --format conll --kbest 100000000 '%s'", kModel, sentence_));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("# status too_large: k-best needs more than 512 MB"));
   EXPECT_THAT(r.err, HasSubstr("1 sentence(s) exceeded a decoding limit: status too_large"));
