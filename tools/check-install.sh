@@ -11,7 +11,10 @@ mkdir -p "$1"
 prefix=$(cd "$1" && pwd)
 build=${BUILD:-build}
 [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j "$(nproc)" --target chaintag
+targets=(chaintag)
+python_on=$(grep -q '^CHAINTAG_PYTHON:BOOL=ON' "$build/CMakeCache.txt" && echo 1 || true)
+[ -n "$python_on" ] && targets+=(chaintag_python)
+cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 echo "check-install: installed into $prefix"
 
@@ -32,5 +35,14 @@ head -n 2 "$scratch/out.txt"
 if strings "$prefix/bin/chaintag" | grep -qF "$source_dir/"; then
   echo "check-install: the installed binary mentions the source tree $source_dir" >&2
   exit 1
+fi
+
+# The installed Python module, from outside the source tree, finding the installed models.
+if [ -n "$python_on" ]; then
+  python=$(sed -n 's/^Python_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+  core=$(find "$prefix" -name '_core*.so' -path '*/chaintag/*' | head -n 1)
+  [ -n "$core" ] || { echo "check-install: the Python module was not installed" >&2; exit 1; }
+  (cd / && PYTHONPATH=$(dirname "$(dirname "$core")") "$python" -c \
+    "import chaintag; s = chaintag.load().tag_text('The old man saw it.')[0]; print(s); assert s.labels[1][0] == 'B-NP'; assert chaintag.default_model_paths()[0].startswith('$prefix/')")
 fi
 echo "check-install: ok"

@@ -188,6 +188,15 @@ class BatchTagger {
   int64_t too_large_ = 0;
 };
 
+// The shipped default pipeline: "en-pos.model" then "en-chunk.model".
+const std::vector<std::string>& DefaultModelFiles();
+// Finds a shipped model file by name: in $CHAINTAG_MODELS if set, then in each of `extra_dirs`
+// (e.g. a Python package's share/chaintag/models), then relative to the running executable:
+// share/chaintag/models beside it (a build tree) or ../share/chaintag/models (an installation).
+// No path is compiled in. NotFound names every directory tried.
+absl::StatusOr<std::string> ShippedModelPath(const std::string& file,
+                                             const std::vector<std::string>& extra_dirs = {});
+
 }  // namespace chaintag
 
 #endif  // CHAINTAG_TAGGING_H_

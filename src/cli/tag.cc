@@ -34,28 +34,6 @@ namespace chaintag::cli {
 
 namespace {
 
-// A shipped model: in $CHAINTAG_MODELS, else relative to this binary: share/chaintag/models
-// beside it (a build tree) or ../share/chaintag/models (an installation). No path is compiled in.
-absl::StatusOr<std::string> ShippedModelPath(const std::string& file) {
-  std::vector<std::filesystem::path> dirs;
-  if (const char* env = std::getenv("CHAINTAG_MODELS"); env != nullptr && *env != '\0')
-    dirs.emplace_back(env);
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    dirs.push_back(exe.parent_path() / "share" / "chaintag" / "models");
-    dirs.push_back(exe.parent_path().parent_path() / "share" / "chaintag" / "models");
-  }
-  std::vector<std::string> tried;
-  for (const auto& dir : dirs) {
-    if (std::filesystem::is_regular_file(dir / file, ec)) return (dir / file).string();
-    tried.push_back(dir.string());
-  }
-  return absl::NotFoundError(absl::StrCat(
-      "cannot find the shipped model ", file, " (looked in ", absl::StrJoin(tried, ", "),
-      "); give -m MODEL or set CHAINTAG_MODELS to its directory"));
-}
-
 // Reads --exclude FILE line by line, one line per input sentence (ParseExclusionLine): UTF-8,
 // LF or CRLF line ends, lines no longer than the corpus readers accept.
 class ExcludeReader {
@@ -267,7 +245,7 @@ int RunTag(const std::vector<std::string>& args) {
   if (vm.count("model")) {
     model_paths = vm["model"].as<std::vector<std::string>>();
   } else {
-    for (const char* name : {"en-pos.model", "en-chunk.model"}) {
+    for (const std::string& name : DefaultModelFiles()) {
       auto path = ShippedModelPath(name);
       if (!path.ok()) return Fail(cmd, path.status());
       model_paths.push_back(*path);

@@ -1,0 +1,89 @@
+"""chaintag: linear-chain tagging (POS, chunks, NER) with exact constrained decoding.
+
+    >>> import chaintag
+    >>> p = chaintag.load()                      # the shipped English POS + chunk models
+    >>> s = p.tag_text("The old man saw it.")[0]
+    >>> s.tokens, s.labels                       # one label list per model
+    >>> m = chaintag.Model.load("models/en-chunk.model")
+    >>> m.tag([("The", "DT"), ("man", "NN")], kbest=2, counts={"chunk:NP": (1, None)})
+
+chaintag.load(*paths) makes a Pipeline; chaintag.Model.load(path) reads one model;
+chaintag.train(...) trains one. Model and Pipeline share tag(), tag_text() and tag_many().
+Library errors raise ValueError (FileNotFoundError for missing files). numpy is needed only
+for marginals=True.
+"""
+
+import os as _os
+
+from chaintag._core import Model, Pipeline, Sentence, Solution, TagStream
+from chaintag import _core
+
+__all__ = ["load", "train", "Model", "Pipeline", "Sentence", "Solution", "TagStream",
+           "presets", "train_options", "default_model_paths"]
+
+
+def _model_dirs():
+    """Directories searched for the shipped models after $CHAINTAG_MODELS: share/chaintag/models
+    two levels above this package (a build tree: build/python/chaintag -> build/share) or four
+    (an installation: PREFIX/lib/pythonX.Y/site-packages/chaintag -> PREFIX/share)."""
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    up = here
+    dirs = []
+    for _ in range(4):
+        up = _os.path.dirname(up)
+        dirs.append(_os.path.join(up, "share", "chaintag", "models"))
+    import sys
+    dirs.append(_os.path.join(sys.prefix, "share", "chaintag", "models"))
+    return [dirs[1], dirs[3], dirs[4]]
+
+
+def default_model_paths():
+    """Paths of the shipped default pipeline (en-pos.model, en-chunk.model), found as the
+    chaintag binary finds them: $CHAINTAG_MODELS, then share/chaintag/models relative to this
+    package or to the running program. Raises FileNotFoundError naming every place tried."""
+    return [_core._shipped_model_path(f, _model_dirs()) for f in _core._default_model_files()]
+
+
+def load(*paths):
+    """A Pipeline of the given model files (str or os.PathLike; Model objects are taken as
+    they are), or of the shipped default models (POS, then chunks) when none is given."""
+    if not paths:
+        paths = default_model_paths()
+    models = [p if isinstance(p, Model) else Model.load(p) for p in paths]
+    return _core._pipeline(models)
+
+
+def presets():
+    """Names of the feature template presets (train(preset=...))."""
+    return list(_core._presets())
+
+
+def train_options():
+    """The trainer option table: (name, default, help) for every **options of train()."""
+    return list(_core._train_options())
+
+
+def train(data, *, preset=None, template=None, template_text=None, format=None,
+          label_column=-1, objective="crf", loss=None, algorithm=None, dev=None,
+          progress=None, **options):
+    """Trains a model and returns it (save it with Model.save).
+
+    data      a corpus file path (or a list of paths; format= or the extension says how to read
+              them, label_column= which CoNLL column is the label, -1 = last), or in-memory
+              sequences: an iterable of (tokens, labels) pairs, tokens being a list of str or of
+              column tuples (word first), labels a list of str of the same length
+    preset    a feature template preset (chaintag.presets()), or
+    template  a template file, or template_text the templates themselves (docs/templates.md)
+    objective "crf", "softmax-margin", "ssvm-margin", "ssvm-slack" or "perceptron"
+    loss      e.g. "hamming", "f1", "fbeta:0.5" (SSVM and softmax-margin)
+    algorithm "lbfgs", "owlqn", "bcfw", "sgd", "perceptron" (default: chosen by the objective)
+    dev       development data (same forms as data), scored every iteration; the best
+              iteration's weights are kept
+    progress  a callable receiving a dict per iteration (iteration, objective, dev_score, ...);
+              if it raises, training runs to its end and the exception is raised then
+    options   every trainer option of chaintag.train_options(): c1=, c2=, max_iterations=,
+              threads=, seed=, early_stopping=, ...
+    """
+    return _core._train(data, preset=preset, template=template, template_text=template_text,
+                        format=format, label_column=label_column, objective=objective,
+                        loss=loss, algorithm=algorithm, dev=dev, progress=progress, **options)

@@ -1,0 +1,1045 @@
+// The Python module chaintag._core (pybind11): models, pipelines, decoding requests, ordered
+// multi-threaded batch tagging with the GIL released, and training. Everything here is a call into
+// src/tagging and src/train; the pure-Python package chaintag/ re-exports it. Library errors
+// become ValueError (FileNotFoundError for missing files); nothing here exits or prints.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <charconv>
+#include <cmath>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "chaintag/corpus.h"
+#include "chaintag/features.h"
+#include "chaintag/model.h"
+#include "chaintag/tagging.h"
+#include "chaintag/text.h"
+#include "chaintag/train.h"
+
+namespace py = pybind11;
+
+namespace chaintag::python {
+namespace {
+
+// A library error as a Python exception.
+[[noreturn]] void Raise(const absl::Status& status) {
+  const std::string message(status.message().data(), status.message().size());
+  if (status.code() == absl::StatusCode::kNotFound) {
+    PyErr_SetString(PyExc_FileNotFoundError, message.c_str());
+    throw py::error_already_set();
+  }
+  throw py::value_error(message);
+}
+template <typename T>
+T Check(absl::StatusOr<T> value) {
+  if (!value.ok()) Raise(value.status());
+  return *std::move(value);
+}
+void Check(const absl::Status& status) {
+  if (!status.ok()) Raise(status);
+}
+
+// Shortest text that reads back as the same double.
+std::string NumberText(double x) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), x);
+  return std::string(buffer, end);
+}
+
+// A path argument: str or os.PathLike.
+std::string PathOf(const py::handle& obj) {
+  return py::str(py::module_::import("os").attr("fspath")(obj)).cast<std::string>();
+}
+bool IsPathLike(const py::handle& obj) {
+  return py::isinstance<py::str>(obj) || py::hasattr(obj, "__fspath__");
+}
+
+// ------------------------------------------------------------------------------------------
+// Input: token lists and column tuples as Sentences.
+
+// x: a list of str (one column) or of tuples/lists of str (columns, the word first).
+Sentence SentenceFrom(const py::handle& x, const char* what = "x") {
+  if (py::isinstance<py::str>(x) || py::isinstance<py::bytes>(x)) {
+    throw py::type_error(absl::StrCat(what,
+                                      ": expected a list of tokens or of column tuples, found a "
+                                      "string (tag_text() takes raw text)"));
+  }
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(x);
+  if (!py::isinstance<py::sequence>(x)) {
+    throw py::type_error(absl::StrCat(what, ": expected a list of tokens or of column tuples"));
+  }
+  const size_t m = py::len(seq);
+  if (m == 0) throw py::value_error(absl::StrCat(what, ": expected at least one token"));
+  Sentence s;
+  s.file = "<python>";
+  for (size_t t = 0; t < m; ++t) {
+    py::handle item = seq[t];
+    if (py::isinstance<py::str>(item)) {
+      if (s.columns.empty()) s.columns.resize(1);
+      if (s.columns.size() != 1) {
+        throw py::value_error(absl::StrCat(what, ": token ", t,
+                                           " is a string, but earlier tokens are column tuples"));
+      }
+      s.columns[0].push_back(item.cast<std::string>());
+    } else if (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) {
+      py::sequence cols = py::reinterpret_borrow<py::sequence>(item);
+      const size_t n = py::len(cols);
+      if (t == 0) {
+        if (n == 0 || n > static_cast<size_t>(DecodeRequest::kMaxColumns)) {
+          throw py::value_error(absl::StrCat(what, ": expected 1 to ", DecodeRequest::kMaxColumns,
+                                             " columns per token, found ", n));
+        }
+        s.columns.resize(n);
+      } else if (n != s.columns.size()) {
+        throw py::value_error(absl::StrCat(what, ": expected ", s.columns.size(),
+                                           " columns at token ", t, " (as at token 0), found ", n));
+      }
+      for (size_t c = 0; c < n; ++c) {
+        py::handle v = cols[c];
+        if (!py::isinstance<py::str>(v)) {
+          throw py::type_error(
+              absl::StrCat(what, ": expected str columns, found ",
+                           py::str(py::type::handle_of(v).attr("__name__")).cast<std::string>(),
+                           " at token ", t, " column ", c));
+        }
+        s.columns[c].push_back(v.cast<std::string>());
+      }
+    } else {
+      throw py::type_error(absl::StrCat(
+          what, ": expected a token (str) or a column tuple at position ", t, ", found ",
+          py::str(py::type::handle_of(item).attr("__name__")).cast<std::string>()));
+    }
+  }
+  for (const std::string& w : s.columns[0]) {
+    if (w.empty()) throw py::value_error(absl::StrCat(what, ": expected non-empty tokens"));
+  }
+  s.token_lines.assign(m, 0);
+  return s;
+}
+
+// ------------------------------------------------------------------------------------------
+// Results.
+
+// What a tagged sentence yields to Python; built from a TagResult without the GIL (ids only),
+// turned into Python objects with it.
+struct Tagged {
+  std::vector<std::vector<int>> layers;
+  struct Sol {
+    int rank;
+    std::vector<int> labels;
+    double score, probability;
+  };
+  std::vector<Sol> solutions;
+  SentenceStatus status = SentenceStatus::kOk;
+  std::string status_reason;
+  double score_resolution = 0.0;
+  std::vector<double> marginals;
+};
+
+Tagged TaggedOf(const TagResult& r) {
+  Tagged t;
+  t.layers = r.layers;
+  t.solutions.reserve(r.solutions.size());
+  for (const Solution& s : r.solutions)
+    t.solutions.push_back({s.rank, s.labels, s.score, s.probability});
+  t.status = r.status;
+  t.status_reason = r.status_reason;
+  t.score_resolution = r.score_resolution;
+  t.marginals = r.marginals;
+  return t;
+}
+
+// One labeling of the last model.
+struct PySolution {
+  int rank = 1;
+  py::list labels;
+  double score = 0.0;
+  py::object probability;
+};
+
+// One tagged sentence as Python sees it.
+struct PySentence {
+  py::list tokens;
+  py::object offsets = py::none();
+  py::list labels;  // one list per model; the last is None when no labeling could be given
+  py::object score = py::none();
+  py::object probability = py::none();
+  std::string status = "ok";
+  std::string status_reason;
+  py::list solutions;
+  py::object marginals = py::none();
+  py::list label_names;  // the last model's labels: the columns of `marginals`
+  py::object score_resolution = py::none();
+};
+
+// ------------------------------------------------------------------------------------------
+// Requests from keyword arguments.
+
+struct RequestArgs {
+  DecodeRequest request;
+  std::vector<std::vector<std::string>> exclude;
+  std::vector<std::string> forced_spec;  // empty: none; else per token label or "_"
+  py::object forced_obj = py::none();    // forced=, resolved per sentence (its length)
+  bool per_sentence = false;             // exclude= or forced= given
+};
+
+const char* const kTagKeywords[] = {
+    "kbest",       "diverse",          "min_distance",     "diversity", "counts",
+    "score_range", "score_resolution", "score_max_states", "exclude",   "forced",
+    "marginals",   "probability",      "max_memory_mb"};
+
+RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
+  RequestArgs a;
+  DecodeRequest& q = a.request;
+  q.probability = true;
+  q.marginals_min = 0.0;
+  for (auto item : kwargs) {
+    const std::string key = py::str(item.first).cast<std::string>();
+    bool known = false;
+    for (const char* k : kTagKeywords) known |= key == k;
+    if (!known) {
+      throw py::type_error(absl::StrCat("unexpected keyword argument '", key, "'; expected one of ",
+                                        absl::StrJoin(kTagKeywords, ", ")));
+    }
+  }
+  auto get = [&](const char* key) -> py::object {
+    if (kwargs.contains(key)) return kwargs[key];
+    return py::none();
+  };
+  auto get_int = [&](const char* key, int fallback) {
+    py::object v = get(key);
+    if (v.is_none()) return fallback;
+    if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
+      throw py::type_error(absl::StrCat(key, ": expected an int"));
+    const long long x = v.cast<long long>();
+    if (x < INT32_MIN || x > INT32_MAX) throw py::value_error(absl::StrCat(key, ": out of range"));
+    return static_cast<int>(x);
+  };
+  q.kbest = get_int("kbest", 0);
+  q.diverse = get_int("diverse", 0);
+  q.min_distance = get_int("min_distance", 1);
+  q.score_max_states = get_int("score_max_states", q.score_max_states);
+  const int memory_mb =
+      get_int("max_memory_mb", static_cast<int>(DecodeRequest::kDefaultMaxMemoryBytes >> 20));
+  if (memory_mb < 1) throw py::value_error("max_memory_mb: expected >= 1");
+  q.max_memory_bytes = int64_t{memory_mb} << 20;
+  if (py::object d = get("diversity"); !d.is_none()) {
+    const std::string s = py::str(d).cast<std::string>();
+    if (s != "hamming" && s != "chunks")
+      throw py::value_error("diversity: expected 'hamming' or 'chunks', found '" + s + "'");
+    q.chunk_diversity = s == "chunks";
+  }
+  if (py::object c = get("counts"); !c.is_none()) {
+    // {"chunk:NP": (1, 3), "VB*": (1, None), "B-NP": 2} or ["B-NP=2..4", ...]
+    std::vector<std::string> specs;
+    if (py::isinstance<py::dict>(c)) {
+      for (auto kv : py::reinterpret_borrow<py::dict>(c)) {
+        const std::string key = py::str(kv.first).cast<std::string>();
+        py::handle bounds = kv.second;
+        auto bound = [&](py::handle b) -> std::string {
+          if (b.is_none()) return "";
+          if (!py::isinstance<py::int_>(b) || py::isinstance<py::bool_>(b)) {
+            throw py::type_error(absl::StrCat("counts['", key,
+                                              "']: expected an int, an (int|None, int|None) "
+                                              "pair of bounds"));
+          }
+          return std::to_string(b.cast<long long>());
+        };
+        if (py::isinstance<py::tuple>(bounds) || py::isinstance<py::list>(bounds)) {
+          py::sequence pair = py::reinterpret_borrow<py::sequence>(bounds);
+          if (py::len(pair) != 2) {
+            throw py::value_error(
+                absl::StrCat("counts['", key, "']: expected a (lower, upper) pair"));
+          }
+          specs.push_back(absl::StrCat(key, "=", bound(pair[0]), "..", bound(pair[1])));
+        } else {
+          specs.push_back(absl::StrCat(key, "=", bound(bounds)));
+        }
+      }
+    } else if (py::isinstance<py::str>(c)) {
+      specs.push_back(c.cast<std::string>());
+    } else {
+      for (py::handle s : c) specs.push_back(py::str(s).cast<std::string>());
+    }
+    for (const std::string& spec : specs)
+      q.counts.push_back(Check(ParseCountConstraint(spec, last.labels())));
+  }
+  if (py::object r = get("score_range"); !r.is_none()) {
+    py::sequence pair = py::reinterpret_borrow<py::sequence>(r);
+    if (!py::isinstance<py::sequence>(r) || py::len(pair) != 2)
+      throw py::value_error("score_range: expected a (lower, upper) pair");
+    q.score_range = true;
+    q.score_lower = pair[0].is_none() ? -HUGE_VAL : pair[0].cast<double>();
+    q.score_upper = pair[1].is_none() ? HUGE_VAL : pair[1].cast<double>();
+    if (std::isnan(q.score_lower) || std::isnan(q.score_upper) ||
+        (!pair[0].is_none() && !std::isfinite(q.score_lower)) ||
+        (!pair[1].is_none() && !std::isfinite(q.score_upper))) {
+      throw py::value_error("score_range: expected finite numbers (None for an open end)");
+    }
+    if (q.score_lower > q.score_upper) {
+      throw py::value_error(absl::StrCat("score_range: empty range ", NumberText(q.score_lower),
+                                         "..", NumberText(q.score_upper)));
+    }
+    if (py::object res = get("score_resolution"); !res.is_none())
+      q.score_resolution = res.cast<double>();
+  }
+  if (py::object e = get("exclude"); !e.is_none()) {
+    for (py::handle labeling : e) {
+      if (py::isinstance<py::str>(labeling))
+        throw py::type_error("exclude: expected a list of labelings (lists of labels)");
+      std::vector<std::string> labels;
+      for (py::handle l : labeling) labels.push_back(py::str(l).cast<std::string>());
+      a.exclude.push_back(std::move(labels));
+    }
+    q.exclusions = true;
+    a.per_sentence = true;
+  }
+  if (py::object f = get("forced"); !f.is_none()) {
+    a.forced_obj = f;
+    a.per_sentence = true;
+  }
+  if (py::object m = get("marginals"); !m.is_none()) q.marginals = m.cast<bool>();
+  if (py::object p = get("probability"); !p.is_none()) q.probability = p.cast<bool>();
+  Check(q.Validate());
+  return a;
+}
+
+// forced= for a sentence of m tokens: {position: label} or a list of labels / None / "_".
+std::vector<std::string> ForcedFor(const py::object& f, int m) {
+  std::vector<std::string> forced(m, "_");
+  if (f.is_none()) return {};
+  if (py::isinstance<py::dict>(f)) {
+    for (auto kv : py::reinterpret_borrow<py::dict>(f)) {
+      const long long t = kv.first.cast<long long>();
+      if (t < -m || t >= m) {
+        throw py::value_error(
+            absl::StrCat("forced: position ", t, " is outside the sentence (", m, " tokens)"));
+      }
+      forced[t < 0 ? t + m : t] = py::str(kv.second).cast<std::string>();
+    }
+  } else {
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(f);
+    if (static_cast<int>(py::len(seq)) != m) {
+      throw py::value_error(absl::StrCat(
+          "forced: expected ", m, " labels (one per token, None for free), found ", py::len(seq)));
+    }
+    for (int t = 0; t < m; ++t) {
+      if (!seq[t].is_none()) forced[t] = py::str(seq[t]).cast<std::string>();
+    }
+  }
+  return forced;
+}
+
+// ------------------------------------------------------------------------------------------
+// Pipelines.
+
+class PyPipeline {
+ public:
+  explicit PyPipeline(std::vector<std::shared_ptr<const Model>> models)
+      : models_(std::move(models)) {
+    if (models_.empty()) throw py::value_error("a pipeline needs at least one model");
+    for (const auto& m : models_) {
+      ptrs_.push_back(m.get());
+      py::list names;
+      for (const std::string& l : m->labels()) names.append(py::str(l));
+      label_strs_.push_back(names);
+    }
+  }
+  const std::vector<std::shared_ptr<const Model>>& models() const { return models_; }
+  const std::vector<const Model*>& ptrs() const { return ptrs_; }
+  const Model& last() const { return *models_.back(); }
+
+  // Python objects for a tagged sentence; `tokens` is a list of str.
+  PySentence Convert(const Tagged& t, py::list tokens, py::object offsets) const {
+    PySentence s;
+    s.tokens = std::move(tokens);
+    s.offsets = std::move(offsets);
+    for (size_t k = 0; k < t.layers.size(); ++k) s.labels.append(Names(k, t.layers[k]));
+    const size_t last_index = models_.size() - 1;
+    s.label_names = label_strs_[last_index];
+    s.status = SentenceStatusName(t.status);
+    s.status_reason = t.status_reason;
+    for (const Tagged::Sol& sol : t.solutions) {
+      PySolution p;
+      p.rank = sol.rank;
+      p.labels = Names(last_index, sol.labels);
+      p.score = sol.score;
+      p.probability = last_probability_ ? py::object(py::float_(sol.probability)) : py::none();
+      s.solutions.append(py::cast(std::move(p)));
+    }
+    if (t.solutions.empty()) {
+      s.labels.append(py::none());
+    } else {
+      const PySolution& best = s.solutions[0].cast<const PySolution&>();
+      s.labels.append(best.labels);
+      s.score = py::float_(best.score);
+      s.probability = best.probability;
+    }
+    if (t.score_resolution > 0) s.score_resolution = py::float_(t.score_resolution);
+    if (!t.marginals.empty()) {
+      const py::ssize_t n = last().num_labels();
+      const py::ssize_t m = static_cast<py::ssize_t>(t.marginals.size()) / n;
+      py::array_t<double> a({m, n});
+      std::copy(t.marginals.begin(), t.marginals.end(), a.mutable_data());
+      s.marginals = std::move(a);
+    }
+    return s;
+  }
+  void set_last_probability(bool p) { last_probability_ = p; }
+
+ private:
+  py::list Names(size_t model, const std::vector<int>& ids) const {
+    py::list out(ids.size());
+    const py::list& names = label_strs_[model];
+    for (size_t i = 0; i < ids.size(); ++i) {
+      PyObject* o = PyList_GET_ITEM(names.ptr(), ids[i]);
+      Py_INCREF(o);
+      PyList_SET_ITEM(out.ptr(), i, o);
+    }
+    return out;
+  }
+  std::vector<std::shared_ptr<const Model>> models_;
+  std::vector<const Model*> ptrs_;
+  std::vector<py::list> label_strs_;
+  bool last_probability_ = true;
+};
+
+py::list TokensOf(const Sentence& s) {
+  py::list out(s.size());
+  for (int t = 0; t < s.size(); ++t) {
+    const std::string& w = s.word(t);
+    PyObject* o = PyUnicode_DecodeUTF8(w.data(), static_cast<Py_ssize_t>(w.size()), "strict");
+    if (o == nullptr) throw py::error_already_set();
+    PyList_SET_ITEM(out.ptr(), t, o);
+  }
+  return out;
+}
+
+py::object OffsetsOf(const Sentence& s) {
+  if (s.offsets.empty()) return py::none();
+  py::list out;
+  for (const auto& [b, e] : s.offsets) out.append(py::make_tuple(b, e));
+  return out;
+}
+
+// Tags sentences in memory (one call, GIL released while tagging).
+std::vector<PySentence> TagSentences(PyPipeline& p, std::vector<TagResult> inputs,
+                                     const DecodeRequest& request, int threads) {
+  std::vector<py::list> tokens;
+  std::vector<py::object> offsets;
+  for (const TagResult& r : inputs) {
+    tokens.push_back(TokensOf(r.sentence));
+    offsets.push_back(OffsetsOf(r.sentence));
+  }
+  std::vector<Tagged> tagged;
+  absl::Status status;
+  {
+    py::gil_scoped_release release;
+    BatchTagger tagger(
+        p.ptrs(), request, threads,
+        [&](const TagResult& r) {
+          tagged.push_back(TaggedOf(r));
+          return absl::OkStatus();
+        },
+        "exclude", std::max<size_t>(inputs.size(), 1));
+    for (TagResult& r : inputs) {
+      status = tagger.Add(std::move(r));
+      if (!status.ok()) break;
+    }
+    if (status.ok()) status = tagger.Flush();
+  }
+  Check(status);
+  p.set_last_probability(request.probability);
+  std::vector<PySentence> out;
+  for (size_t i = 0; i < tagged.size(); ++i)
+    out.push_back(p.Convert(tagged[i], tokens[i], offsets[i]));
+  return out;
+}
+
+PySentence TagOne(PyPipeline& p, const py::object& x, const py::kwargs& kwargs) {
+  RequestArgs a = ParseRequest(p.last(), kwargs);
+  TagResult r;
+  r.sentence = SentenceFrom(x);
+  r.excluded = a.exclude;
+  r.forced = ForcedFor(a.forced_obj, r.sentence.size());
+  std::vector<TagResult> inputs;
+  inputs.push_back(std::move(r));
+  return std::move(TagSentences(p, std::move(inputs), a.request, 1)[0]);
+}
+
+std::vector<PySentence> TagText(PyPipeline& p, const std::string& text, const py::kwargs& kwargs) {
+  RequestArgs a = ParseRequest(p.last(), kwargs);
+  if (a.per_sentence)
+    throw py::value_error("exclude= and forced= are per sentence: give them to tag()");
+  std::vector<Sentence> sentences;
+  {
+    py::gil_scoped_release release;
+    auto segmented = SegmentText(text, TextOptions{}, "<text>");
+    if (segmented.ok())
+      sentences = std::move(*segmented);
+    else {
+      py::gil_scoped_acquire acquire;
+      Raise(segmented.status());
+    }
+  }
+  std::vector<TagResult> inputs;
+  for (Sentence& s : sentences) {
+    TagResult r;
+    r.sentence = std::move(s);
+    inputs.push_back(std::move(r));
+  }
+  return TagSentences(p, std::move(inputs), a.request, 1);
+}
+
+// tag_many: an iterator that pulls `batch_size` inputs, tags them with the GIL released
+// (BatchTagger over `threads` pipelines, order kept) and yields them one by one.
+class TagStream {
+ public:
+  TagStream(const TagStream&) = delete;  // the BatchTagger's sink points here
+  TagStream& operator=(const TagStream&) = delete;
+  TagStream(std::shared_ptr<PyPipeline> pipeline, py::object source, const py::kwargs& kwargs,
+            int threads, int batch_size)
+      : pipeline_(std::move(pipeline)), source_(std::move(source)), batch_size_(batch_size) {
+    RequestArgs a = ParseRequest(pipeline_->last(), kwargs);
+    if (a.per_sentence)
+      throw py::value_error("exclude= and forced= are per sentence: give them to tag()");
+    request_ = a.request;
+    if (threads < 1) throw py::value_error("threads: expected >= 1");
+    if (batch_size < 1) throw py::value_error("batch_size: expected >= 1");
+    tagger_ = std::make_unique<BatchTagger>(
+        pipeline_->ptrs(), request_, threads,
+        [this](const TagResult& r) {
+          tagged_.push_back(TaggedOf(r));
+          return absl::OkStatus();
+        },
+        "", static_cast<size_t>(batch_size));
+  }
+
+  PySentence Next() {
+    if (ready_.empty()) Fill();
+    if (ready_.empty()) throw py::stop_iteration();
+    PySentence s = std::move(ready_.front());
+    ready_.pop_front();
+    return s;
+  }
+  int64_t sentences() const { return tagger_->sentences(); }
+  int64_t tokens() const { return tagger_->tokens(); }
+
+ private:
+  void Fill() {
+    if (done_) return;
+    std::vector<TagResult> inputs;
+    std::vector<py::list> tokens;
+    while (static_cast<int>(inputs.size()) < batch_size_) {
+      PyObject* next = PyIter_Next(source_.ptr());
+      if (next == nullptr) {
+        if (PyErr_Occurred()) throw py::error_already_set();
+        break;
+      }
+      py::object item = py::reinterpret_steal<py::object>(next);
+      TagResult r;
+      r.sentence = SentenceFrom(item, "tag_many item");
+      tokens.push_back(TokensOf(r.sentence));
+      inputs.push_back(std::move(r));
+    }
+    if (inputs.empty()) {
+      done_ = true;
+      return;
+    }
+    absl::Status status;
+    tagged_.clear();
+    {
+      py::gil_scoped_release release;
+      for (TagResult& r : inputs) {
+        status = tagger_->Add(std::move(r));
+        if (!status.ok()) break;
+      }
+      if (status.ok()) status = tagger_->Flush();
+    }
+    if (!status.ok()) {
+      done_ = true;
+      Raise(status);
+    }
+    pipeline_->set_last_probability(request_.probability);
+    for (size_t i = 0; i < tagged_.size(); ++i)
+      ready_.push_back(pipeline_->Convert(tagged_[i], tokens[i], py::none()));
+    tagged_.clear();
+  }
+
+  std::shared_ptr<PyPipeline> pipeline_;
+  py::object source_;
+  int batch_size_;
+  DecodeRequest request_;
+  std::unique_ptr<BatchTagger> tagger_;
+  std::vector<Tagged> tagged_;
+  std::deque<PySentence> ready_;
+  bool done_ = false;
+};
+
+// ------------------------------------------------------------------------------------------
+// Models.
+
+struct PyModel {
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<PyPipeline> single;  // this model alone, made on first use
+  std::string path;
+  PyPipeline& pipeline() {
+    if (single == nullptr) single = std::make_shared<PyPipeline>(std::vector{model});
+    return *single;
+  }
+};
+
+PyModel LoadModel(const py::object& path) {
+  const std::string p = PathOf(path);
+  PyModel m;
+  {
+    absl::StatusOr<Model> loaded;
+    {
+      py::gil_scoped_release release;
+      loaded = Model::Load(p);
+    }
+    m.model = std::make_shared<const Model>(Check(std::move(loaded)));
+  }
+  m.path = p;
+  return m;
+}
+
+py::dict ModelInfo(const Model& model) {
+  py::dict info;
+  info["labels"] = model.labels();
+  info["num_labels"] = model.num_labels();
+  info["num_attributes"] = model.attributes().size();
+  info["num_state_features"] = model.num_state_features();
+  info["format"] = std::string(chaintag::CorpusFormatName(model.input_options().format));
+  py::dict metadata;
+  for (const auto& [k, v] : model.metadata()) metadata[py::str(k)] = v;
+  info["metadata"] = metadata;
+  return info;
+}
+
+// ------------------------------------------------------------------------------------------
+// Training.
+
+class PyObserver : public TrainObserver {
+ public:
+  explicit PyObserver(py::object callback) : callback_(std::move(callback)) {}
+  void OnIteration(const TrainProgress& p) override {
+    py::gil_scoped_acquire acquire;
+    if (callback_.is_none() || error_.has_value()) return;
+    try {
+      py::dict d;
+      d["iteration"] = p.iteration;
+      d["objective"] = p.objective;
+      d["gradient_norm"] = p.gradient_norm;
+      d["active_features"] = p.active_features;
+      d["elapsed_seconds"] = p.elapsed_seconds;
+      if (p.duality_gap) d["duality_gap"] = *p.duality_gap;
+      if (p.mean_loss) d["mean_loss"] = *p.mean_loss;
+      if (p.dev_score) {
+        d["dev_score"] = *p.dev_score;
+        d["dev_metric"] = p.dev_metric;
+      }
+      callback_(d);
+    } catch (py::error_already_set& e) {
+      error_.emplace(std::move(e));
+    }
+  }
+  // The first exception the callback raised (training runs to its end; it is raised after).
+  std::optional<py::error_already_set> error_;
+
+ private:
+  py::object callback_;
+};
+
+// A training item: (tokens, labels) where tokens are str or column tuples.
+Sentence LabelledSentence(const py::handle& item, size_t index) {
+  py::sequence pair = py::reinterpret_borrow<py::sequence>(item);
+  if (!py::isinstance<py::sequence>(item) || py::isinstance<py::str>(item) || py::len(pair) != 2) {
+    throw py::type_error(
+        absl::StrCat("training sequence ", index, ": expected a (tokens, labels) pair"));
+  }
+  const std::string what = absl::StrCat("training sequence ", index);
+  Sentence s = SentenceFrom(pair[0], what.c_str());
+  py::object labels = pair[1];
+  if (py::isinstance<py::str>(labels))
+    throw py::type_error(what + ": expected a list of labels, found a string");
+  for (py::handle l : labels) {
+    if (!py::isinstance<py::str>(l)) throw py::type_error(what + ": expected str labels");
+    std::string label = l.cast<std::string>();
+    if (label.empty()) throw py::value_error(what + ": expected non-empty labels");
+    s.labels.push_back(std::move(label));
+  }
+  if (static_cast<int>(s.labels.size()) != s.size()) {
+    throw py::value_error(absl::StrCat(what, ": expected ", s.size(),
+                                       " labels (one per token), found ", s.labels.size()));
+  }
+  s.file = "<python>";
+  s.token_lines.assign(s.size(), static_cast<int64_t>(index + 1));
+  return s;
+}
+
+// Files (a path or a list of paths) or in-memory (tokens, labels) pairs.
+struct TrainData {
+  std::vector<std::string> files;
+  std::vector<Sentence> sentences;
+};
+TrainData TrainDataOf(const py::object& data, const char* what) {
+  TrainData d;
+  if (IsPathLike(data)) {
+    d.files.push_back(PathOf(data));
+    return d;
+  }
+  std::vector<py::object> items;
+  for (py::handle item : data) items.push_back(py::reinterpret_borrow<py::object>(item));
+  bool all_paths = !items.empty();
+  for (const py::object& item : items) all_paths &= IsPathLike(item);
+  if (all_paths) {
+    for (const py::object& item : items) d.files.push_back(PathOf(item));
+    return d;
+  }
+  for (size_t i = 0; i < items.size(); ++i) d.sentences.push_back(LabelledSentence(items[i], i));
+  if (d.sentences.empty()) throw py::value_error(absl::StrCat(what, ": no training sequences"));
+  return d;
+}
+
+std::string OptionText(const py::handle& v) {
+  if (py::isinstance<py::bool_>(v)) return v.cast<bool>() ? "true" : "false";
+  if (py::isinstance<py::float_>(v)) return NumberText(v.cast<double>());
+  return py::str(v).cast<std::string>();
+}
+
+PyModel TrainModel(const py::object& data, const py::object& preset, const py::object& templ,
+                   const py::object& template_text, const py::object& format, int label_column,
+                   const std::string& objective, const py::object& loss,
+                   const py::object& algorithm, const py::object& dev, const py::object& progress,
+                   const py::kwargs& options) {
+  TrainOptions train_options;
+  Check(SetTrainOption(&train_options, "objective", objective));
+  if (!loss.is_none()) Check(SetTrainOption(&train_options, "loss", OptionText(loss)));
+  if (!algorithm.is_none())
+    Check(SetTrainOption(&train_options, "algorithm", OptionText(algorithm)));
+  for (auto kv : options) {
+    const std::string name = py::str(kv.first).cast<std::string>();
+    if (name == "objective" || name == "loss" || name == "algorithm") continue;
+    Check(SetTrainOption(&train_options, name, OptionText(kv.second)));
+  }
+  Check(ValidateTrainOptions(train_options));
+  if (train_options.early_stopping > 0 && dev.is_none())
+    throw py::value_error("early_stopping needs dev= (it stops on the dev score)");
+
+  const int given = !preset.is_none() + !templ.is_none() + !template_text.is_none();
+  if (given != 1)
+    throw py::value_error("give exactly one of preset=, template= (a file) and template_text=");
+  FeatureSpec spec;
+  std::string spec_name;
+  if (!preset.is_none()) {
+    spec_name = py::str(preset).cast<std::string>();
+    auto s = FeatureSpec::Preset(spec_name);
+    if (!s.ok()) {
+      throw py::value_error(
+          absl::StrCat("preset '", spec_name, "': ", s.status().message(),
+                       " (presets: ", absl::StrJoin(FeatureSpec::PresetNames(), ", "), ")"));
+    }
+    spec = *std::move(s);
+  } else if (!templ.is_none()) {
+    spec_name = PathOf(templ);
+    spec = Check(FeatureSpec::ReadFile(spec_name));
+  } else {
+    spec_name = "<template_text>";
+    spec = Check(FeatureSpec::Parse(template_text.cast<std::string>()));
+  }
+
+  TrainData train = TrainDataOf(data, "data");
+  ReaderOptions reader;
+  if (!format.is_none()) {
+    reader.format = Check(ParseCorpusFormat(py::str(format).cast<std::string>()));
+  } else if (!train.files.empty()) {
+    reader.format = CorpusFormatFromPath(train.files.front());
+  }
+  reader.label_column = label_column;
+  std::vector<Sentence> dev_sentences;
+  if (!dev.is_none()) {
+    TrainData d = TrainDataOf(dev, "dev");
+    if (!d.files.empty()) {
+      py::gil_scoped_release release;
+      auto read = ReadCorpus(d.files, reader);
+      py::gil_scoped_acquire acquire;
+      dev_sentences = Check(std::move(read));
+    } else {
+      dev_sentences = std::move(d.sentences);
+    }
+  }
+  TrainDataInfo info;
+  info.input = InputOptionsOf(reader);
+  info.metadata.emplace_back("templates", spec_name);
+  info.metadata.emplace_back("training_files", train.files.empty()
+                                                   ? "<python sequences>"
+                                                   : absl::StrJoin(train.files, " "));
+
+  PyObserver observer(progress);
+  absl::StatusOr<Model> model;
+  {
+    py::gil_scoped_release release;
+    const std::vector<Sentence>* dev_ptr = dev_sentences.empty() ? nullptr : &dev_sentences;
+    if (train.files.empty()) {
+      model = Train(train_options, spec, train.sentences, dev_ptr, &observer, info);
+    } else {
+      size_t next_file = 0;
+      std::unique_ptr<SentenceReader> sentence_reader;
+      SentenceSource source = [&]() -> absl::StatusOr<std::optional<Sentence>> {
+        for (;;) {
+          if (sentence_reader == nullptr) {
+            if (next_file == train.files.size()) return std::nullopt;
+            auto opened = OpenSentenceReader(train.files[next_file++], reader);
+            if (!opened.ok()) return opened.status();
+            sentence_reader = std::move(*opened);
+          }
+          auto next = sentence_reader->Next();
+          if (!next.ok() || next->has_value()) return next;
+          sentence_reader.reset();
+        }
+      };
+      model = Train(train_options, spec, source, dev_ptr, &observer, info);
+    }
+  }
+  if (observer.error_.has_value()) throw std::move(*observer.error_);
+  PyModel m;
+  m.model = std::make_shared<const Model>(Check(std::move(model)));
+  return m;
+}
+
+std::string SentenceRepr(const PySentence& s) {
+  std::string out = "Sentence(";
+  py::list last = s.labels[py::len(s.labels) - 1].is_none()
+                      ? py::list()
+                      : py::reinterpret_borrow<py::list>(s.labels[py::len(s.labels) - 1]);
+  for (size_t t = 0; t < py::len(s.tokens); ++t) {
+    if (t > 0) absl::StrAppend(&out, " ");
+    absl::StrAppend(&out, s.tokens[t].cast<std::string>());
+    for (size_t k = 0; k < py::len(s.labels); ++k) {
+      py::handle layer = s.labels[k];
+      if (layer.is_none()) continue;
+      absl::StrAppend(&out, "/", py::reinterpret_borrow<py::list>(layer)[t].cast<std::string>());
+    }
+  }
+  absl::StrAppend(&out, ", status=", s.status);
+  if (!s.score.is_none()) absl::StrAppend(&out, ", score=", NumberText(s.score.cast<double>()));
+  if (!s.probability.is_none())
+    absl::StrAppend(&out, ", probability=", NumberText(s.probability.cast<double>()));
+  return out + ")";
+}
+
+constexpr const char* kTagDoc = R"(Tags one sentence.
+
+x: a list of tokens (str), or a list of column tuples (the word first, then the other input
+   columns the first model reads, e.g. (word, POS) for a chunker).
+
+Keyword arguments (all optional; they apply to the last model of a pipeline):
+  kbest=K              the K best distinct labelings, best first (Sentence.solutions)
+  diverse=K            diverse K-best: each labeling at least min_distance from the earlier ones
+  min_distance=D       diverse K-best minimum distance (default 1)
+  diversity="hamming"  or "chunks" (chunks not shared)
+  counts={"chunk:NP": (1, 3), "VB*": (1, None), "B-NP": 2}
+                       label-count constraints (bounds inclusive, None = open); also a list of
+                       strings in the CLI's --count grammar ("NN,NNS=..3")
+  score_range=(a, b)   the best labeling whose model score lies in [a, b] (None = open end);
+                       score_resolution=, score_max_states= as in the CLI
+  exclude=[labels...]  labelings (lists of labels) that must not be returned
+  forced={3: "B-NP"}   labels fixed at positions; or a list with a label or None per token
+  marginals=True       Sentence.marginals: numpy array M x N of P(y_t = y), columns in
+                       Sentence.label_names order (needs numpy)
+  probability=True     compute P(y|x) of each solution (default True)
+  max_memory_mb=512    memory one sentence's constrained decoding may use; beyond it the
+                       sentence's status is "too_large"
+
+Returns a Sentence; its .status is "ok", "infeasible" (no labeling satisfies the request; the
+last .labels entry is then None) or "too_large". Errors raise ValueError.)";
+
+}  // namespace
+}  // namespace chaintag::python
+
+using namespace chaintag;          // NOLINT: the module definition names many library types
+using namespace chaintag::python;  // NOLINT
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "chaintag: linear-chain tagging with constrained decoding (C++ core)";
+
+  py::class_<PySolution>(m, "Solution", "One labeling of the last model (k-best, diverse).")
+      .def_readonly("rank", &PySolution::rank, "1 = best")
+      .def_readonly("labels", &PySolution::labels, "label per token")
+      .def_readonly("score", &PySolution::score, "model score F(y)")
+      .def_readonly("probability", &PySolution::probability, "P(y|x), or None if not computed")
+      .def("__repr__", [](const PySolution& s) {
+        return absl::StrCat("Solution(rank=", s.rank, ", score=", NumberText(s.score),
+                            ", labels=", py::repr(s.labels).cast<std::string>(), ")");
+      });
+
+  py::class_<PySentence>(m, "Sentence", R"(A tagged sentence.
+
+tokens       the tokens (str)
+offsets      raw text only: [begin, end) code point offsets of each token, else None
+labels       one list of labels per model of the pipeline (the last is None when the request
+             could not be served: see status)
+best         the last model's labels (labels[-1])
+score        model score of the best labeling (None if none)
+probability  P(labels | tokens) under the last model (None if not computed)
+status       "ok", "infeasible" or "too_large"; status_reason says why for too_large
+solutions    every labeling of the last model (several with kbest/diverse), best first
+marginals    numpy array M x N (marginals=True), columns in label_names order, else None
+label_names  the last model's labels)")
+      .def_readonly("tokens", &PySentence::tokens)
+      .def_readonly("offsets", &PySentence::offsets)
+      .def_readonly("labels", &PySentence::labels)
+      .def_property_readonly("best",
+                             [](const PySentence& s) { return s.labels[py::len(s.labels) - 1]; })
+      .def_readonly("score", &PySentence::score)
+      .def_readonly("probability", &PySentence::probability)
+      .def_readonly("status", &PySentence::status)
+      .def_readonly("status_reason", &PySentence::status_reason)
+      .def_readonly("solutions", &PySentence::solutions)
+      .def_readonly("marginals", &PySentence::marginals)
+      .def_readonly("label_names", &PySentence::label_names)
+      .def_readonly("score_resolution", &PySentence::score_resolution,
+                    "score_range: the resolution actually used")
+      .def("__len__", [](const PySentence& s) { return py::len(s.tokens); })
+      .def("__repr__", &SentenceRepr);
+
+  py::class_<TagStream, std::shared_ptr<TagStream>>(
+      m, "TagStream", "Iterator of tag_many(): Sentences in input order.")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", &TagStream::Next)
+      .def_property_readonly("sentences", &TagStream::sentences, "sentences tagged so far")
+      .def_property_readonly("tokens", &TagStream::tokens, "tokens tagged so far");
+
+  py::class_<PyPipeline, std::shared_ptr<PyPipeline>> pipeline(m, "Pipeline",
+                                                               R"(A pipeline of models.
+
+The first model reads the input's columns; every later model reads the word plus the labels of
+the models before it (a POS model, then a chunker reading the predicted POS). Decoding requests
+(kbest, counts, ...) apply to the last model. Make one with chaintag.load(*paths).)");
+  pipeline
+      .def_property_readonly("models",
+                             [](const PyPipeline& p) {
+                               py::list out;
+                               for (const auto& m : p.models()) {
+                                 PyModel pm;
+                                 pm.model = m;
+                                 out.append(py::cast(std::move(pm)));
+                               }
+                               return out;
+                             })
+      .def_property_readonly(
+          "labels", [](const PyPipeline& p) { return p.last().labels(); },
+          "the last model's labels")
+      .def("tag", &TagOne, py::arg("x"), kTagDoc)
+      .def("tag_text", &TagText, py::arg("text"),
+           "Splits raw UTF-8 text into sentences and Penn-Treebank tokens and tags them; returns a "
+           "list of Sentences with .offsets. Takes tag()'s keyword arguments except exclude= and "
+           "forced=.")
+      .def(
+          "tag_many",
+          [](std::shared_ptr<PyPipeline> p, py::iterable xs, int threads, int batch_size,
+             const py::kwargs& kwargs) {
+            return std::make_shared<TagStream>(std::move(p), py::iter(xs), kwargs, threads,
+                                               batch_size);
+          },
+          py::arg("xs"), py::kw_only(), py::arg("threads") = 1, py::arg("batch_size") = 256,
+          "Tags an iterable of sentences (as tag() takes them) and yields Sentences in input "
+          "order. Inputs are read batch_size at a time and tagged by `threads` threads with the "
+          "GIL released; the output does not depend on `threads`. Takes tag()'s keyword "
+          "arguments except exclude= and forced=.")
+      .def("__repr__", [](const PyPipeline& p) {
+        return absl::StrCat("Pipeline(", p.models().size(), " models, last with ",
+                            p.last().num_labels(), " labels)");
+      });
+
+  py::class_<PyModel>(m, "Model", R"(A trained model (immutable, shareable across threads).
+
+Model.load(path) reads a model file; chaintag.train(...) makes one. A Model tags on its own
+with the same methods as a Pipeline (tag, tag_text, tag_many).)")
+      .def_static("load", &LoadModel, py::arg("path"),
+                  "Loads and validates a model file (FileNotFoundError if missing, ValueError if "
+                  "invalid).")
+      .def_property_readonly("labels", [](const PyModel& m) { return m.model->labels(); })
+      .def_property_readonly("path", [](const PyModel& m) { return m.path; })
+      .def(
+          "info", [](const PyModel& m) { return ModelInfo(*m.model); },
+          "A dict: labels, sizes, input format and the training metadata.")
+      .def(
+          "save",
+          [](const PyModel& m, const py::object& path, bool compress) {
+            const std::string p = PathOf(path);
+            absl::Status s;
+            {
+              py::gil_scoped_release release;
+              s = m.model->Save(
+                  p, compress ? ModelFileCompression::kGzip : ModelFileCompression::kNone);
+            }
+            Check(s);
+          },
+          py::arg("path"), py::arg("compress") = false,
+          "Writes the model file atomically; compress=True writes it gzip-compressed.")
+      .def(
+          "pipeline", [](PyModel& m) { return m.pipeline(); }, "This model alone as a Pipeline.")
+      .def(
+          "tag",
+          [](PyModel& m, const py::object& x, const py::kwargs& kw) {
+            return TagOne(m.pipeline(), x, kw);
+          },
+          py::arg("x"), kTagDoc)
+      .def(
+          "tag_text",
+          [](PyModel& m, const std::string& text, const py::kwargs& kw) {
+            return TagText(m.pipeline(), text, kw);
+          },
+          py::arg("text"), "As Pipeline.tag_text.")
+      .def(
+          "tag_many",
+          [](PyModel& m, py::iterable xs, int threads, int batch_size, const py::kwargs& kwargs) {
+            m.pipeline();
+            return std::make_shared<TagStream>(m.single, py::iter(xs), kwargs, threads, batch_size);
+          },
+          py::arg("xs"), py::kw_only(), py::arg("threads") = 1, py::arg("batch_size") = 256,
+          "As Pipeline.tag_many.")
+      .def("__repr__", [](const PyModel& m) {
+        return absl::StrCat("Model(", m.path.empty() ? "" : "'" + m.path + "', ",
+                            m.model->num_labels(), " labels, ", m.model->num_state_features(),
+                            " features)");
+      });
+
+  m.def(
+      "_pipeline",
+      [](const std::vector<PyModel>& models) {
+        std::vector<std::shared_ptr<const Model>> ms;
+        for (const PyModel& pm : models) ms.push_back(pm.model);
+        return std::make_shared<PyPipeline>(std::move(ms));
+      },
+      py::arg("models"));
+  m.def(
+      "_shipped_model_path",
+      [](const std::string& file, const std::vector<std::string>& dirs) {
+        return Check(ShippedModelPath(file, dirs));
+      },
+      py::arg("file"), py::arg("dirs"));
+  m.def("_default_model_files", &DefaultModelFiles);
+  m.def("_presets", &FeatureSpec::PresetNames);
+  m.def("_train_options", []() {
+    py::list out;
+    for (const TrainOptionDef& d : TrainOptionTable())
+      out.append(py::make_tuple(d.name, d.default_value, d.help));
+    return out;
+  });
+  m.def("_train", &TrainModel, py::arg("data"), py::kw_only(), py::arg("preset") = py::none(),
+        py::arg("template") = py::none(), py::arg("template_text") = py::none(),
+        py::arg("format") = py::none(), py::arg("label_column") = -1, py::arg("objective") = "crf",
+        py::arg("loss") = py::none(), py::arg("algorithm") = py::none(),
+        py::arg("dev") = py::none(), py::arg("progress") = py::none());
+}

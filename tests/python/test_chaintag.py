@@ -1,0 +1,311 @@
+"""The Python module: loading, tagging with every request, tag_many, training, errors.
+
+Run by ctest with the interpreter the module was built for (PYTHONPATH=build/python).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+
+import chaintag
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CHUNK_MODEL = os.path.join(ROOT, "models", "en-chunk.model")
+POS_MODEL = os.path.join(ROOT, "models", "en-pos.model")
+SENT = [("The", "DT"), ("old", "JJ"), ("man", "NN"), ("saw", "VBD"), ("it", "PRP"), (".", ".")]
+TRAIN = [(["The", "dog", "barks"], ["DT", "NN", "VBZ"]),
+         (["A", "cat", "sleeps"], ["DT", "NN", "VBZ"]),
+         (["The", "cat", "saw", "a", "dog"], ["DT", "NN", "VBD", "DT", "NN"])]
+
+
+def chunks_of(labels):
+    return sum(1 for label in labels if label.startswith("B-"))
+
+
+class LoadTest(unittest.TestCase):
+    def test_default_pipeline_tags_text(self):
+        p = chaintag.load()
+        out = p.tag_text("The old man saw it. He left.")
+        self.assertEqual(len(out), 2)
+        s = out[0]
+        self.assertEqual(s.tokens, ["The", "old", "man", "saw", "it", "."])
+        self.assertEqual(len(s.labels), 2)  # POS, then chunks
+        self.assertEqual(s.labels[0][:3], ["DT", "JJ", "NN"])
+        self.assertEqual(s.labels[1][:3], ["B-NP", "I-NP", "I-NP"])
+        self.assertEqual(s.best, s.labels[1])
+        self.assertEqual(s.offsets[:2], [(0, 3), (4, 7)])
+        self.assertEqual(out[1].offsets[0], (20, 22))
+        self.assertEqual(s.status, "ok")
+        self.assertTrue(0 < s.probability <= 1)
+        self.assertIn("The/DT/B-NP", repr(s))
+
+    def test_default_models_from_environment(self):
+        env = dict(os.environ, CHAINTAG_MODELS="/nonexistent-dir")
+        code = "import chaintag; print(chaintag.default_model_paths())"
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)  # falls back to the build tree's models
+        self.assertIn("en-pos.model", r.stdout)
+
+    def test_import_does_not_need_numpy(self):
+        code = "import sys, chaintag; chaintag.load(); print('numpy' in sys.modules)"
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        self.assertEqual(r.stdout.strip(), "False", r.stderr)
+
+    def test_model_load_labels_info_save(self):
+        m = chaintag.Model.load(CHUNK_MODEL)
+        self.assertIn("B-NP", m.labels)
+        info = m.info()
+        self.assertEqual(info["labels"], m.labels)
+        self.assertGreater(info["num_state_features"], 0)
+        self.assertIn("objective", info["metadata"])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "copy.model")
+            m.save(path, compress=True)
+            again = chaintag.Model.load(path)
+            self.assertEqual(again.tag(SENT).labels, m.tag(SENT).labels)
+        self.assertIn("Model", chaintag.Model.__doc__)
+
+    def test_pipeline_of_model_objects(self):
+        pos = chaintag.Model.load(POS_MODEL)
+        chunk = chaintag.Model.load(CHUNK_MODEL)
+        p = chaintag.load(pos, chunk)
+        s = p.tag(["The", "old", "man"])
+        self.assertEqual(s.labels, [["DT", "JJ", "NN"], ["B-NP", "I-NP", "I-NP"]])
+        self.assertEqual(p.labels, chunk.labels)
+
+
+class TagTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.m = chaintag.Model.load(CHUNK_MODEL)
+
+    def test_plain_and_text(self):
+        s = self.m.tag(SENT)
+        self.assertEqual(s.labels, [["B-NP", "I-NP", "I-NP", "B-VP", "B-NP", "O"]])
+        self.assertEqual(len(s.solutions), 1)
+        self.assertAlmostEqual(s.solutions[0].score, s.score)
+        self.assertIsNone(self.m.tag(SENT, probability=False).probability)
+
+    def test_kbest_is_sorted_distinct_and_starts_with_the_best(self):
+        best = self.m.tag(SENT)
+        s = self.m.tag(SENT, kbest=5)
+        self.assertEqual(len(s.solutions), 5)
+        self.assertEqual(s.solutions[0].labels, best.best)
+        scores = [x.score for x in s.solutions]
+        self.assertEqual(scores, sorted(scores, reverse=True))
+        self.assertEqual(len({tuple(x.labels) for x in s.solutions}), 5)
+        self.assertEqual([x.rank for x in s.solutions], [1, 2, 3, 4, 5])
+        self.assertLessEqual(sum(x.probability for x in s.solutions), 1.0 + 1e-9)
+
+    def test_diverse(self):
+        s = self.m.tag(SENT, diverse=3, min_distance=2)
+        sols = [x.labels for x in s.solutions]
+        for i in range(len(sols)):
+            for j in range(i):
+                self.assertGreaterEqual(sum(a != b for a, b in zip(sols[i], sols[j])), 2)
+        chunks = self.m.tag(SENT, diverse=2, diversity="chunks")
+        self.assertEqual(len(chunks.solutions), 2)
+
+    def test_counts(self):
+        s = self.m.tag(SENT, counts={"chunk:NP": (3, None)})
+        self.assertGreaterEqual(sum(1 for y in s.best if y == "B-NP"), 3)
+        s = self.m.tag(SENT, counts={"B-NP": 1})
+        self.assertEqual(s.best.count("B-NP"), 1)
+        s = self.m.tag(SENT, counts=["B-VP=0..0"])
+        self.assertNotIn("B-VP", s.best)
+        s = self.m.tag(SENT, counts={"chunk:NP": (7, None)})
+        self.assertEqual(s.status, "infeasible")
+        self.assertIsNone(s.best)
+        self.assertIsNone(s.score)
+
+    def test_score_range(self):
+        best = self.m.tag(SENT)
+        s = self.m.tag(SENT, score_range=(None, best.score - 5))
+        self.assertEqual(s.status, "ok")
+        self.assertLessEqual(s.score, best.score - 5 + 1e-6)
+        self.assertIsNotNone(s.score_resolution)
+
+    def test_exclude_and_forced(self):
+        best = self.m.tag(SENT)
+        s = self.m.tag(SENT, exclude=[best.best])
+        self.assertNotEqual(s.best, best.best)
+        self.assertEqual(s.best, self.m.tag(SENT, kbest=2).solutions[1].labels)
+        s = self.m.tag(SENT, forced={1: "B-NP"})
+        self.assertEqual(s.best[1], "B-NP")
+        s = self.m.tag(SENT, forced=[None, None, "B-VP", None, None, None])
+        self.assertEqual(s.best[2], "B-VP")
+
+    def test_marginals(self):
+        s = self.m.tag(SENT, marginals=True)
+        self.assertEqual(s.marginals.shape, (len(SENT), len(self.m.labels)))
+        self.assertEqual(s.label_names, self.m.labels)
+        for row in s.marginals:
+            self.assertAlmostEqual(float(row.sum()), 1.0, places=6)
+        argmax = [s.label_names[int(row.argmax())] for row in s.marginals]
+        self.assertEqual(argmax[0], "B-NP")
+        self.assertIsNone(self.m.tag(SENT).marginals)
+
+    def test_too_large(self):
+        s = self.m.tag(SENT * 50, kbest=100000, max_memory_mb=1)
+        self.assertEqual(s.status, "too_large")
+        self.assertTrue(s.status_reason)
+
+    def test_errors(self):
+        with self.assertRaises(FileNotFoundError):
+            chaintag.Model.load("/nonexistent/x.model")
+        with tempfile.NamedTemporaryFile(suffix=".model") as f:
+            f.write(b"not a model")
+            f.flush()
+            with self.assertRaises(ValueError):
+                chaintag.Model.load(f.name)
+        with self.assertRaises(ValueError):
+            self.m.tag(["only", "words"])  # the chunker reads a POS column
+        with self.assertRaises(ValueError):
+            self.m.tag([])
+        with self.assertRaises(TypeError):
+            self.m.tag("The old man")
+        with self.assertRaises(ValueError):
+            self.m.tag([("a", "DT"), ("b",)])
+        with self.assertRaises(TypeError):
+            self.m.tag(SENT, kbets=2)
+        with self.assertRaises(ValueError):
+            self.m.tag(SENT, counts={"NOPE": 1})
+        with self.assertRaises(ValueError):
+            self.m.tag(SENT, kbest=-1)
+        with self.assertRaises(ValueError):
+            self.m.tag(SENT, score_range=(3, 1))
+        with self.assertRaises(ValueError):
+            self.m.tag(SENT, forced={1: "NOT-A-LABEL"})
+        with self.assertRaises(ValueError):
+            self.m.tag(SENT, forced={10: "B-NP"})
+        with self.assertRaises(ValueError):
+            self.m.tag(SENT, exclude=[["B-NP"]])
+        with self.assertRaises(ValueError):
+            self.m.tag(SENT, diversity="nope")
+        with self.assertRaises(ValueError):
+            list(self.m.tag_many([SENT], forced={1: "B-NP"}))
+
+
+class TagManyTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.m = chaintag.Model.load(CHUNK_MODEL)
+        words = ["The", "old", "man", "saw", "a", "dog", "near", "the", "river", "."]
+        tags = ["DT", "JJ", "NN", "VBD", "DT", "NN", "IN", "DT", "NN", "."]
+        cls.sents = [list(zip(words[: 2 + i % 8], tags[: 2 + i % 8])) for i in range(600)]
+
+    def test_order_and_threads(self):
+        one = [s.best for s in self.m.tag_many(self.sents, threads=1, batch_size=64)]
+        two = [s.best for s in self.m.tag_many(iter(self.sents), threads=2, batch_size=50)]
+        self.assertEqual(one, two)
+        self.assertEqual(one, [self.m.tag(s).best for s in self.sents])
+        stream = self.m.tag_many(self.sents[:10], kbest=2)
+        got = list(stream)
+        self.assertEqual(len(got[0].solutions), 2)
+        self.assertEqual(stream.sentences, 10)
+
+    def test_streams_lazily(self):
+        pulled = []
+
+        def source():
+            for i, s in enumerate(self.sents):
+                pulled.append(i)
+                yield s
+
+        it = self.m.tag_many(source(), batch_size=10)
+        next(it)
+        self.assertEqual(len(pulled), 10)
+
+    def test_releases_the_gil_while_tagging(self):
+        # With a huge switch interval the interpreter never takes the GIL from the main thread;
+        # the helper thread can count only while the module has released it.
+        counter = [0]
+        stop = threading.Event()
+
+        def spin():
+            while not stop.is_set():
+                counter[0] += 1
+                stop.wait(0.0001)
+
+        old = sys.getswitchinterval()
+        sys.setswitchinterval(1000)
+        try:
+            t = threading.Thread(target=spin)
+            t.start()
+            stream = self.m.tag_many(self.sents * 10, batch_size=6000, probability=True)
+            before = counter[0]
+            next(stream)  # tags the whole batch
+            after = counter[0]
+        finally:
+            sys.setswitchinterval(old)
+            stop.set()
+            t.join()
+        self.assertGreater(after, before)
+
+    def test_bad_item_raises(self):
+        with self.assertRaises(TypeError):
+            list(self.m.tag_many([SENT, 5]))
+
+
+class TrainTest(unittest.TestCase):
+    def test_in_memory(self):
+        iterations = []
+        m = chaintag.train(TRAIN, preset="pos", c2=0.1, max_iterations=30,
+                           progress=lambda d: iterations.append(d["iteration"]))
+        self.assertTrue(iterations)
+        self.assertEqual(sorted(m.labels), ["DT", "NN", "VBD", "VBZ"])
+        self.assertEqual(m.tag(["The", "cat", "sleeps"]).best, ["DT", "NN", "VBZ"])
+        self.assertEqual(m.info()["metadata"]["c2"], "0.1")
+
+    def test_objectives_and_dev(self):
+        m = chaintag.train(TRAIN, preset="pos", objective="ssvm-margin", loss="hamming",
+                           max_iterations=5, dev=TRAIN[:1])
+        self.assertEqual(m.info()["metadata"]["objective"], "ssvm-margin")
+        p = chaintag.train(TRAIN, template_text="w[0]\nw[-1]\n", algorithm="perceptron",
+                           max_iterations=3)
+        self.assertEqual(p.tag(["The", "dog"]).best[0], "DT")
+
+    def test_from_file_and_save(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "train.conll")
+            with open(path, "w") as f:
+                for words, labels in TRAIN:
+                    for w, l in zip(words, labels):
+                        f.write(f"{w}\t{l}\n")
+                    f.write("\n")
+            m = chaintag.train(path, preset="pos", max_iterations=20)
+            out = os.path.join(d, "m.model")
+            m.save(out)
+            self.assertEqual(chaintag.Model.load(out).tag(["A", "dog"]).best, ["DT", "NN"])
+            self.assertEqual(chaintag.Model.load(out).info()["metadata"]["training_files"], path)
+
+    def test_progress_exception_is_raised(self):
+        def boom(d):
+            raise RuntimeError("stop")
+
+        with self.assertRaises(RuntimeError):
+            chaintag.train(TRAIN, preset="pos", max_iterations=3, progress=boom)
+
+    def test_errors(self):
+        with self.assertRaises(ValueError):
+            chaintag.train(TRAIN)  # no templates
+        with self.assertRaises(ValueError):
+            chaintag.train(TRAIN, preset="nope")
+        with self.assertRaises(ValueError):
+            chaintag.train(TRAIN, preset="pos", c9=1)
+        with self.assertRaises(ValueError):
+            chaintag.train(TRAIN, preset="pos", objective="nope")
+        with self.assertRaises(ValueError):
+            chaintag.train([(["a", "b"], ["X"])], preset="pos")
+        with self.assertRaises(ValueError):
+            chaintag.train(TRAIN, preset="pos", early_stopping=2)
+        with self.assertRaises(FileNotFoundError):
+            chaintag.train("/nonexistent/train.conll", preset="pos")
+        with self.assertRaises(ValueError):
+            chaintag.train([], preset="pos")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,61 @@
+// ShippedModelPath: $CHAINTAG_MODELS first, then the caller's directories, and a NotFound that
+// names every directory tried.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "chaintag/tagging.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ShippedModelsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) / "shipped_models_test";
+    std::filesystem::create_directories(dir_ / "a");
+    std::filesystem::create_directories(dir_ / "b");
+    std::ofstream(dir_ / "a" / "x.model") << "a";
+    std::ofstream(dir_ / "b" / "x.model") << "b";
+    unsetenv("CHAINTAG_MODELS");
+  }
+  void TearDown() override {
+    unsetenv("CHAINTAG_MODELS");
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ShippedModelsTest, DefaultPipelineIsPosThenChunk) {
+  EXPECT_EQ(DefaultModelFiles(), (std::vector<std::string>{"en-pos.model", "en-chunk.model"}));
+}
+
+TEST_F(ShippedModelsTest, ExtraDirectoriesInOrder) {
+  auto path = ShippedModelPath(
+      "x.model", {(dir_ / "missing").string(), (dir_ / "b").string(), (dir_ / "a").string()});
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_EQ(*path, (dir_ / "b" / "x.model").string());
+}
+
+TEST_F(ShippedModelsTest, EnvironmentComesFirst) {
+  setenv("CHAINTAG_MODELS", (dir_ / "a").c_str(), 1);
+  auto path = ShippedModelPath("x.model", {(dir_ / "b").string()});
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_EQ(*path, (dir_ / "a" / "x.model").string());
+}
+
+TEST_F(ShippedModelsTest, NotFoundNamesTheDirectories) {
+  auto path = ShippedModelPath("nothing.model", {(dir_ / "b").string()});
+  ASSERT_FALSE(path.ok());
+  EXPECT_EQ(path.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(path.status().message(), HasSubstr((dir_ / "b").string()));
+  EXPECT_THAT(path.status().message(), HasSubstr("CHAINTAG_MODELS"));
+}
+
+}  // namespace
+}  // namespace chaintag
