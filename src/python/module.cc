@@ -358,7 +358,8 @@ class PyPipeline {
   const Model& last() const { return *models_.back(); }
 
   // Python objects for a tagged sentence; `tokens` is a list of str.
-  PySentence Convert(const Tagged& t, py::list tokens, py::object offsets) const {
+  // `probability`: whether P(y|x) was computed (else Solution.probability is None).
+  PySentence Convert(const Tagged& t, py::list tokens, py::object offsets, bool probability) const {
     PySentence s;
     s.tokens = std::move(tokens);
     s.offsets = std::move(offsets);
@@ -372,7 +373,7 @@ class PyPipeline {
       p.rank = sol.rank;
       p.labels = Names(last_index, sol.labels);
       p.score = sol.score;
-      p.probability = last_probability_ ? py::object(py::float_(sol.probability)) : py::none();
+      p.probability = probability ? py::object(py::float_(sol.probability)) : py::none();
       s.solutions.append(py::cast(std::move(p)));
     }
     if (t.solutions.empty()) {
@@ -393,7 +394,6 @@ class PyPipeline {
     }
     return s;
   }
-  void set_last_probability(bool p) { last_probability_ = p; }
 
  private:
   py::list Names(size_t model, const std::vector<int>& ids) const {
@@ -409,7 +409,6 @@ class PyPipeline {
   std::vector<std::shared_ptr<const Model>> models_;
   std::vector<const Model*> ptrs_;
   std::vector<py::list> label_strs_;
-  bool last_probability_ = true;
 };
 
 py::list TokensOf(const Sentence& s) {
@@ -457,10 +456,9 @@ std::vector<PySentence> TagSentences(PyPipeline& p, std::vector<TagResult> input
     if (status.ok()) status = tagger.Flush();
   }
   Check(status);
-  p.set_last_probability(request.probability);
   std::vector<PySentence> out;
   for (size_t i = 0; i < tagged.size(); ++i)
-    out.push_back(p.Convert(tagged[i], tokens[i], offsets[i]));
+    out.push_back(p.Convert(tagged[i], tokens[i], offsets[i], request.probability));
   return out;
 }
 
@@ -568,9 +566,8 @@ class TagStream {
       done_ = true;
       Raise(status);
     }
-    pipeline_->set_last_probability(request_.probability);
     for (size_t i = 0; i < tagged_.size(); ++i)
-      ready_.push_back(pipeline_->Convert(tagged_[i], tokens[i], py::none()));
+      ready_.push_back(pipeline_->Convert(tagged_[i], tokens[i], py::none(), request_.probability));
     tagged_.clear();
   }
 
@@ -988,7 +985,12 @@ with the same methods as a Pipeline (tag, tag_text, tag_many).)")
           py::arg("path"), py::arg("compress") = false,
           "Writes the model file atomically; compress=True writes it gzip-compressed.")
       .def(
-          "pipeline", [](PyModel& m) { return m.pipeline(); }, "This model alone as a Pipeline.")
+          "pipeline",
+          [](PyModel& m) {
+            m.pipeline();
+            return m.single;
+          },
+          "This model alone as a Pipeline.")
       .def(
           "tag",
           [](PyModel& m, const py::object& x, const py::kwargs& kw) {

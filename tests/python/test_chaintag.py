@@ -74,6 +74,8 @@ class LoadTest(unittest.TestCase):
         s = p.tag(["The", "old", "man"])
         self.assertEqual(s.labels, [["DT", "JJ", "NN"], ["B-NP", "I-NP", "I-NP"]])
         self.assertEqual(p.labels, chunk.labels)
+        self.assertEqual(chunk.pipeline().tag(SENT).labels, chunk.tag(SENT).labels)
+        self.assertEqual(len(p.models), 2)
 
 
 class TagTest(unittest.TestCase):

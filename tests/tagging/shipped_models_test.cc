@@ -14,10 +14,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class ShippedModelsTest : public ::testing::Test {
+class ShippedModelPathTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) / "shipped_models_test";
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           (std::string("shipped_model_path_") +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_ / "a");
     std::filesystem::create_directories(dir_ / "b");
     std::ofstream(dir_ / "a" / "x.model") << "a";
@@ -31,25 +33,25 @@ class ShippedModelsTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-TEST_F(ShippedModelsTest, DefaultPipelineIsPosThenChunk) {
+TEST_F(ShippedModelPathTest, DefaultPipelineIsPosThenChunk) {
   EXPECT_EQ(DefaultModelFiles(), (std::vector<std::string>{"en-pos.model", "en-chunk.model"}));
 }
 
-TEST_F(ShippedModelsTest, ExtraDirectoriesInOrder) {
+TEST_F(ShippedModelPathTest, ExtraDirectoriesInOrder) {
   auto path = ShippedModelPath(
       "x.model", {(dir_ / "missing").string(), (dir_ / "b").string(), (dir_ / "a").string()});
   ASSERT_TRUE(path.ok()) << path.status();
   EXPECT_EQ(*path, (dir_ / "b" / "x.model").string());
 }
 
-TEST_F(ShippedModelsTest, EnvironmentComesFirst) {
+TEST_F(ShippedModelPathTest, EnvironmentComesFirst) {
   setenv("CHAINTAG_MODELS", (dir_ / "a").c_str(), 1);
   auto path = ShippedModelPath("x.model", {(dir_ / "b").string()});
   ASSERT_TRUE(path.ok()) << path.status();
   EXPECT_EQ(*path, (dir_ / "a" / "x.model").string());
 }
 
-TEST_F(ShippedModelsTest, NotFoundNamesTheDirectories) {
+TEST_F(ShippedModelPathTest, NotFoundNamesTheDirectories) {
   auto path = ShippedModelPath("nothing.model", {(dir_ / "b").string()});
   ASSERT_FALSE(path.ok());
   EXPECT_EQ(path.status().code(), absl::StatusCode::kNotFound);
