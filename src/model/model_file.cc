@@ -339,6 +339,28 @@ class ByteReader {
     *v = static_cast<double>(std::bit_cast<float>(u));
     return absl::OkStatus();
   }
+  // Arrays of little-endian 32-bit values: one bounds check for the whole run.
+  absl::Status I32Array(absl::Span<int32_t> out, absl::string_view what) {
+    if (absl::Status s = Need(uint64_t{out.size()} * 4, what); !s.ok()) return s;
+    const auto* p = reinterpret_cast<const unsigned char*>(data_.data() + pos_);
+    for (size_t i = 0; i < out.size(); ++i, p += 4) {
+      out[i] = static_cast<int32_t>(uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
+                                    uint32_t{p[3]} << 24);
+    }
+    pos_ += out.size() * 4;
+    return absl::OkStatus();
+  }
+  absl::Status F32Array(absl::Span<double> out, absl::string_view what) {
+    if (absl::Status s = Need(uint64_t{out.size()} * 4, what); !s.ok()) return s;
+    const auto* p = reinterpret_cast<const unsigned char*>(data_.data() + pos_);
+    for (size_t i = 0; i < out.size(); ++i, p += 4) {
+      const uint32_t u =
+          uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+      out[i] = static_cast<double>(std::bit_cast<float>(u));
+    }
+    pos_ += out.size() * 4;
+    return absl::OkStatus();
+  }
   absl::Status String(std::string* v, absl::string_view what) {
     uint32_t n = 0;
     if (absl::Status s = U32(&n, what); !s.ok()) return s;
@@ -409,9 +431,19 @@ absl::Status CheckStrings(const Model& model, const std::string& name) {
   using model_file::StringRule;
   CHAINTAG_RETURN_IF_ERROR(
       CheckModelString(model.spec().text(), StringRule::kText, "the template text", name));
+  // Printable ASCII passes every rule but a name's non-emptiness: most attributes and cells take
+  // this scan alone, and a description for the message is built only for the others.
+  auto printable_ascii = [](std::string_view text) {
+    for (const char c : text) {
+      if (c < 0x20 || c > 0x7E) return false;
+    }
+    return true;
+  };
   for (int a = 0; a < model.attributes().size(); ++a) {
-    CHAINTAG_RETURN_IF_ERROR(CheckModelString(model.attributes().name_view(a), StringRule::kLine,
-                                              absl::StrCat("attribute ", a + 1), name));
+    const std::string_view text = model.attributes().name_view(a);
+    if (printable_ascii(text)) continue;
+    CHAINTAG_RETURN_IF_ERROR(
+        CheckModelString(text, StringRule::kLine, absl::StrCat("attribute ", a + 1), name));
   }
   for (size_t i = 0; i < model.metadata().size(); ++i) {
     const auto& [key, value] = model.metadata()[i];
@@ -423,6 +455,7 @@ absl::Status CheckStrings(const Model& model, const std::string& name) {
   for (size_t k = 0; k < model.self_tests().size(); ++k) {
     for (const std::vector<std::string>& column : model.self_tests()[k].sentence.columns) {
       for (const std::string& cell : column) {
+        if (printable_ascii(cell)) continue;
         CHAINTAG_RETURN_IF_ERROR(CheckModelString(
             cell, StringRule::kCell, absl::StrCat("a cell of self-test ", k + 1), name));
       }
@@ -911,15 +944,13 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     }
     parameters.num_labels = static_cast<int>(n);
     parameters.attribute_offsets.resize(uint64_t{num_attr} + 1);
-    for (int32_t& off : parameters.attribute_offsets) {
-      CHAINTAG_RETURN_IF_ERROR(r.I32(&off, "attribute offsets"));
-    }
+    CHAINTAG_RETURN_IF_ERROR(
+        r.I32Array(absl::MakeSpan(parameters.attribute_offsets), "attribute offsets"));
     parameters.feature_labels.resize(num_features);
-    for (int32_t& label : parameters.feature_labels) {
-      CHAINTAG_RETURN_IF_ERROR(r.I32(&label, "feature labels"));
-    }
+    CHAINTAG_RETURN_IF_ERROR(
+        r.I32Array(absl::MakeSpan(parameters.feature_labels), "feature labels"));
     parameters.weights.resize(num_features + uint64_t{n} * n + 2 * uint64_t{n});
-    for (double& w : parameters.weights) CHAINTAG_RETURN_IF_ERROR(r.F32(&w, "weights"));
+    CHAINTAG_RETURN_IF_ERROR(r.F32Array(absl::MakeSpan(parameters.weights), "weights"));
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
   }
   TransitionMask mask;
