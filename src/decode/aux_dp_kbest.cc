@@ -12,6 +12,27 @@
 #include "chaintag/aux_dp.h"
 
 namespace chaintag {
+namespace {
+
+// A heap item of the k-best searches makes a new path from `parent` by taking candidate `rank` at
+// `level` (the node at position `level`, or the sink when level == M) and the best candidates
+// below it; best score first, insertion order breaking ties deterministically.
+struct DeviationItem {
+  double score;
+  int64_t seq;
+  int parent;
+  int level;
+  int rank;
+};
+struct WorseDeviation {
+  bool operator()(const DeviationItem& a, const DeviationItem& b) const {
+    return a.score < b.score || (a.score == b.score && a.seq > b.seq);
+  }
+};
+using DeviationHeap =
+    std::priority_queue<DeviationItem, std::vector<DeviationItem>, WorseDeviation>;
+
+}  // namespace
 
 AuxDpDecoder::Node* AuxDpDecoder::GetNode(int position, int label, int state) {
   const int64_t key = (static_cast<int64_t>(position) * n_ + label) * num_states_ + state;
@@ -80,26 +101,14 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::KBest(int k) {
   if (sink->candidates.empty()) {
     return absl::NotFoundError("infeasible: no labeling satisfies the constraints");
   }
-  // A heap item makes a new path from `parent` by taking candidate `rank` at `level` (the node at
-  // position `level`, or the sink when level == M) and the best candidates below it.
-  struct Item {
-    double score;
-    int64_t seq;  // insertion order breaks score ties deterministically
-    int parent;
-    int level;
-    int rank;
-  };
-  auto worse = [](const Item& a, const Item& b) {
-    return a.score < b.score || (a.score == b.score && a.seq > b.seq);
-  };
-  std::priority_queue<Item, std::vector<Item>, decltype(worse)> heap(worse);
+  DeviationHeap heap;
   int64_t seq = 0;
   std::vector<Path> paths;
   paths.reserve(std::min(k, 1024));
   // Memory of one more path: its labels and states, the labeling returned, and at most M heap
   // items it pushes; nodes are counted as GetNode makes them.
   const int64_t per_path =
-      int64_t{m_} * (3 * sizeof(int) + sizeof(Item)) + sizeof(Path) + sizeof(Labeling);
+      int64_t{m_} * (3 * sizeof(int) + sizeof(DeviationItem)) + sizeof(Path) + sizeof(Labeling);
   heap.push({sink->candidates[0].value, seq++, -1, m_, 0});
   while (!heap.empty() && static_cast<int>(out.size()) < k) {
     kbest_bytes_ += per_path;
@@ -108,7 +117,7 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::KBest(int k) {
           "k-best needs more than ", max_bytes_ >> 20, " MB (the limit) after ", out.size(), " of ",
           k, " labelings of a ", m_, "-token sentence; ask for fewer"));
     }
-    const Item item = heap.top();
+    const DeviationItem item = heap.top();
     heap.pop();
     Path path;
     path.score = item.score;
@@ -256,17 +265,7 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::ChainKBest(const Lattice& la
   if (chain_row_size_[sink] == 0) {
     return absl::NotFoundError("infeasible: no labeling satisfies the constraints");
   }
-  struct Item {
-    double score;
-    int64_t seq;
-    int parent;
-    int level;
-    int rank;
-  };
-  auto worse = [](const Item& a, const Item& b) {
-    return a.score < b.score || (a.score == b.score && a.seq > b.seq);
-  };
-  std::priority_queue<Item, std::vector<Item>, decltype(worse)> heap(worse);
+  DeviationHeap heap;
   int64_t seq = 0;
   std::vector<int> labels;  // path j's labels at [j * m, (j + 1) * m)
   heap.push({chain_rows_[chain_row_[sink]].value, seq++, -1, m, 0});
@@ -274,16 +273,17 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::ChainKBest(const Lattice& la
     // What is held: the tables and candidate rows, the paths' labels, the heap and the output
     // (vectors counted at twice their size for the slack of their growth).
     bytes = table_bytes +
-            static_cast<int64_t>(
-                chain_rows_.capacity() * sizeof(Candidate) + labels.capacity() * sizeof(int) +
-                2 * (heap.size() + m) * sizeof(Item) + 2 * (out.size() + 1) * sizeof(Labeling)) +
+            static_cast<int64_t>(chain_rows_.capacity() * sizeof(Candidate) +
+                                 labels.capacity() * sizeof(int) +
+                                 2 * (heap.size() + m) * sizeof(DeviationItem) +
+                                 2 * (out.size() + 1) * sizeof(Labeling)) +
             static_cast<int64_t>(out.size() + 1) * (int64_t{m} * sizeof(int) + 16);
     if (bytes > max_bytes_) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "k-best needs more than ", max_bytes_ >> 20, " MB (the limit) after ", out.size(), " of ",
           k, " labelings of a ", m, "-token sentence; ask for fewer"));
     }
-    const Item item = heap.top();
+    const DeviationItem item = heap.top();
     heap.pop();
     const int id = static_cast<int>(out.size());
     labels.resize(static_cast<size_t>(id + 1) * m);

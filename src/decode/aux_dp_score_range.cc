@@ -16,6 +16,18 @@
 namespace chaintag {
 namespace {
 
+absl::Status CheckRangeArguments(double lower, double upper, double resolution) {
+  if (!(lower <= upper)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("score range ", lower, "..", upper, ": expected lower <= upper"));
+  }
+  if (!(resolution > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("score resolution ", resolution, ": expected a positive number"));
+  }
+  return absl::OkStatus();
+}
+
 constexpr int64_t kNoIncrement = std::numeric_limits<int64_t>::min();
 constexpr double kPosInf = std::numeric_limits<double>::infinity();
 
@@ -44,14 +56,7 @@ struct ScoreRangeLayout {
 absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create(
     const Lattice& lattice, double lower, double upper, double resolution, int max_states,
     bool refine_narrow) {
-  if (!(lower <= upper)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("score range ", lower, "..", upper, ": expected lower <= upper"));
-  }
-  if (!(resolution > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("score resolution ", resolution, ": expected a positive number"));
-  }
+  if (absl::Status st = CheckRangeArguments(lower, upper, resolution); !st.ok()) return st;
   std::unique_ptr<ScoreRangeStatistic> s(new ScoreRangeStatistic());
   const int m = lattice.size();
   const int n = lattice.num_labels();
@@ -263,14 +268,7 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
                                           absl::Span<const Statistic* const> constraints,
                                           double* used_resolution, int max_states,
                                           int64_t max_bytes) {
-  if (!(lower <= upper)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("score range ", lower, "..", upper, ": expected lower <= upper"));
-  }
-  if (!(resolution > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("score resolution ", resolution, ": expected a positive number"));
-  }
+  if (absl::Status st = CheckRangeArguments(lower, upper, resolution); !st.ok()) return st;
   // When the best labeling (under the constraints) already scores in range, the range does not
   // bind and that labeling is the exact answer: one Viterbi instead of building
   // the quantised state space and running two range DPs.
