@@ -76,6 +76,11 @@ int RunEval(const std::vector<std::string>& args) {
     auto loaded = Model::Load(vm["model"].as<std::string>());
     if (!loaded.ok()) return Fail(cmd, loaded.status());
     model.emplace(std::move(*loaded));
+    if (bound_term && model->latent()) {
+      return UsageError(cmd,
+                        "--bound-term is not supported on a latent-dynamic model (its lattice is "
+                        "over hidden states)");
+    }
     tagger.emplace(*model);
   } else {
     if (reader_options->format != CorpusFormat::kConll) {

@@ -267,11 +267,13 @@ absl::StatusOr<LatentDecodeResult> LdiDecode(const Lattice& hidden, const Latent
   absl::flat_hash_map<std::vector<int>, int> seen;  // labeling -> index in result.solutions
   std::vector<int> path(m);
   double found = 0.0;  // probability of the labelings found
-  std::vector<double> top;
+  int64_t labeling_bytes = 0;
+  // The k largest probabilities found (a min-heap), so the k-th is at the top in O(log k).
+  std::priority_queue<double, std::vector<double>, std::greater<>> top;
   bool exhausted = true;
   while (!open.empty()) {
     if (result.hidden_paths >= options.max_paths ||
-        static_cast<int64_t>(nodes.size()) * kBytesPerNode > options.max_bytes ||
+        static_cast<int64_t>(nodes.size()) * kBytesPerNode + labeling_bytes > options.max_bytes ||
         nodes.size() + h >= static_cast<size_t>(INT32_MAX)) {
       exhausted = false;
       break;
@@ -295,18 +297,18 @@ absl::StatusOr<LatentDecodeResult> LdiDecode(const Lattice& hidden, const Latent
     }
     auto [it, inserted] = seen.try_emplace(path, static_cast<int>(result.solutions.size()));
     if (!inserted) continue;
+    // The labeling is kept twice (solution and key), with its vector and hash-slot overheads.
+    labeling_bytes += 2 * (static_cast<int64_t>(m) * sizeof(int) + 64);
     LatentSolution solution;
     solution.labels = path;
     solution.log_score = LabelingLogScore(hidden, layout, path, scratch);
     solution.probability = std::exp(solution.log_score - result.log_z);
     found += solution.probability;
     result.solutions.push_back(std::move(solution));
-    if (static_cast<int>(result.solutions.size()) < options.k) continue;
-    // The k-th most probable labeling found so far.
-    top.clear();
-    for (const LatentSolution& s : result.solutions) top.push_back(s.probability);
-    std::nth_element(top.begin(), top.begin() + (options.k - 1), top.end(), std::greater<>());
-    if (Certifies(top[options.k - 1], found)) {
+    top.push(result.solutions.back().probability);
+    if (static_cast<int>(top.size()) > options.k) top.pop();
+    if (static_cast<int>(top.size()) < options.k) continue;
+    if (Certifies(top.top(), found)) {
       result.exact = true;
       break;
     }

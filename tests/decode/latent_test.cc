@@ -257,6 +257,18 @@ TEST(LatentDecodeTest, EmptySentenceAndBadArguments) {
   EXPECT_TRUE(r->solutions[0].labels.empty());
   Lattice wrong(2, 3);
   EXPECT_FALSE(LdiDecode(wrong, *layout, LdiOptions()).ok());
+  // A memory bound that stops the search at once still answers (the best hidden path's labeling),
+  // not certified.
+  std::mt19937 rng(3);
+  const Problem p = RandomProblem(rng, 0.0, 20000);
+  LdiOptions tiny;
+  tiny.max_bytes = 1;
+  absl::StatusOr<LatentDecodeResult> bounded = LdiDecode(p.lattice, p.layout, tiny);
+  ASSERT_TRUE(bounded.ok());
+  EXPECT_FALSE(bounded->exact);
+  ASSERT_EQ(bounded->solutions.size(), 1u);
+  EXPECT_EQ(bounded->solutions[0].labels,
+            BestHiddenPathDecode(p.lattice, p.layout)->solutions[0].labels);
   LdiOptions bad;
   bad.max_paths = 0;
   EXPECT_FALSE(LdiDecode(Lattice(2, 4), *layout, bad).ok());

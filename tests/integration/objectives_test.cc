@@ -190,6 +190,11 @@ TEST(LatentCliTest, TrainInfoAndTagWithEveryDecoder) {
   EXPECT_FALSE(std::ifstream(out).good());  // no partial output file
   RunResult bad = RunChaintag("tag -m '" + model + "' --latent-decoder viterbi " + kFixture);
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  RunResult bound = RunChaintag("eval -m '" + model + "' --bound-term " + kFixture);
+  EXPECT_EQ(bound.exit_code, 2) << bound.err;
+  EXPECT_THAT(bound.err, HasSubstr("latent-dynamic"));
+  RunResult eval = RunChaintag("eval -m '" + model + "' " + kFixture);
+  EXPECT_EQ(eval.exit_code, 0) << eval.err;
 }
 
 }  // namespace

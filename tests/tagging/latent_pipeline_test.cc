@@ -87,7 +87,9 @@ TEST(LatentPipelineTest, KBestIsLdiOnTheTaggersLattice) {
       EXPECT_EQ(r.solutions[i].probability, ldi->solutions[i].probability);
       EXPECT_EQ(r.solutions[i].rank, static_cast<int>(i) + 1);
       EXPECT_EQ(r.solutions[i].names.size(), s.columns[0].size());
-      if (i > 0) EXPECT_LE(r.solutions[i].probability, r.solutions[i - 1].probability);
+      if (i > 0) {
+        EXPECT_LE(r.solutions[i].probability, r.solutions[i - 1].probability);
+      }
     }
   }
 }
