@@ -192,6 +192,10 @@ struct TrainOptionDef {
   std::string help;
   std::function<absl::Status(TrainOptions*, std::string_view)> set;
   std::function<std::string(const TrainOptions&)> get;
+  // Recorded in the model metadata only when this returns true (null: always). An option added
+  // for one objective is recorded only for it, so models of the other objectives stay
+  // byte-identical to those trained before the option existed (tools/train-models.sh).
+  std::function<bool(const TrainOptions&)> recorded;
 };
 const std::vector<TrainOptionDef>& TrainOptionTable();
 // Sets option `name` from text (errors name the option and the expected values).

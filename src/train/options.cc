@@ -239,6 +239,7 @@ std::vector<TrainOptionDef> MakeTable() {
       "ldcrf: hidden states per label, K or LABEL=K,... (labels not named get 1, or the bare "
       "number in the list: 'B-NP=4,I-NP=4,2'); empty: 2 per label",
       &TrainOptions::latent));
+  table.back().recorded = [](const TrainOptions& o) { return o.objective == Objective::kLdcrf; };
   return table;
 }
 

@@ -191,7 +191,9 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   builder.Prune();
   builder.SetInputOptions(info.input);
   if (!latent.empty()) builder.SetLatentLayout(latent);
-  for (const TrainOptionDef& def : TrainOptionTable()) builder.AddMetadata(def.name, def.get(o));
+  for (const TrainOptionDef& def : TrainOptionTable()) {
+    if (!def.recorded || def.recorded(o)) builder.AddMetadata(def.name, def.get(o));
+  }
   builder.AddMetadata("training_sentences", absl::StrCat(num_sentences));
   builder.AddMetadata("training_tokens", absl::StrCat(num_tokens));
   builder.AddMetadata("attributes_before_pruning", absl::StrCat(num_attributes));

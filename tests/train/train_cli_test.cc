@@ -50,6 +50,10 @@ TEST(TrainCliTest, InfoShowsOptionsIterationsAndInputOptions) {
   r = RunChaintag("info '" + model + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const TrainOptionDef& def : TrainOptionTable()) {
+    if (def.name == "latent") {  // an ldcrf option: not recorded for a CRF
+      EXPECT_EQ(r.out.find("\n  " + def.name + " "), std::string::npos) << r.out;
+      continue;
+    }
     EXPECT_NE(r.out.find("\n  " + def.name + " "), std::string::npos) << def.name << "\n" << r.out;
   }
   EXPECT_NE(r.out.find("\n  c2                   0.5\n"), std::string::npos) << r.out;
