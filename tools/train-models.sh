@@ -48,8 +48,11 @@ for m in "${models[@]}"; do
       for split in train dev; do
         awk 'NF == 3 && $3 !~ /-NP$/ { $3 = "O" } { print }' "$corpora/conll2000/$split.txt" > "$work/np-$split.txt"
       done
-      "$chaintag" train --format conll --preset np --algorithm ${NP_ALGORITHM:-owlqn} \
-        --c1 ${NP_C1:-0.5} --c2 ${NP_C2:-0.05} --lbfgs-memory 6 --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
+      # A latent-dynamic CRF with 2 hidden states per label (issue 14: dev F1 95.86 against the
+      # plain CRF's 95.47 with the same features and regularisation).
+      "$chaintag" train --format conll --preset np --objective ldcrf --latent 2 \
+        --algorithm ${NP_ALGORITHM:-owlqn} --c1 ${NP_C1:-0.5} --c2 ${NP_C2:-0.05} --lbfgs-memory 6 \
+        --max-iterations ${MAX_ITERATIONS:-300} --early-stopping 15 --threads "$threads" \
         --dev "$work/np-dev.txt" --compress -o models/en-np.model "$work/np-train.txt"
       "$chaintag" eval -m models/en-np.model "$work/np-dev.txt" | head -n 3
       ;;
