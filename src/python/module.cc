@@ -142,6 +142,8 @@ struct Tagged {
   std::string status_reason;
   double score_resolution = 0.0;
   std::vector<double> marginals;
+  std::optional<bool> exact;  // latent models: whether the answer is certified
+  int64_t hidden_paths = 0;   // latent models: hidden paths the search enumerated
 };
 
 Tagged TaggedOf(const TagResult& r) {
@@ -154,6 +156,8 @@ Tagged TaggedOf(const TagResult& r) {
   t.status_reason = r.status_reason;
   t.score_resolution = r.score_resolution;
   t.marginals = r.marginals;
+  t.exact = r.exact;
+  t.hidden_paths = r.hidden_paths;
   return t;
 }
 
@@ -178,6 +182,8 @@ struct PySentence {
   py::object marginals = py::none();
   py::list label_names;  // the last model's labels: the columns of `marginals`
   py::object score_resolution = py::none();
+  py::object exact = py::none();         // latent models: True when certified
+  py::object hidden_paths = py::none();  // latent models: hidden paths enumerated
 };
 
 // ------------------------------------------------------------------------------------------
@@ -192,9 +198,9 @@ struct RequestArgs {
 };
 
 const char* const kTagKeywords[] = {
-    "kbest",       "diverse",          "min_distance",     "diversity", "counts",
-    "score_range", "score_resolution", "score_max_states", "exclude",   "forced",
-    "marginals",   "probability",      "max_memory_mb"};
+    "kbest",       "diverse",          "min_distance",     "diversity",      "counts",
+    "score_range", "score_resolution", "score_max_states", "exclude",        "forced",
+    "marginals",   "probability",      "max_memory_mb",    "latent_decoder", "ldi_max_paths"};
 
 RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
   RequestArgs a;
@@ -231,6 +237,12 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
       get_int("max_memory_mb", static_cast<int>(DecodeRequest::kDefaultMaxMemoryBytes >> 20));
   if (memory_mb < 1) throw py::value_error("max_memory_mb: expected >= 1");
   q.max_memory_bytes = int64_t{memory_mb} << 20;
+  if (py::object d = get("latent_decoder"); !d.is_none()) {
+    absl::StatusOr<LatentDecoder> decoder = ParseLatentDecoder(py::str(d).cast<std::string>());
+    if (!decoder.ok()) throw py::value_error(std::string(decoder.status().message()));
+    q.latent_decoder = *decoder;
+  }
+  q.ldi_max_paths = get_int("ldi_max_paths", static_cast<int>(q.ldi_max_paths));
   if (py::object d = get("diversity"); !d.is_none()) {
     const std::string s = py::str(d).cast<std::string>();
     if (s != "hamming" && s != "chunks")
@@ -385,6 +397,10 @@ class PyPipeline {
       s.probability = best.probability;
     }
     if (t.score_resolution > 0) s.score_resolution = py::float_(t.score_resolution);
+    if (t.exact.has_value()) {
+      s.exact = py::bool_(*t.exact);
+      s.hidden_paths = py::int_(t.hidden_paths);
+    }
     if (!t.marginals.empty()) {
       const py::ssize_t n = last().num_labels();
       const py::ssize_t m = static_cast<py::ssize_t>(t.marginals.size()) / n;
@@ -856,6 +872,8 @@ Keyword arguments (all optional; they apply to the last model of a pipeline):
   probability=True     compute P(y|x) of each solution (default True)
   max_memory_mb=512    memory one sentence's constrained decoding may use; beyond it the
                        sentence's status is "too_large"
+  latent_decoder="ldi" latent-dynamic models: "ldi" (exact when certified), "bhp" or "marginal"
+  ldi_max_paths=1000   latent-dynamic models: hidden paths LDI may enumerate
 
 Returns a Sentence; its .status is "ok", "infeasible" (no labeling satisfies the request; the
 last .labels entry is then None) or "too_large". Errors raise ValueError.)";
@@ -906,6 +924,10 @@ label_names  the last model's labels)")
       .def_readonly("label_names", &PySentence::label_names)
       .def_readonly("score_resolution", &PySentence::score_resolution,
                     "score_range: the resolution actually used")
+      .def_readonly("exact", &PySentence::exact,
+                    "latent models: True when the answer is certified most probable, else None")
+      .def_readonly("hidden_paths", &PySentence::hidden_paths,
+                    "latent models: hidden paths the search enumerated, else None")
       .def("__len__", [](const PySentence& s) { return py::len(s.tokens); })
       .def("__repr__", &SentenceRepr);
 

@@ -190,6 +190,41 @@ class TagTest(unittest.TestCase):
             list(self.m.tag_many([SENT], forced={1: "B-NP"}))
 
 
+class LatentTest(unittest.TestCase):
+    """The shipped en-np is a latent-dynamic CRF: LDI, bhp and marginal decoding from Python."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.m = chaintag.Model.load(os.path.join(ROOT, "models", "en-np.model"))
+
+    def test_decoders_and_certificates(self):
+        s = self.m.tag(SENT)
+        self.assertEqual(s.status, "ok")
+        self.assertIn(s.exact, (True, False))
+        self.assertGreaterEqual(s.hidden_paths, 1)
+        self.assertEqual(len(s.best), len(SENT))
+        if s.exact:
+            self.assertGreaterEqual(s.probability, 0.0)
+        k = self.m.tag(SENT, kbest=3)
+        probs = [x.probability for x in k.solutions]
+        self.assertEqual(probs, sorted(probs, reverse=True))
+        self.assertEqual(k.solutions[0].labels, s.best)
+        for decoder in ("bhp", "marginal"):
+            d = self.m.tag(SENT, latent_decoder=decoder)
+            self.assertEqual(len(d.best), len(SENT))
+        one = self.m.tag(SENT, ldi_max_paths=1)
+        self.assertLessEqual(one.hidden_paths, 1)
+        with self.assertRaises(ValueError):
+            self.m.tag(SENT, latent_decoder="nosuch")
+        with self.assertRaises(ValueError):
+            self.m.tag(SENT, ldi_max_paths=0)
+
+    def test_plain_models_report_no_certificate(self):
+        s = chaintag.Model.load(CHUNK_MODEL).tag(SENT)
+        self.assertIsNone(s.exact)
+        self.assertIsNone(s.hidden_paths)
+
+
 class TagManyTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
