@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -126,7 +127,10 @@ class FeatureSpec {
   // Whether a label-bigram ("B") template is present.
   bool has_label_bigram() const;
   // Number of unigram templates = attributes generated per position (before dictionary lookup).
+  // History templates (%y, %h) are not counted; the Featurizer ignores them.
   int num_templates() const;
+  // Number of label-history templates (those with %y[-k] or %h[...]; LMSBN models only).
+  int num_history_templates() const;
 
   FeatureSpec();
   ~FeatureSpec();
@@ -293,6 +297,57 @@ void Featurizer::ForEachAttribute(const Sentence& sentence, Sink&& sink) {
     for (const std::string& a : buffer_) sink(t, std::string_view(a));
   }
 }
+
+// The label-history attributes of an LMSBN model (Miao and Rao, left-to-right large-margin
+// model): the spec's history templates evaluated at position t given the labels y_0..y_{t-1}
+// already decided, plus kBiasAttribute at every position (a per-label bias). The observation
+// cells of history templates are rendered once per sentence (Prepare); per (position, history)
+// only the history values are computed, from a small state advanced label by label, and ids are
+// cached per sentence by (position, template, history values), so a search that revisits a
+// history pays one hash lookup per template. Thread-compatible: one per thread.
+class HistoryFeaturizer {
+ public:
+  static constexpr std::string_view kBiasAttribute = "%bias";
+
+  explicit HistoryFeaturizer(FeatureSpec spec);
+  ~HistoryFeaturizer();
+  HistoryFeaturizer(HistoryFeaturizer&&) noexcept;
+  HistoryFeaturizer& operator=(HistoryFeaturizer&&) noexcept;
+
+  // Label ids: a tagger fixes them to the model's (SetLabels); training interns gold labels as
+  // they come (InternLabel). Ids are this featurizer's own.
+  void SetLabels(const std::vector<std::string>& labels);
+  int InternLabel(std::string_view label);
+  int num_labels() const;
+
+  // The history summary after a prefix of labels (chunk state and capped counts).
+  struct State {
+    int last_label = -1;
+    int open_type = -1;  // chunk type id of the open chunk, -1: none
+    int open_length = 0;
+    int prev_type = -1;
+    std::vector<int> counts;  // one per count reference, capped
+  };
+  State Initial() const;
+  // The state after giving `label` to the next position.
+  void Advance(int label, State* state) const;
+
+  // Computes the observation parts for `sentence` (call once per sentence, before the rest).
+  void Prepare(const Sentence& sentence);
+  // Calls sink(attribute) for every history attribute of position t, bias first, given the labels
+  // of positions 0..t-1 (`history`, at least t entries) and the state after them.
+  void ForEachAttribute(int t, absl::Span<const int> history, const State& state,
+                        const std::function<void(std::string_view)>& sink);
+  // The ids in `dict` of those attributes (absent ones dropped), appended to `ids`; cached per
+  // sentence. `dict` must not change between Prepare calls.
+  void FindIds(int t, absl::Span<const int> history, const State& state,
+               const AttributeDictionary& dict, std::vector<int32_t>* ids);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
 
 // Builds a dictionary from a corpus keeping attributes seen at least `min_count` times (every
 // occurrence counts); ids follow first occurrence (sentence, position, template order).

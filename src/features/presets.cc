@@ -185,6 +185,48 @@ constexpr char kNer[] =
     "\n"
     "B\n";
 
+// Label-history templates for the LMSBN (`--objective lmsbn`): previous labels and their
+// conjunctions with the observations, the open chunk (type, length), the chunk before it, capped
+// chunk counts and the label the same word got earlier in the sentence.
+constexpr char kChunkHistory[] =
+    "# Label history (LMSBN): the previous labels, alone and with words and POS.\n"
+    "H00:%y[-1]\n"
+    "H01:%y[-2]/%y[-1]\n"
+    "H02:%y[-3]/%y[-2]/%y[-1]\n"
+    "H03:%y[-1]/%x[0,1]\n"
+    "H04:%y[-1]/%x[0,0]\n"
+    "H05:%y[-2]/%y[-1]/%x[0,1]\n"
+    "H06:%y[-1]/%x[-1,1]/%x[0,1]\n"
+    "H07:%y[-1]/%x[0,1]/%x[1,1]\n"
+    "# The open chunk, its length and the chunk before it; chunks so far.\n"
+    "H10:%h[chunk]/%h[chunklen]\n"
+    "H11:%h[chunk]/%h[chunklen]/%x[0,1]\n"
+    "H12:%h[prevchunk]/%h[chunk]\n"
+    "H13:%h[prevchunk]/%h[chunk]/%x[0,1]\n"
+    "H14:%h[chunks:VP]/%h[chunks:NP]\n"
+    "H15:%h[chunks:VP]/%x[0,1]\n"
+    "H16:%h[same]\n";
+
+constexpr char kPosHistory[] =
+    "# Label history (LMSBN): the previous tags, alone and with words and suffixes.\n"
+    "H00:%y[-1]\n"
+    "H01:%y[-2]/%y[-1]\n"
+    "H02:%y[-1]/lower(%x[0,0])\n"
+    "H03:%y[-1]/suf3(lower(%x[0,0]))\n"
+    "H04:%y[-2]/%y[-1]/suf2(lower(%x[0,0]))\n"
+    "H05:%y[-1]/lower(%x[1,0])\n"
+    "H06:%y[-1]/shortshape(%x[0,0])\n"
+    "# Whether a verb occurred so far; the tag the same word got earlier.\n"
+    "H10:%h[count:VB*]/%y[-1]\n"
+    "H11:%h[count:VB*]/suf2(lower(%x[0,0]))\n"
+    "H12:%h[same]\n";
+
+// `base` without its label bigram line, followed by `history`.
+std::string WithHistory(std::string_view base, std::string_view history) {
+  base.remove_suffix(2);
+  return absl::StrCat(features::ToAbsl(base), features::ToAbsl(history));
+}
+
 // `base` (which ends in the label bigram "B\n") with `extra` templates inserted before its "B".
 std::string Extend(std::string_view base, std::string_view extra) {
   base.remove_suffix(2);
@@ -201,13 +243,24 @@ std::string PresetText(std::string_view name) {
   if (name == "pos") return kPos;
   if (name == "pos-lexicon") return Extend(kPos, kPosLexicon);
   if (name == "ner") return kNer;
+  if (name == "chunk-history") {
+    return absl::StrCat(
+        "# Preset 'chunk-history' (LMSBN): the 'chunk' observation templates plus label history.\n",
+        WithHistory(Extend(kChunkConll, kChunkExtra), kChunkHistory));
+  }
+  if (name == "pos-history") {
+    return absl::StrCat(
+        "# Preset 'pos-history' (LMSBN): the 'pos' observation templates plus label history.\n",
+        WithHistory(kPos, kPosHistory));
+  }
   return "";
 }
 
 }  // namespace
 
 std::vector<std::string> FeatureSpec::PresetNames() {
-  return {"chunk-conll", "chunk", "np", "pos", "pos-lexicon", "ner"};
+  return {"chunk-conll", "chunk",         "np",         "pos", "pos-lexicon",
+          "ner",         "chunk-history", "pos-history"};
 }
 
 absl::StatusOr<FeatureSpec> FeatureSpec::Preset(std::string_view name,

@@ -43,8 +43,9 @@ constexpr int kMaxOffset = 64;
 // Parses one unigram template line into pieces, registering the sources it reads.
 class LineParser {
  public:
-  LineParser(std::string_view line, int line_number, std::vector<CellSource>* sources)
-      : line_(line), line_number_(line_number), sources_(sources) {}
+  LineParser(std::string_view line, int line_number, std::vector<CellSource>* sources,
+             std::vector<HistoryRef>* history_refs)
+      : line_(line), line_number_(line_number), sources_(sources), history_refs_(history_refs) {}
 
   absl::StatusOr<std::vector<TemplatePiece>> Parse() {
     std::vector<TemplatePiece> pieces;
@@ -70,6 +71,15 @@ class LineParser {
         if (absl::Status s = cell_piece(&pos); !s.ok()) return s;
         continue;
       }
+      if (line_.substr(pos).starts_with("%y[") || line_.substr(pos).starts_with("%h[")) {
+        flush();
+        HistoryRef ref;
+        if (absl::Status s = ParseHistory(&pos, &ref); !s.ok()) return s;
+        TemplatePiece piece;
+        piece.history = RegisterHistory(std::move(ref));
+        pieces.push_back(std::move(piece));
+        continue;
+      }
       if (IsIdentStart(line_[pos]) && (pos == 0 || !IsIdentChar(line_[pos - 1]))) {
         size_t end = pos;
         while (end < line_.size() && IsIdentChar(line_[end])) ++end;
@@ -83,7 +93,9 @@ class LineParser {
         continue;
       }
       if (line_[pos] == '%') {
-        return Error("'%x[' (a cell reference; write other text without '%')", pos);
+        return Error(
+            "'%x[', '%y[' or '%h[' (a cell or history reference; write other text without '%')",
+            pos);
       }
       literal.push_back(line_[pos++]);
     }
@@ -162,6 +174,63 @@ class LineParser {
     return absl::OkStatus();
   }
 
+  // %y[-k] (k = 1..kMaxHistoryBack) or %h[NAME] / %h[NAME:ARG].
+  absl::Status ParseHistory(size_t* pos, HistoryRef* ref) {
+    const size_t begin = *pos + 3;
+    const size_t close = line_.find(']', begin);
+    if (close == std::string_view::npos) return Error("']' closing the history reference", *pos);
+    const std::string_view body = line_.substr(begin, close - begin);
+    if (line_[*pos + 1] == 'y') {
+      int k = 0;
+      if (!body.starts_with("-") || !absl::SimpleAtoi(ToAbsl(body.substr(1)), &k) || k < 1 ||
+          k > kMaxHistoryBack) {
+        return Error(absl::StrCat("a label offset -1 .. -", kMaxHistoryBack, " in %y[-k]"), begin);
+      }
+      ref->kind = HistoryKind::kLabel;
+      ref->back = k;
+    } else {
+      const size_t colon = body.find(':');
+      const std::string_view name = body.substr(0, colon);
+      const std::string_view arg =
+          colon == std::string_view::npos ? std::string_view() : body.substr(colon + 1);
+      const bool needs_arg = name == "count" || name == "chunks";
+      if (name == "chunk") {
+        ref->kind = HistoryKind::kChunkType;
+      } else if (name == "chunklen") {
+        ref->kind = HistoryKind::kChunkLength;
+      } else if (name == "prevchunk") {
+        ref->kind = HistoryKind::kPrevChunkType;
+      } else if (name == "count") {
+        ref->kind = HistoryKind::kLabelCount;
+      } else if (name == "chunks") {
+        ref->kind = HistoryKind::kChunkCount;
+      } else if (name == "same") {
+        ref->kind = HistoryKind::kSameWord;
+      } else {
+        return Error(
+            "a history function (chunk, chunklen, prevchunk, count:LABEL, chunks:TYPE, same) in "
+            "%h[...]",
+            begin);
+      }
+      if (needs_arg != (colon != std::string_view::npos) ||
+          (needs_arg && (arg.empty() || arg.find_first_of(" \t") != std::string_view::npos))) {
+        return Error(needs_arg ? absl::StrCat("%h[", ToAbsl(name), ":ARG] with a non-empty ARG")
+                               : absl::StrCat("%h[", ToAbsl(name), "] without an argument"),
+                     begin);
+      }
+      ref->arg = std::string(arg);
+    }
+    *pos = close + 1;
+    return absl::OkStatus();
+  }
+
+  int RegisterHistory(HistoryRef ref) {
+    auto it = std::find(history_refs_->begin(), history_refs_->end(), ref);
+    if (it != history_refs_->end()) return static_cast<int>(it - history_refs_->begin());
+    history_refs_->push_back(std::move(ref));
+    return static_cast<int>(history_refs_->size()) - 1;
+  }
+
   int Register(CellSource source) {
     auto it = std::find(sources_->begin(), sources_->end(), source);
     if (it != sources_->end()) return static_cast<int>(it - sources_->begin());
@@ -172,6 +241,7 @@ class LineParser {
   std::string_view line_;
   int line_number_;
   std::vector<CellSource>* sources_;
+  std::vector<HistoryRef>* history_refs_;
 };
 
 }  // namespace
@@ -200,7 +270,7 @@ absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
     }
     features::UnigramTemplate tmpl;
     tmpl.line = line_number;
-    LineParser parser(line, line_number, &impl.sources);
+    LineParser parser(line, line_number, &impl.sources, &impl.history_refs);
     absl::StatusOr<std::vector<TemplatePiece>> pieces = parser.Parse();
     if (!pieces.ok()) return pieces.status();
     tmpl.pieces = *std::move(pieces);
@@ -217,7 +287,9 @@ absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
             tmpl.name, "' (already used on line ", it->second, ")"));
       }
     }
+    int num_history = 0;
     for (const TemplatePiece& p : tmpl.pieces) {
+      if (p.history >= 0) ++num_history;
       if (p.source < 0) continue;
       max_before = std::max(max_before, -p.row);
       max_after = std::max(max_after, p.row);
@@ -227,9 +299,14 @@ absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
         impl.lex_line = line_number;
       }
     }
-    impl.templates.push_back(std::move(tmpl));
+    if (num_history > kMaxHistoryRefs) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("template line ", line_number, ": expected at most ", kMaxHistoryRefs,
+                       " history references in one template, found ", num_history));
+    }
+    (num_history > 0 ? impl.history_templates : impl.templates).push_back(std::move(tmpl));
   }
-  if (impl.templates.empty()) {
+  if (impl.templates.empty() && impl.history_templates.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "template line ", line_number, ": expected at least one unigram template, found none"));
   }
@@ -331,6 +408,9 @@ int FeatureSpec::num_input_columns() const { return impl_->num_input_columns; }
 bool FeatureSpec::has_label_bigram() const { return impl_->has_label_bigram; }
 int FeatureSpec::num_templates() const { return static_cast<int>(impl_->templates.size()); }
 bool FeatureSpec::uses_lexicon() const { return impl_->lex_line > 0; }
+int FeatureSpec::num_history_templates() const {
+  return static_cast<int>(impl_->history_templates.size());
+}
 const std::shared_ptr<const Lexicon>& FeatureSpec::lexicon() const { return impl_->lexicon; }
 
 FeatureSpec::FeatureSpec() : impl_(EmptyImpl()) {}

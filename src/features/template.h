@@ -21,11 +21,35 @@ struct CellSource {
   bool operator==(const CellSource&) const = default;
 };
 
+// A label-history reference of an LMSBN history template (%y[-k], %h[...]; docs/templates.md).
+enum class HistoryKind {
+  kLabel,          // %y[-k]: the label k positions back
+  kChunkType,      // %h[chunk]: type of the chunk open before the current position
+  kChunkLength,    // %h[chunklen]: its length so far, capped
+  kPrevChunkType,  // %h[prevchunk]: type of the chunk before the open one
+  kLabelCount,     // %h[count:L]: labels L (or prefix L*) so far, capped
+  kChunkCount,     // %h[chunks:T]: chunks of type T begun so far, capped
+  kSameWord,       // %h[same]: the label the same word form got last, earlier in the sentence
+};
+struct HistoryRef {
+  HistoryKind kind = HistoryKind::kLabel;
+  int back = 0;     // kLabel: k
+  std::string arg;  // kLabelCount, kChunkCount: the label (pattern) or chunk type
+  bool operator==(const HistoryRef&) const = default;
+};
+// Caps of the history values (counts read 0..kHistoryCountCap, lengths 0..kHistoryLengthCap).
+inline constexpr int kHistoryCountCap = 3;
+inline constexpr int kHistoryLengthCap = 4;
+inline constexpr int kMaxHistoryBack = 8;
+// History references one template may hold.
+inline constexpr int kMaxHistoryRefs = 6;
+
 // A template is a sequence of literal text and cell references, concatenated.
 struct TemplatePiece {
-  std::string literal;  // used when source < 0
+  std::string literal;  // used when source < 0 and history < 0
   int source = -1;      // index into FeatureSpec::Impl::sources
   int row = 0;          // position offset
+  int history = -1;     // index into FeatureSpec::Impl::history_refs
 };
 
 struct UnigramTemplate {
@@ -41,6 +65,9 @@ namespace chaintag {
 struct FeatureSpec::Impl {
   std::string text;
   std::vector<features::UnigramTemplate> templates;
+  // Templates with label-history references (LMSBN only); the Featurizer ignores them.
+  std::vector<features::UnigramTemplate> history_templates;
+  std::vector<features::HistoryRef> history_refs;
   std::vector<features::CellSource> sources;
   int num_input_columns = 0;
   bool has_label_bigram = false;

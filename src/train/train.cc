@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "chaintag/decode.h"
+#include "string_view_compat.h"
 #include "train/dev_scorer.h"
 #include "train/ldcrf_objective.h"
 #include "train/losses.h"
@@ -120,6 +121,12 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   absl::StatusOr<TrainOptions> resolved = ResolveTrainOptions(options);
   if (!resolved.ok()) return resolved.status();
   const TrainOptions& o = *resolved;
+  if (spec.num_history_templates() > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "templates: label-history templates (%y[-k], %h[...]) need --objective lmsbn, found "
+        "objective ",
+        ToAbsl(ObjectiveName(o.objective))));
+  }
   absl::StatusOr<LossSpec> loss_spec = LossSpecOf(o);
   if (!loss_spec.ok()) return loss_spec.status();
   train_internal::SelfTestPicker self_tests;

@@ -16,16 +16,20 @@ std::shared_ptr<const Lexicon> OneWordLexicon() {
 }
 
 TEST(PresetTest, AllPresetsParseAndRoundTripThroughText) {
-  ASSERT_EQ(FeatureSpec::PresetNames().size(), 6u);
+  ASSERT_EQ(FeatureSpec::PresetNames().size(), 8u);
   for (const std::string& name : FeatureSpec::PresetNames()) {
     absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(name, OneWordLexicon());
     ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
-    EXPECT_TRUE(spec->has_label_bigram()) << name;
+    // History presets (LMSBN) replace the label bigram by history templates.
+    const bool history = name.ends_with("-history");
+    EXPECT_EQ(spec->has_label_bigram(), !history) << name;
+    EXPECT_EQ(spec->num_history_templates() > 0, history) << name;
     EXPECT_EQ(spec->uses_lexicon(), name == "pos-lexicon") << name;
     // Models store the text (and the lexicon) and re-parse it at load.
     absl::StatusOr<FeatureSpec> again = FeatureSpec::Parse(spec->text(), spec->lexicon());
     ASSERT_TRUE(again.ok()) << name;
     EXPECT_EQ(again->num_templates(), spec->num_templates()) << name;
+    EXPECT_EQ(again->num_history_templates(), spec->num_history_templates()) << name;
   }
 }
 
@@ -74,9 +78,22 @@ TEST(PresetTest, PosLexiconNeedsALexicon) {
 TEST(PresetTest, UnknownPresetNamesTheChoices) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("srl");
   ASSERT_FALSE(spec.ok());
-  EXPECT_EQ(
-      spec.status().message(),
-      "feature preset: expected one of chunk-conll, chunk, np, pos, pos-lexicon, ner; found 'srl'");
+  EXPECT_EQ(spec.status().message(),
+            "feature preset: expected one of chunk-conll, chunk, np, pos, pos-lexicon, ner, "
+            "chunk-history, pos-history; found 'srl'");
+}
+
+TEST(PresetTest, HistoryPresetsKeepTheObservationTemplatesOfTheirBase) {
+  absl::StatusOr<FeatureSpec> chunk = FeatureSpec::Preset("chunk");
+  absl::StatusOr<FeatureSpec> chunk_history = FeatureSpec::Preset("chunk-history");
+  ASSERT_TRUE(chunk.ok() && chunk_history.ok());
+  EXPECT_EQ(chunk_history->num_templates(), chunk->num_templates());
+  EXPECT_EQ(chunk_history->num_history_templates(), 15);
+  absl::StatusOr<FeatureSpec> pos = FeatureSpec::Preset("pos");
+  absl::StatusOr<FeatureSpec> pos_history = FeatureSpec::Preset("pos-history");
+  ASSERT_TRUE(pos.ok() && pos_history.ok());
+  EXPECT_EQ(pos_history->num_templates(), pos->num_templates());
+  EXPECT_EQ(pos_history->num_history_templates(), 10);
 }
 
 }  // namespace

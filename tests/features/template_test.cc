@@ -92,7 +92,8 @@ TEST(FeatureSpecTest, ErrorsNameTheLineAndWhatWasExpected) {
               HasSubstr("expected ')' closing lower(, found end of line"));
   EXPECT_THAT(ParseError("U00:lower(bad)"),
               HasSubstr("expected '%x[' or a function call, found 'bad)'"));
-  EXPECT_THAT(ParseError("U00:%y[0,0]"), HasSubstr("expected '%x['"));
+  EXPECT_THAT(ParseError("U00:%z[0,0]"), HasSubstr("expected '%x[', '%y[' or '%h['"));
+  EXPECT_THAT(ParseError("U00:%y[0,0]"), HasSubstr("expected a label offset -1 .. -8 in %y[-k]"));
   EXPECT_THAT(ParseError("U00:%x[0,0]\nU00:%x[1,0]"),
               HasSubstr("template line 2: expected a template name not used before, found 'U00' "
                         "(already used on line 1)"));
