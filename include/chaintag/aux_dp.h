@@ -41,6 +41,9 @@ class Statistic {
   // Whether a final state satisfies the constraint this statistic expresses (true if it only
   // measures, e.g. a loss read by H).
   virtual bool Accepts(int /*state*/) const { return true; }
+  // Whether some `remaining` more labels can lead from `state` to an accepted final state; false
+  // lets a search prune the branch (branch-and-bound; the DP engine does not need it).
+  virtual bool Reachable(int /*state*/, int /*remaining*/) const { return true; }
   // Checks that the statistic fits the lattice (sentence length, label ids).
   virtual absl::Status Validate(const Lattice& /*lattice*/) const { return absl::OkStatus(); }
   // True if Next ignores `position` (its successor table is then built once per sentence).
@@ -70,6 +73,7 @@ class LabelCountStatistic : public Statistic {
   int Initial() const override { return 0; }
   int Next(int state, int position, int prev_label, int label) const override;
   bool Accepts(int state) const override;
+  bool Reachable(int state, int remaining) const override { return state + remaining >= lower_; }
   bool PositionIndependent() const override { return true; }
   bool DependsOnPreviousLabel() const override { return false; }
   void FillSuccessors(int position, int num_labels, absl::Span<int> table) const override;
@@ -90,6 +94,8 @@ class ChunkCountStatistic : public Statistic {
   int Initial() const override { return 0; }
   int Next(int state, int position, int prev_label, int label) const override;
   bool Accepts(int state) const override;
+  // Each position starts at most one chunk.
+  bool Reachable(int state, int remaining) const override { return state + remaining >= lower_; }
   bool PositionIndependent() const override { return true; }
 
  private:
@@ -109,6 +115,7 @@ class HammingDistanceStatistic : public Statistic {
   int Initial() const override { return 0; }
   int Next(int state, int position, int prev_label, int label) const override;
   bool Accepts(int state) const override { return state >= cap_; }
+  bool Reachable(int state, int remaining) const override { return state + remaining >= cap_; }
   absl::Status Validate(const Lattice& lattice) const override;
   bool DependsOnPreviousLabel() const override { return false; }
   void FillSuccessors(int position, int num_labels, absl::Span<int> table) const override;
