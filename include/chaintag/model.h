@@ -4,6 +4,7 @@
 #define CHAINTAG_MODEL_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "chaintag/branch_and_bound.h"
 #include "chaintag/corpus.h"
 #include "chaintag/decode.h"
 #include "chaintag/features.h"
@@ -66,7 +68,13 @@ ModelInputOptions InputOptionsOf(const ReaderOptions& options);
 
 enum class ModelFileCompression { kNone, kGzip };
 
+// How a model scores and decodes: a first-order linear chain (Viterbi over a Lattice) or the
+// left-to-right large-margin model (LMSBN: every position scored from the input and the whole
+// label history, decoded by branch-and-bound; branch_and_bound.h).
+enum class ModelFamily { kLinearChain, kLmsbn };
+
 class ModelBuilder;
+class LmsbnScorer;
 
 // A model is immutable (ModelBuilder in the training library makes new ones) and safe to share
 // across threads. It keeps its weights once, in the tagging layout (TaggingScores, float32 as in
@@ -86,6 +94,7 @@ class Model {
                     ModelFileCompression compression = ModelFileCompression::kNone) const;
   std::string ToBytes() const;
 
+  ModelFamily family() const { return family_; }
   const std::vector<std::string>& labels() const { return labels_; }
   int num_labels() const { return static_cast<int>(labels_.size()); }
   int LabelId(std::string_view label) const;  // -1 if unknown
@@ -144,6 +153,7 @@ class Model {
   Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
         const ModelParameters& parameters, TransitionMask mask, LatentLayout latent = {});
 
+  ModelFamily family_ = ModelFamily::kLinearChain;
   std::vector<std::string> labels_;
   FeatureSpec spec_;
   AttributeDictionary attributes_;
@@ -176,6 +186,9 @@ class Tagger {
   };
   absl::StatusOr<Analysis> Analyze(const Sentence& sentence);
   const Model& model() const { return *model_; }
+  // LMSBN models: branch-and-bound over the label-history tree (Tag uses default options).
+  absl::StatusOr<BranchAndBoundResult> SearchLeftToRight(const Sentence& sentence,
+                                                         const BranchAndBoundOptions& options);
 
  private:
   // Fills `lattice` from featurized_ with the model's TaggingScores (same values as Score + mask).
@@ -187,6 +200,31 @@ class Tagger {
   ViterbiScratch viterbi_;
   ForwardBackwardScratch forward_backward_;
   LatentScratch latent_scratch_;
+  std::unique_ptr<LmsbnScorer> lmsbn_;  // LMSBN models, made on first use
+};
+
+// The scores of an LMSBN model for one sentence (a LeftToRightScorer): the observation templates
+// are scored once per sentence (as a Tagger's lattice); the history attributes and the per-label
+// bias per (position, history), from a history state kept per position of the current prefix.
+class LmsbnScorer : public LeftToRightScorer {
+ public:
+  explicit LmsbnScorer(const Model& model);
+  ~LmsbnScorer() override;
+  // Featurizes and scores the observations of `sentence` (errors as Tagger::BuildLattice).
+  absl::Status Prepare(const Sentence& sentence);
+  int size() const override { return lattice_.size(); }
+  int num_labels() const override { return model_->num_labels(); }
+  void Scores(int t, absl::Span<const int> history, absl::Span<double> scores) override;
+
+ private:
+  const Model* model_;
+  std::unique_ptr<Tagger> tagger_;
+  Lattice lattice_;
+  HistoryFeaturizer history_;
+  std::vector<HistoryFeaturizer::State> states_;  // states_[i]: after prefix_[0..i)
+  std::vector<int> prefix_;
+  int valid_ = 0;  // states_[0..valid_] match prefix_
+  std::vector<int32_t> ids_;
 };
 
 // The highest-weighted state features, for `chaintag info`: (attribute, label, weight).

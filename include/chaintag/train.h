@@ -129,6 +129,8 @@ enum class Objective {
   kSsvmSlack,      // sum_i max_y Delta (1 + F(y) - F(y_i))
   kPerceptron,     // averaged structured perceptron (loss-augmented when a loss is given)
   kLdcrf,  // latent-dynamic CRF: sum_i -log sum_{h -> y_i} P(h | x_i) over hidden states (--latent)
+  kLmsbn,  // sum over tokens of the multiclass hinge with gold label history + c2 |w|^2
+           // (left-to-right large-margin model, Miao and Rao; decoded by branch-and-bound)
 };
 enum class Algorithm {
   kAuto,  // lbfgs for crf and softmax-margin, bcfw for ssvm-margin, sgd for ssvm-slack
@@ -137,12 +139,13 @@ enum class Algorithm {
   kBcfw,   // block-coordinate Frank-Wolfe (ssvm-margin)
   kSgd,    // averaged stochastic subgradient (ssvm-margin, ssvm-slack)
   kPerceptron,
+  kDcd,  // dual coordinate descent for the Crammer-Singer multiclass SVM (lmsbn)
 };
 
-// "crf", "softmax-margin", "ssvm-margin", "ssvm-slack", "perceptron", "ldcrf".
+// "crf", "softmax-margin", "ssvm-margin", "ssvm-slack", "perceptron", "ldcrf", "lmsbn".
 absl::StatusOr<Objective> ParseObjective(std::string_view name);
 std::string_view ObjectiveName(Objective objective);
-// "auto", "lbfgs", "owlqn", "bcfw", "sgd", "perceptron".
+// "auto", "lbfgs", "owlqn", "bcfw", "sgd", "perceptron", "dcd".
 absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name);
 std::string_view AlgorithmName(Algorithm algorithm);
 // "token", "chunk".
@@ -239,6 +242,7 @@ class ModelBuilder {
   void SetInputOptions(const ModelInputOptions& options) { input_options_ = options; }
   // Makes a latent model: `parameters` are then over layout.num_states() hidden states.
   void SetLatentLayout(LatentLayout layout) { latent_ = std::move(layout); }
+  void SetFamily(ModelFamily family) { family_ = family; }
   void AddMetadata(std::string key, std::string value);
   // Drops state features whose weight is exactly zero (after L1) and attributes left with none.
   void Prune();
@@ -260,6 +264,7 @@ class ModelBuilder {
   TransitionMask mask_;
   LatentLayout latent_;
   ModelInputOptions input_options_;
+  ModelFamily family_ = ModelFamily::kLinearChain;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::vector<Sentence> self_test_sentences_;
 };

@@ -79,6 +79,8 @@ const char* SectionName(uint32_t id) {
       return "input options";
     case kLatentStates:
       return "latent states";
+    case kFamily:
+      return "family";
     default:
       return "unknown";
   }
@@ -782,6 +784,8 @@ std::string Model::ToBytes() const {
   if (spec_.lexicon() != nullptr) {
     sections.emplace_back(mf::kLexicon, spec_.lexicon()->Serialize());
   }
+  // Linear chains write no family section, so their files stay as they were.
+  if (family_ == ModelFamily::kLmsbn) sections.emplace_back(mf::kFamily, std::string("lmsbn"));
   {
     ByteWriter w;
     w.String(std::string(CorpusFormatName(input_options_.format)));
@@ -837,7 +841,7 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   }
   absl::StatusOr<std::vector<SectionEntry>> table = mf::ReadSectionTable(bytes, name);
   if (!table.ok()) return table.status();
-  std::array<const SectionEntry*, mf::kLatentStates + 1> found{};
+  std::array<const SectionEntry*, mf::kFamily + 1> found{};
   for (const SectionEntry& e : *table) {
     const uint32_t crc = mf::Crc32c(bytes.substr(e.offset, e.length));
     if (crc != e.checksum) {
@@ -973,6 +977,20 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   Model model(std::move(labels), *std::move(spec), std::move(attributes), parameters,
               std::move(mask), std::move(latent));
   parameters = ModelParameters();  // the model keeps the tagging layout only
+  if (found[mf::kFamily] != nullptr) {
+    const std::string_view family =
+        bytes.substr(found[mf::kFamily]->offset, found[mf::kFamily]->length);
+    if (family != "lmsbn") {
+      return absl::DataLossError(
+          absl::StrCat(name, ": section 'family': expected the model family 'lmsbn', found '",
+                       ToAbsl(family.substr(0, 32)), "' (written by a newer chaintag?)"));
+    }
+    model.family_ = ModelFamily::kLmsbn;
+  }
+  if (model.family_ != ModelFamily::kLmsbn && model.spec().num_history_templates() > 0) {
+    return absl::DataLossError(absl::StrCat(
+        name, ": label-history templates in a model without the 'lmsbn' family section"));
+  }
   {
     ByteReader r = reader(mf::kInputOptions);
     std::string format;

@@ -38,6 +38,7 @@ enum SectionId : uint32_t {
   kLexicon = 8,        // optional: the word-class lexicon of templates that call lex()
   kInputOptions = 9,   // since version 2: format, label column, CoNLL-U label field, NP chunks
   kLatentStates = 10,  // optional: latent models' hidden state -> label (parameters are over them)
+  kFamily = 11,        // optional: the model family's name ("lmsbn"); absent for linear chains
 };
 const char* SectionName(uint32_t id);
 

@@ -90,6 +90,14 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
 }
 
 absl::StatusOr<Labeling> Tagger::Tag(const Sentence& sentence) {
+  if (model_->family() == ModelFamily::kLmsbn) {
+    absl::StatusOr<BranchAndBoundResult> found = SearchLeftToRight(sentence, {});
+    if (!found.ok()) return found.status();
+    Labeling best;
+    best.labels = std::move(found->solutions[0].labels);
+    best.score = found->solutions[0].score;
+    return best;
+  }
   if (absl::Status status = BuildLattice(sentence, &lattice_); !status.ok()) return status;
   if (model_->latent()) {
     absl::StatusOr<LatentDecodeResult> ldi =
@@ -112,6 +120,11 @@ absl::StatusOr<Labeling> Tagger::Tag(const Sentence& sentence) {
 }
 
 absl::StatusOr<Tagger::Analysis> Tagger::Analyze(const Sentence& sentence) {
+  if (model_->family() == ModelFamily::kLmsbn) {
+    return absl::InvalidArgumentError(
+        "marginals: an lmsbn model has no probabilities (it is a large-margin model decoded by "
+        "branch-and-bound)");
+  }
   if (model_->latent()) {
     absl::StatusOr<Labeling> best = Tag(sentence);  // builds the lattice
     if (!best.ok()) return best.status();

@@ -70,6 +70,11 @@ absl::StatusOr<Model> ModelBuilder::Build() && {
               std::move(mask_), std::move(latent_));
   parameters_ = ModelParameters();  // the model keeps its tagging layout only
   model.input_options_ = input_options_;
+  model.family_ = family_;
+  if (family_ != ModelFamily::kLmsbn && model.spec().num_history_templates() > 0) {
+    return absl::InvalidArgumentError(
+        "the built model: label-history templates need the lmsbn family");
+  }
   model.metadata_ = std::move(metadata_);
   std::vector<Model::SelfTest> tests;
   tests.reserve(self_test_sentences_.size());

@@ -31,11 +31,13 @@ constexpr EnumName<Objective> kObjectives[] = {
     {Objective::kSsvmSlack, "ssvm-slack"},
     {Objective::kPerceptron, "perceptron"},
     {Objective::kLdcrf, "ldcrf"},
+    {Objective::kLmsbn, "lmsbn"},
 };
 constexpr EnumName<Algorithm> kAlgorithms[] = {
     {Algorithm::kAuto, "auto"},   {Algorithm::kLbfgs, "lbfgs"},
     {Algorithm::kOwlqn, "owlqn"}, {Algorithm::kBcfw, "bcfw"},
     {Algorithm::kSgd, "sgd"},     {Algorithm::kPerceptron, "perceptron"},
+    {Algorithm::kDcd, "dcd"},
 };
 constexpr EnumName<LossLevel> kLossLevels[] = {
     {LossLevel::kToken, "token"},
@@ -139,17 +141,20 @@ std::vector<TrainOptionDef> MakeTable() {
       "objective",
       "crf (log-loss), softmax-margin (the epsilon-objective from CRF to SSVM, decomposable "
       "losses), ssvm-margin, ssvm-slack (structural SVM, margin or slack scaling, any loss), "
-      "perceptron or ldcrf (latent-dynamic CRF: hidden states per label, see latent)",
+      "perceptron, ldcrf (latent-dynamic CRF: hidden states per label, see latent), "
+      "or lmsbn (left-to-right large-margin model: per-token multiclass hinge with "
+      "gold label history, history templates, branch-and-bound decoding)",
       &TrainOptions::objective, kObjectives));
   table.push_back(EnumOption(
       "algorithm",
       "auto (by objective), lbfgs (L2), owlqn (L1 / elastic net, needs c1 > 0), bcfw "
       "(block-coordinate Frank-Wolfe, ssvm-margin), sgd (averaged stochastic subgradient, "
-      "ssvm-margin or ssvm-slack) or perceptron",
+      "ssvm-margin or ssvm-slack), perceptron or dcd (dual coordinate descent, lmsbn)",
       &TrainOptions::algorithm, kAlgorithms));
   table.push_back(Row(
       "loss",
-      "auto (none for crf and perceptron, hamming otherwise), none, hamming, normalized-hamming, "
+      "auto (none for crf, perceptron and lmsbn, hamming otherwise), none, hamming, "
+      "normalized-hamming, "
       "weighted-hamming, zero-one, fp, precision, recall, f1, fbeta:B, iou or label-count",
       [](TrainOptions* o, std::string_view v) -> absl::Status {
         if (v == "auto") {
@@ -309,6 +314,9 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
       case Objective::kPerceptron:
         o.algorithm = Algorithm::kPerceptron;
         break;
+      case Objective::kLmsbn:
+        o.algorithm = Algorithm::kDcd;
+        break;
     }
   }
   const bool smooth = IsSmooth(o.objective);
@@ -317,6 +325,7 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
                     : o.objective == Objective::kSsvmMargin
                         ? (a == Algorithm::kBcfw || a == Algorithm::kSgd)
                     : o.objective == Objective::kSsvmSlack ? a == Algorithm::kSgd
+                    : o.objective == Objective::kLmsbn     ? a == Algorithm::kDcd
                                                            : a == Algorithm::kPerceptron;
   if (!fits) {
     return bad(
@@ -324,12 +333,13 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
                      smooth                                  ? "lbfgs or owlqn"
                      : o.objective == Objective::kSsvmMargin ? "bcfw or sgd"
                      : o.objective == Objective::kSsvmSlack  ? "sgd"
+                     : o.objective == Objective::kLmsbn      ? "dcd"
                                                              : "perceptron"),
         ToAbsl(AlgorithmName(a)));
   }
   if (!o.loss.has_value()) {
     o.loss = o.objective == Objective::kCrf || o.objective == Objective::kPerceptron ||
-                     o.objective == Objective::kLdcrf
+                     o.objective == Objective::kLdcrf || o.objective == Objective::kLmsbn
                  ? LossKind::kNone
                  : LossKind::kHamming;
     o.fbeta = 1.0;
@@ -339,6 +349,12 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
       ParseLossSpec(LossKindName(*o.loss, o.fbeta), LossLevelName(o.loss_level));
   if (!spec.ok()) return spec.status();
   const std::string loss_name = LossKindName(*o.loss, o.fbeta);
+  if (o.objective == Objective::kLmsbn && spec->kind != LossKind::kNone) {
+    return bad("loss: the lmsbn objective has its own per-token hinge (no --loss)", loss_name);
+  }
+  if (o.objective == Objective::kLmsbn && !(o.c2 > 0)) {
+    return bad("c2: lmsbn expects c2 > 0", o.c2);
+  }
   if (o.objective == Objective::kCrf && spec->kind != LossKind::kNone) {
     return bad("loss: the crf objective has no loss (use --objective softmax-margin)", loss_name);
   }

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +21,7 @@
 #include "string_view_compat.h"
 #include "train/dev_scorer.h"
 #include "train/ldcrf_objective.h"
+#include "train/lmsbn.h"
 #include "train/losses.h"
 #include "train/self_test_picker.h"
 #include "train/trainer.h"
@@ -57,8 +61,10 @@ absl::StatusOr<LossSpec> LossSpecOf(const TrainOptions& o) {
 // Dev scoring, best-weight selection and early stopping, shared by every trainer.
 class IterationTracker {
  public:
-  IterationTracker(const TrainOptions& o, train_internal::DevScorer* dev, TrainObserver* observer)
-      : early_stopping_(o.early_stopping), dev_(dev), observer_(observer) {}
+  using DevScore =
+      std::function<absl::StatusOr<std::pair<double, std::string>>(absl::Span<const double>)>;
+  IterationTracker(const TrainOptions& o, DevScore dev, TrainObserver* observer)
+      : early_stopping_(o.early_stopping), dev_(std::move(dev)), observer_(observer) {}
 
   // Returns false to stop.
   bool OnIteration(const TrainProgress& progress, absl::Span<const double> w) {
@@ -68,7 +74,7 @@ class IterationTracker {
     p.active_features = CountNonZero(w);
     bool keep_going = true;
     if (dev_ != nullptr) {
-      absl::StatusOr<std::pair<double, std::string>> score = dev_->Score(w);
+      absl::StatusOr<std::pair<double, std::string>> score = dev_(w);
       if (!score.ok()) {
         status_ = score.status();
         return false;
@@ -100,7 +106,7 @@ class IterationTracker {
 
  private:
   const int early_stopping_;
-  train_internal::DevScorer* const dev_;
+  const DevScore dev_;
   TrainObserver* const observer_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   absl::Status status_;
@@ -113,6 +119,54 @@ class IterationTracker {
   double final_objective_ = 0;
 };
 
+// LMSBN: passes of dual coordinate descent until the largest KKT violation of a pass is below
+// kLmsbnViolation (LIBLINEAR's criterion for this solver), the primal objective changes by less
+// than kLmsbnStall (relative) in a pass, or max_iterations passes; each pass is reported (primal
+// objective, mean hinge, dev score).
+constexpr double kLmsbnViolation = 0.1;
+constexpr double kLmsbnStall = 1e-3;
+
+absl::StatusOr<train_internal::TrainerRun> RunLmsbn(const TrainOptions& o, const TrainingData& data,
+                                                    int threads, std::vector<double>* weights,
+                                                    IterationTracker& tracker) {
+  if (data.num_positions() > (int64_t{1} << 31) / std::max(1, data.num_labels())) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("lmsbn: ", data.num_positions(), " tokens x ", data.num_labels(),
+                     " labels exceed the 2^31 dual variables the solver holds"));
+  }
+  train_internal::LmsbnSolver solver(data, o.c2, o.seed, threads);
+  train_internal::TrainerRun run;
+  const auto start = std::chrono::steady_clock::now();
+  double previous = std::numeric_limits<double>::infinity();
+  for (int it = 1; it <= o.max_iterations; ++it) {
+    const auto pass_start = std::chrono::steady_clock::now();
+    const double violation = solver.Pass(weights);
+    TrainProgress p;
+    p.iteration = it;
+    double mean_loss = 0.0;
+    p.objective = solver.Primal(*weights, &mean_loss);
+    p.mean_loss = mean_loss;
+    p.pass_seconds = Seconds(pass_start);
+    p.elapsed_seconds = Seconds(start);
+    run.iterations = it;
+    if (!tracker.OnIteration(p, *weights)) {
+      run.stop_reason = "early stopping on dev";
+      return run;
+    }
+    if (violation < kLmsbnViolation) {
+      run.stop_reason = absl::StrCat("largest KKT violation ", violation, " < ", kLmsbnViolation);
+      return run;
+    }
+    if (std::abs(previous - p.objective) < kLmsbnStall * std::abs(p.objective)) {
+      run.stop_reason = absl::StrCat("objective changed by less than ", kLmsbnStall, " (relative)");
+      return run;
+    }
+    previous = p.objective;
+  }
+  run.stop_reason = "max_iterations";
+  return run;
+}
+
 // The body of both Train overloads: sentences are pulled once and featurized as they come.
 absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSpec& spec,
                                     train_internal::SentencePull next_sentence,
@@ -121,7 +175,13 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   absl::StatusOr<TrainOptions> resolved = ResolveTrainOptions(options);
   if (!resolved.ok()) return resolved.status();
   const TrainOptions& o = *resolved;
-  if (spec.num_history_templates() > 0) {
+  const bool lmsbn = o.objective == Objective::kLmsbn;
+  if (lmsbn && spec.has_label_bigram()) {
+    return absl::InvalidArgumentError(
+        "templates: the lmsbn objective has no label-bigram template 'B' (the history templates "
+        "%y[-1], ... take its place)");
+  }
+  if (!lmsbn && spec.num_history_templates() > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "templates: label-history templates (%y[-k], %h[...]) need --objective lmsbn, found "
         "objective ",
@@ -137,10 +197,12 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
         if (sentence.ok() && *sentence != nullptr) self_tests.Offer(**sentence);
         return sentence;
       },
-      o.min_feature_count, o.max_labels);
+      o.min_feature_count, o.max_labels, /*label_history=*/lmsbn);
   if (!data_or.ok()) return data_or.status();
   TrainingData& data = *data_or;
-  TransitionMask mask = InferChunkTransitionMask(data.labels, data.observed_transitions);
+  // The LMSBN learns label validity from its history features; no mask.
+  TransitionMask mask =
+      lmsbn ? TransitionMask() : InferChunkTransitionMask(data.labels, data.observed_transitions);
   // A latent-dynamic CRF: every (attribute, label) feature becomes one per hidden state.
   LatentLayout latent;
   if (o.objective == Objective::kLdcrf) {
@@ -154,28 +216,41 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
                           ? o.threads
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::unique_ptr<train_internal::DevScorer> dev_scorer;
+  std::unique_ptr<train_internal::LmsbnDevScorer> lmsbn_dev_scorer;
+  IterationTracker::DevScore dev_score;
   if (dev != nullptr && !dev->empty()) {
-    dev_scorer = std::make_unique<train_internal::DevScorer>(data, mask, threads, &latent);
-    if (absl::Status s = dev_scorer->Prepare(spec, *dev); !s.ok()) return s;
+    if (lmsbn) {
+      lmsbn_dev_scorer = std::make_unique<train_internal::LmsbnDevScorer>(data, threads);
+      if (absl::Status s = lmsbn_dev_scorer->Prepare(spec, *dev); !s.ok()) return s;
+      dev_score = [&](absl::Span<const double> w) { return lmsbn_dev_scorer->Score(w); };
+    } else {
+      dev_scorer = std::make_unique<train_internal::DevScorer>(data, mask, threads, &latent);
+      if (absl::Status s = dev_scorer->Prepare(spec, *dev); !s.ok()) return s;
+      dev_score = [&](absl::Span<const double> w) { return dev_scorer->Score(w); };
+    }
   }
-  // Ids and names are all the optimisers need; the lookup index comes back for the model.
-  data.attributes.ReleaseIndex();
+  // Ids and names are all the optimisers need; the lookup index comes back for the model. (LMSBN
+  // dev scoring looks history attributes up while training.)
+  if (!lmsbn) data.attributes.ReleaseIndex();
 
   absl::StatusOr<std::shared_ptr<const BoundLoss>> loss = BindLoss(*loss_spec, data.labels);
   if (!loss.ok()) return loss.status();
-  absl::StatusOr<std::unique_ptr<train_internal::Trainer>> trainer =
-      o.objective == Objective::kLdcrf ? absl::StatusOr<std::unique_ptr<train_internal::Trainer>>(
-                                             train_internal::MakeLdcrfTrainer(o, latent, threads))
-                                       : train_internal::MakeTrainer(o, *loss, threads);
-  if (!trainer.ok()) return trainer.status();
-
-  IterationTracker tracker(o, dev_scorer.get(), observer);
+  IterationTracker tracker(o, dev_score, observer);
   std::vector<double>().swap(data.parameters.weights);  // the trainer owns the weights
   std::vector<double> weights(data.parameters.size(), 0.0);
-  absl::StatusOr<train_internal::TrainerRun> run =
-      (*trainer)->Run(&data, &weights, [&](const TrainProgress& p, absl::Span<const double> w) {
-        return tracker.OnIteration(p, w);
-      });
+  absl::StatusOr<train_internal::TrainerRun> run;
+  if (lmsbn) {
+    run = RunLmsbn(o, data, threads, &weights, tracker);
+  } else {
+    absl::StatusOr<std::unique_ptr<train_internal::Trainer>> trainer =
+        o.objective == Objective::kLdcrf ? absl::StatusOr<std::unique_ptr<train_internal::Trainer>>(
+                                               train_internal::MakeLdcrfTrainer(o, latent, threads))
+                                         : train_internal::MakeTrainer(o, *loss, threads);
+    if (!trainer.ok()) return trainer.status();
+    run = (*trainer)->Run(&data, &weights, [&](const TrainProgress& p, absl::Span<const double> w) {
+      return tracker.OnIteration(p, w);
+    });
+  }
   if (!run.ok()) return run.status();
   if (!tracker.status().ok()) return tracker.status();
   if (tracker.best_score().has_value()) weights.swap(tracker.best_weights());
@@ -190,11 +265,13 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   std::vector<std::string> labels = data.labels;
   AttributeDictionary attributes = std::move(data.attributes);
   dev_scorer.reset();
+  lmsbn_dev_scorer.reset();
   data_or = absl::InternalError("released");  // frees the featurized corpus before the model
 
   attributes.RestoreIndex();
   ModelBuilder builder(std::move(labels), spec, std::move(attributes), std::move(params),
                        std::move(mask));
+  if (lmsbn) builder.SetFamily(ModelFamily::kLmsbn);
   builder.Prune();
   builder.SetInputOptions(info.input);
   if (!latent.empty()) builder.SetLatentLayout(latent);

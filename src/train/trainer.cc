@@ -25,6 +25,7 @@ absl::StatusOr<std::unique_ptr<Trainer>> MakeTrainer(const TrainOptions& resolve
     case Algorithm::kPerceptron:
       return MakePerceptronTrainer(resolved, std::move(loss));
     case Algorithm::kAuto:
+    case Algorithm::kDcd:  // lmsbn trains apart (TrainLmsbn), without a chain trainer
       break;
   }
   return absl::InvalidArgumentError(

@@ -1,6 +1,7 @@
 #include "train/training_data.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -127,8 +128,12 @@ void DropRareAttributes(const std::vector<int64_t>& counts, int64_t min_count, T
 }  // namespace
 
 absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec, SentencePull next,
-                                                        int min_feature_count, int max_labels) {
+                                                        int min_feature_count, int max_labels,
+                                                        bool label_history) {
   Featurizer featurizer(spec);
+  std::optional<HistoryFeaturizer> history;
+  if (label_history) history.emplace(spec);
+  std::vector<int> gold_history;
   TrainingData data;
   // Labels get ids in first-seen order here and are sorted (and gold renumbered) at the end.
   absl::flat_hash_map<std::string, int> label_ids;
@@ -168,6 +173,25 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
       emitted_positions.push_back(t);
       emitted_ids.push_back(id);
     });
+    if (history.has_value()) {
+      // Gold history: position t sees the gold labels of 0..t-1.
+      history->Prepare(*sentence);
+      HistoryFeaturizer::State state = history->Initial();
+      gold_history.clear();
+      for (int t = 0; t < m; ++t) {
+        history->ForEachAttribute(t, gold_history, state, [&](std::string_view attribute) {
+          const int id = data.attributes.Insert(attribute);
+          if (count) {
+            if (id == static_cast<int>(counts.size())) counts.push_back(0);
+            ++counts[id];
+          }
+          emitted_positions.push_back(t);
+          emitted_ids.push_back(id);
+        });
+        gold_history.push_back(history->InternLabel(sentence->labels[t]));
+        history->Advance(gold_history.back(), &state);
+      }
+    }
     // Stable bucketing by position keeps each position's ids in emission (template) order.
     cursor.assign(m + 1, 0);
     for (int32_t t : emitted_positions) ++cursor[t + 1];

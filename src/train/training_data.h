@@ -60,9 +60,12 @@ inline constexpr int kDefaultMaxLabels = 1000;
 // bad sentence. Attribute ids follow first occurrence, as in BuildAttributeDictionary.
 // More than `max_labels` distinct labels is refused at the sentence that brings one too many,
 // before any table of labels x labels is allocated.
+// With `label_history`, each position also gets the LMSBN history attributes (HistoryFeaturizer:
+// bias and history templates) under the gold labels of the positions before it.
 absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec, SentencePull next,
                                                         int min_feature_count,
-                                                        int max_labels = kDefaultMaxLabels);
+                                                        int max_labels = kDefaultMaxLabels,
+                                                        bool label_history = false);
 // The same on a corpus held in memory.
 absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
                                                const std::vector<Sentence>& corpus,
