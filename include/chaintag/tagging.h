@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "chaintag/aux_dp.h"
+#include "chaintag/branch_and_bound.h"
 #include "chaintag/chunks.h"
 #include "chaintag/corpus.h"
 #include "chaintag/latent.h"
@@ -80,6 +82,12 @@ struct DecodeRequest {
   // exclusions are refused on latent models (the run stops with an error naming them).
   LatentDecoder latent_decoder = LatentDecoder::kLdi;
   int64_t ldi_max_paths = 1000;
+  // LMSBN models (branch-and-bound): nodes one sentence's search may expand (at least the sentence
+  // length, so the greedy labeling is always reached; 1 = greedy), and the initial cost bound S
+  // (only labelings costing less are returned; none: infeasible).
+  static constexpr int64_t kMaxBbNodes = int64_t{1} << 40;
+  int64_t bb_max_nodes = BranchAndBoundOptions::kDefaultMaxNodes;
+  double bb_bound = std::numeric_limits<double>::infinity();
   // Anything beyond plain Viterbi.
   bool Constrained() const {
     return !counts.empty() || score_range || kbest > 0 || diverse > 0 || exclusions ||
@@ -97,6 +105,7 @@ struct Solution {
   std::vector<std::string_view> names;  // the same labels by name
   double score = 0.0;
   double probability = 0.0;  // P(y|x) when DecodeRequest::probability is set, else 0
+  double cost = 0.0;         // LMSBN: sum over tokens of the multiclass hinge (lower is better)
 };
 
 // How the request for one sentence ended.
@@ -120,6 +129,10 @@ struct TagResult {
   SentenceStatus status = SentenceStatus::kOk;
   std::string status_reason;      // kTooLarge: which limit, in words
   double score_resolution = 0.0;  // score range: the resolution actually used
+  // LMSBN (branch-and-bound): nodes expanded (-1 for other families) and whether the search
+  // finished, i.e. the solutions are proved to be the lowest-cost ones.
+  int64_t nodes = -1;
+  bool optimal = true;
   std::vector<double> marginals;  // last model, M x N: marginals[t * N + y]
   // The last model's label names (the columns of `marginals`); set by Pipeline::Run.
   const std::vector<std::string>* label_names = nullptr;
@@ -142,6 +155,10 @@ class Pipeline {
   absl::Status RunLast(const Sentence& input, TagResult* r);
   // RunLast for a latent model, on the lattice with forced labels applied.
   absl::Status RunLatent(TagResult* r);
+  // The last model is an LMSBN: branch-and-bound with the request's constraints inside.
+  absl::Status RunLeftToRight(const Sentence& input, TagResult* r,
+                              std::vector<const Statistic*> constraints,
+                              std::vector<std::vector<int>> excluded, bool infeasible);
   // Restricts the last model's lattice to TagResult::forced (read from the forced column first).
   absl::Status ApplyForced(TagResult* r);
   std::vector<const Model*> models_;

@@ -204,7 +204,13 @@ int RunTag(const std::vector<std::string>& args) {
       "marginal (per token the label with the largest marginal)")(
       "ldi-max-paths", po::value<int64_t>()->default_value(1000),
       "latent models, ldi: most hidden paths the search enumerates per sentence (jsonl reports "
-      "exact and hidden_paths)");
+      "exact and hidden_paths)")(
+      "bb-max-nodes", po::value<int64_t>()->default_value(BranchAndBoundOptions::kDefaultMaxNodes),
+      "lmsbn models: nodes one sentence's branch-and-bound search may expand (at least the "
+      "sentence length; 1 = the greedy labeling); a search stopped early reports optimal: false")(
+      "bb-bound", po::value<double>(),
+      "lmsbn models: initial cost bound S; only labelings costing less are found (default: the "
+      "greedy labeling's cost)");
   po::options_description text("raw text options");
   text.add_options()("on-invalid", po::value<std::string>()->default_value("error"),
                      "invalid UTF-8 in raw text: error or replace (U+FFFD)")(
@@ -307,6 +313,15 @@ int RunTag(const std::vector<std::string>& args) {
     request.forced_column = vm["forced-column"].as<int>() - 1;
     if (request.forced_column < 0) return UsageError(cmd, "--forced-column must be >= 1");
   }
+  request.bb_max_nodes = vm["bb-max-nodes"].as<int64_t>();
+  if (vm.count("bb-bound")) request.bb_bound = vm["bb-bound"].as<double>();
+  const bool lmsbn = last_model.family() == ModelFamily::kLmsbn;
+  if (lmsbn && (request.score_range || request.diverse > 0 || vm["marginals"].as<bool>())) {
+    return UsageError(cmd,
+                      "an lmsbn model (branch-and-bound search) supports --kbest, --count, "
+                      "--forced-column and --exclude; --score-range, --diverse and --marginals "
+                      "need a linear-chain model");
+  }
   if (absl::Status s = request.Validate(); !s.ok())
     return UsageError(cmd, std::string(s.message()));
   ExcludeReader exclude;
@@ -318,7 +333,8 @@ int RunTag(const std::vector<std::string>& args) {
     }
   }
   request.marginals = vm["marginals"].as<bool>();
-  request.probability = *output_format == OutputFormat::kJsonl || request.Constrained();
+  // An lmsbn model has no probabilities (a large-margin model); it reports costs instead.
+  request.probability = !lmsbn && (*output_format == OutputFormat::kJsonl || request.Constrained());
   if (request.marginals && *output_format != OutputFormat::kJsonl) {
     return UsageError(cmd, "--marginals needs --output-format jsonl");
   }

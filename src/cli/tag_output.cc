@@ -260,13 +260,20 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
     list(SolutionLabels(r, 0));
     out << ", \"score\": " << JsonNumber(r.solutions[0].score)
         << ", \"probability\": " << JsonNumber(r.solutions[0].probability);
+    if (r.nodes >= 0) out << ", \"cost\": " << JsonNumber(r.solutions[0].cost);
+  }
+  // LMSBN models: whether the branch-and-bound search proved optimality, and its work.
+  if (r.nodes >= 0) {
+    out << ", \"optimal\": " << (r.optimal ? "true" : "false") << ", \"nodes\": " << r.nodes;
   }
   out << ", \"solutions\": [";
   for (size_t rank = 0; rank < r.solutions.size(); ++rank) {
     out << (rank ? ", " : "") << "{\"labels\": ";
     list(SolutionLabels(r, rank));
     out << ", \"score\": " << JsonNumber(r.solutions[rank].score)
-        << ", \"probability\": " << JsonNumber(r.solutions[rank].probability) << '}';
+        << ", \"probability\": " << JsonNumber(r.solutions[rank].probability);
+    if (r.nodes >= 0) out << ", \"cost\": " << JsonNumber(r.solutions[rank].cost);
+    out << '}';
   }
   out << ']';
   if (r.score_resolution > 0) out << ", \"score_resolution\": " << JsonNumber(r.score_resolution);

@@ -102,6 +102,13 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
   Tagger& tagger = taggers_.back();
   const Model& model = *models_.back();
   r->label_names = &model.labels();
+  if (model.family() == ModelFamily::kLmsbn && (request_.score_range || request_.diverse > 0 ||
+                                                request_.marginals || request_.probability)) {
+    return absl::InvalidArgumentError(
+        "an lmsbn model (branch-and-bound search) supports --kbest, --count, forced labels and "
+        "exclusions; --score-range, --diverse, --marginals and probabilities need a linear-chain "
+        "model");
+  }
   if (absl::Status s = tagger.BuildLattice(input, &lattice_); !s.ok()) return s;
   const int m = lattice_.size();
   if (absl::Status s = ApplyForced(r); !s.ok()) return s;
@@ -152,6 +159,9 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
       ids.push_back(y);
     }
     excluded.push_back(std::move(ids));
+  }
+  if (model.family() == ModelFamily::kLmsbn) {
+    return RunLeftToRight(input, r, std::move(constraints), std::move(excluded), infeasible);
   }
   // Score ranges and diverse k-best exclude labelings by Hamming statistics (2 states each);
   // the others by k-best, linear in the number of exclusions.
@@ -307,6 +317,59 @@ absl::Status Pipeline::RunLatent(TagResult* r) {
     s.labels = std::move(l.labels);
     s.names.reserve(s.labels.size());
     for (const int y : s.labels) s.names.push_back(model.labels()[y]);
+    r->solutions.push_back(std::move(s));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Pipeline::RunLeftToRight(const Sentence& input, TagResult* r,
+                                      std::vector<const Statistic*> constraints,
+                                      std::vector<std::vector<int>> excluded, bool infeasible) {
+  const Model& model = *models_.back();
+  r->nodes = 0;
+  r->optimal = true;  // an infeasible request is proved so
+  if (infeasible) {
+    r->status = SentenceStatus::kInfeasible;
+    return absl::OkStatus();
+  }
+  // Exclusions are Hamming statistics inside the search (a branch that already differs from an
+  // excluded labeling is never checked again).
+  std::vector<std::unique_ptr<Statistic>> owned;
+  for (std::vector<int>& ids : excluded) {
+    owned.push_back(std::make_unique<HammingDistanceStatistic>(std::move(ids), 1));
+    constraints.push_back(owned.back().get());
+  }
+  BranchAndBoundOptions options;
+  options.kbest = std::max(request_.kbest, 1);
+  options.max_nodes = request_.bb_max_nodes;
+  options.bound = request_.bb_bound;
+  if (!r->forced.empty()) options.forced = forced_ids_;
+  options.constraints = std::move(constraints);
+  absl::StatusOr<BranchAndBoundResult> found = taggers_.back().SearchLeftToRight(input, options);
+  if (!found.ok()) {
+    if (IsInfeasible(found.status())) {
+      r->status = SentenceStatus::kInfeasible;
+      return absl::OkStatus();
+    }
+    if (found.status().code() == absl::StatusCode::kResourceExhausted) {
+      r->status = SentenceStatus::kTooLarge;
+      r->status_reason = std::string(found.status().message());
+      r->nodes = std::max<int64_t>(request_.bb_max_nodes, input.size());
+      r->optimal = false;
+      return absl::OkStatus();
+    }
+    return found.status();
+  }
+  r->nodes = found->nodes;
+  r->optimal = found->optimal;
+  for (BranchAndBoundSolution& l : found->solutions) {
+    Solution s;
+    s.rank = static_cast<int>(r->solutions.size()) + 1;
+    s.names.reserve(l.labels.size());
+    for (int y : l.labels) s.names.push_back(model.labels()[y]);
+    s.score = l.score;
+    s.cost = l.cost;
+    s.labels = std::move(l.labels);
     r->solutions.push_back(std::move(s));
   }
   return absl::OkStatus();

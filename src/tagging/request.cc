@@ -210,6 +210,11 @@ absl::Status DecodeRequest::Validate() const {
       return absl::InvalidArgumentError("--score-range does not combine with --kbest or --diverse");
     }
   }
+  if (bb_max_nodes < 1 || bb_max_nodes > kMaxBbNodes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--bb-max-nodes must be between 1 and ", kMaxBbNodes));
+  }
+  if (!(bb_bound > 0)) return absl::InvalidArgumentError("--bb-bound must be a number > 0");
   if (!(marginals_min >= 0 && marginals_min <= 1)) {
     return absl::InvalidArgumentError("--marginals-min must be between 0 and 1");
   }
