@@ -168,6 +168,16 @@ double LmsbnSolver::Primal(absl::Span<const double> w, double* mean_loss) const 
   return c2_ * norm + loss;
 }
 
+double LmsbnSolver::Dual(absl::Span<const double> w) const {
+  double norm = 0.0;
+  for (int64_t f = 0; f < data_.parameters.num_state_features(); ++f) norm += w[f] * w[f];
+  double gold = 0.0;
+  for (int64_t p = 0; p < data_.num_positions(); ++p) {
+    gold += alpha_[static_cast<size_t>(p) * n_ + data_.gold[p]];
+  }
+  return 0.5 * norm - gold;
+}
+
 LmsbnDevScorer::LmsbnDevScorer(const TrainingData& data, int threads)
     : data_(data), threads_(std::max(1, threads)) {}
 

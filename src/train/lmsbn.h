@@ -30,6 +30,9 @@ class LmsbnSolver {
   double Pass(std::vector<double>* weights);
   // c2 |w|^2 + sum_t hinge_t, and the mean hinge per token.
   double Primal(absl::Span<const double> w, double* mean_loss) const;
+  // The dual objective 1/2 |w|^2 - sum_t alpha_{t, gold} (Keerthi et al.'s f), which every pass
+  // decreases.
+  double Dual(absl::Span<const double> w) const;
 
  private:
   const TrainingData& data_;

@@ -120,8 +120,9 @@ class IterationTracker {
 };
 
 // LMSBN: passes of dual coordinate descent until the largest KKT violation of a pass is below
-// kLmsbnViolation (LIBLINEAR's criterion for this solver), the primal objective changes by less
-// than kLmsbnStall (relative) in a pass, or max_iterations passes; each pass is reported (primal
+// kLmsbnViolation (LIBLINEAR's criterion for this solver), the dual objective (monotone under
+// coordinate descent) falls by less than kLmsbnStall (relative) in a pass, or max_iterations
+// passes; each pass is reported (primal
 // objective, mean hinge, dev score).
 constexpr double kLmsbnViolation = 0.1;
 constexpr double kLmsbnStall = 1e-3;
@@ -157,11 +158,13 @@ absl::StatusOr<train_internal::TrainerRun> RunLmsbn(const TrainOptions& o, const
       run.stop_reason = absl::StrCat("largest KKT violation ", violation, " < ", kLmsbnViolation);
       return run;
     }
-    if (std::abs(previous - p.objective) < kLmsbnStall * std::abs(p.objective)) {
-      run.stop_reason = absl::StrCat("objective changed by less than ", kLmsbnStall, " (relative)");
+    const double dual = solver.Dual(*weights);
+    if (previous - dual < kLmsbnStall * std::abs(dual)) {
+      run.stop_reason =
+          absl::StrCat("dual objective fell by less than ", kLmsbnStall, " (relative) in a pass");
       return run;
     }
-    previous = p.objective;
+    previous = dual;
   }
   run.stop_reason = "max_iterations";
   return run;
