@@ -274,7 +274,8 @@ TEST(TrainEnumTest, EveryNameRoundTripsAndBadNamesFail) {
       {"ssvm-margin", Objective::kSsvmMargin},
       {"ssvm-slack", Objective::kSsvmSlack},
       {"perceptron", Objective::kPerceptron},
-      {"ldcrf", Objective::kLdcrf}};
+      {"ldcrf", Objective::kLdcrf},
+      {"lmsbn", Objective::kLmsbn}};
   for (const auto& [name, value] : objectives) {
     absl::StatusOr<Objective> parsed = ParseObjective(name);
     ASSERT_TRUE(parsed.ok()) << name;
@@ -284,7 +285,8 @@ TEST(TrainEnumTest, EveryNameRoundTripsAndBadNamesFail) {
   const std::vector<std::pair<std::string, Algorithm>> algorithms = {
       {"auto", Algorithm::kAuto},   {"lbfgs", Algorithm::kLbfgs},
       {"owlqn", Algorithm::kOwlqn}, {"bcfw", Algorithm::kBcfw},
-      {"sgd", Algorithm::kSgd},     {"perceptron", Algorithm::kPerceptron}};
+      {"sgd", Algorithm::kSgd},     {"perceptron", Algorithm::kPerceptron},
+      {"dcd", Algorithm::kDcd}};
   for (const auto& [name, value] : algorithms) {
     absl::StatusOr<Algorithm> parsed = ParseAlgorithm(name);
     ASSERT_TRUE(parsed.ok()) << name;
@@ -303,15 +305,15 @@ TEST(TrainEnumTest, EveryNameRoundTripsAndBadNamesFail) {
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.status().message(),
               absl::StrCat("option objective: expected crf, softmax-margin, ssvm-margin, "
-                           "ssvm-slack, perceptron or ldcrf, found \"",
+                           "ssvm-slack, perceptron, ldcrf or lmsbn, found \"",
                            bad, "\""));
   }
   for (const std::string bad : {"", "LBFGS", "newton", "owl-qn", "crf"}) {
     absl::StatusOr<Algorithm> parsed = ParseAlgorithm(bad);
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.status().message(),
-              absl::StrCat("option algorithm: expected auto, lbfgs, owlqn, bcfw, sgd or "
-                           "perceptron, found \"",
+              absl::StrCat("option algorithm: expected auto, lbfgs, owlqn, bcfw, sgd, "
+                           "perceptron or dcd, found \"",
                            bad, "\""));
   }
   for (const std::string bad : {"", "phrase", "Token", "chunks"}) {
@@ -329,7 +331,7 @@ TEST(TrainEnumTest, EveryNameRoundTripsAndBadNamesFail) {
   ASSERT_TRUE(SetTrainOption(&o, "loss_level", "chunk").ok());
   EXPECT_EQ(o.loss_level, LossLevel::kChunk);
   EXPECT_EQ(SetTrainOption(&o, "algorithm", "newton").message(),
-            "option algorithm: expected auto, lbfgs, owlqn, bcfw, sgd or perceptron, found "
+            "option algorithm: expected auto, lbfgs, owlqn, bcfw, sgd, perceptron or dcd, found "
             "\"newton\"");
 }
 
