@@ -19,6 +19,15 @@ DevScorer::DevScorer(const TrainingData& data, const TransitionMask& mask, int t
   }
 }
 
+absl::Status CheckDevSentence(const Featurizer& featurizer, const Sentence& sentence) {
+  if (static_cast<int>(sentence.labels.size()) != sentence.size()) {
+    return ErrorAt(sentence, 0,
+                   absl::StrCat("dev data: expected a gold label for each of the ", sentence.size(),
+                                " tokens, found ", sentence.labels.size(), " labels"));
+  }
+  return featurizer.CheckColumns(sentence);  // its message names the file and line itself
+}
+
 absl::Status DevScorer::Prepare(const FeatureSpec& spec, const std::vector<Sentence>& dev) {
   Featurizer featurizer(spec);
   // Gold labels become ids once here, so scoring each pass compares ids only.
@@ -27,14 +36,7 @@ absl::Status DevScorer::Prepare(const FeatureSpec& spec, const std::vector<Sente
   for (size_t y = 0; y < eval_labels_.size(); ++y) ids.emplace(eval_labels_[y], y);
   for (const Sentence& sentence : dev) {
     if (sentence.size() == 0) continue;
-    if (static_cast<int>(sentence.labels.size()) != sentence.size()) {
-      return ErrorAt(
-          sentence, 0,
-          absl::StrCat("dev data: expected a gold label for each of the ", sentence.size(),
-                       " tokens, found ", sentence.labels.size(), " labels"));
-    }
-    // CheckColumns's message names the file and line itself.
-    if (absl::Status status = featurizer.CheckColumns(sentence); !status.ok()) return status;
+    if (absl::Status status = CheckDevSentence(featurizer, sentence); !status.ok()) return status;
     featurized_.emplace_back();
     featurizer.Featurize(sentence, data_.attributes, &featurized_.back());
     std::vector<int>& gold = gold_.emplace_back();

@@ -19,6 +19,10 @@
 
 namespace chaintag::train_internal {
 
+// A dev sentence must have a gold label per token and the columns the templates read; errors
+// name the file and line. Every trainer's dev scoring checks its sentences with this.
+absl::Status CheckDevSentence(const Featurizer& featurizer, const Sentence& sentence);
+
 class DevScorer {
  public:
   // With a non-empty `latent` layout (ldcrf), `data` is over its hidden states and dev sentences

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/eval.h"
+#include "train/dev_scorer.h"
 #include "train/parallel.h"
 
 namespace chaintag::train_internal {
@@ -186,13 +187,7 @@ absl::Status LmsbnDevScorer::Prepare(const FeatureSpec& spec, const std::vector<
   Featurizer featurizer(spec);
   for (const Sentence& sentence : dev) {
     if (sentence.size() == 0) continue;
-    if (static_cast<int>(sentence.labels.size()) != sentence.size()) {
-      return ErrorAt(
-          sentence, 0,
-          absl::StrCat("dev data: expected a gold label for each of the ", sentence.size(),
-                       " tokens, found ", sentence.labels.size(), " labels"));
-    }
-    if (absl::Status status = featurizer.CheckColumns(sentence); !status.ok()) return status;
+    if (absl::Status status = CheckDevSentence(featurizer, sentence); !status.ok()) return status;
     featurized_.emplace_back();
     featurizer.Featurize(sentence, data_.attributes, &featurized_.back());
     sentences_.push_back(&sentence);
