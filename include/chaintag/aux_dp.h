@@ -211,7 +211,9 @@ class AuxDpDecoder {
   void set_max_bytes(int64_t bytes) { max_bytes_ = bytes; }
   int64_t max_bytes() const { return max_bytes_; }
 
-  int num_states() const { return num_states_; }  // R
+  // R, including on second-order lattices the engine's own last component: the label before the
+  // previous one (N+1 states), so that trigram scores are exact on the product lattice.
+  int num_states() const { return num_states_; }
   int ComponentState(int state, int component) const {
     return (state / strides_[component]) % sizes_[component];
   }
@@ -256,6 +258,9 @@ class AuxDpDecoder {
     int deviation_level;      // children deviate only at levels below this one
   };
   void ComputeSuccessorRow(int position, int prev_label, int state, int* row) const;
+  // Transition scores into every label y from (prev, state): transition(prev, y), plus
+  // trigram(history(state), prev, y) on second-order lattices (then written to trigram_row_).
+  const double* TransitionRow(int prev, int state) const;
   int Successor(int position, int prev_label, int state, int label) const;
   // A statistic's successor state as a stride-scaled product-state part (kDead if infeasible).
   int ConvertState(int component, int position, int state) const;
@@ -272,6 +277,9 @@ class AuxDpDecoder {
   std::vector<int> sizes_;
   std::vector<int> strides_;
   std::vector<const Statistic*> statistics_;
+  std::unique_ptr<Statistic> history_;       // second-order lattices: appended to statistics_
+  std::vector<int> history_of_;              // R: the history component of each product state
+  mutable std::vector<double> trigram_row_;  // N scratch for TransitionRow
   std::vector<char> position_independent_;
   std::vector<char> computes_rows_;    // per component: rows on demand, no tables
   mutable std::vector<int> stat_row_;  // N scratch for FillRow

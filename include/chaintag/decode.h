@@ -30,8 +30,9 @@ struct ViterbiScratch {
 };
 
 // The highest-scoring labeling; ties go to the smallest label id, position by position from the
-// end. Returns NotFound ("infeasible") when every labeling has score -inf. An empty lattice gives
-// an empty labeling with score 0.
+// end. Second-order lattices are decoded over label pairs (then `scratch` holds pair tables).
+// Returns NotFound ("infeasible") when every labeling has score -inf. An empty lattice gives an
+// empty labeling with score 0.
 absl::StatusOr<Labeling> ViterbiDecode(const Lattice& lattice, ViterbiScratch* scratch = nullptr);
 
 // Forward-backward in log space.
@@ -41,6 +42,9 @@ struct Marginals {
   std::vector<double> transition;  // N x N: sum over t of P(y_{t-1} = a, y_t = b)
   std::vector<double> start;       // N: P(y_0 = y)
   std::vector<double> end;         // N: P(y_{M-1} = y)
+  // Second-order lattices: (N+1) x N x N, sum over t >= 1 of P(y_{t-2} = a, y_{t-1} = b, y_t = c)
+  // (a = N before the sentence); empty otherwise.
+  std::vector<double> trigram;
   double unary_at(int t, int y, int num_labels) const {
     return unary[static_cast<size_t>(t) * num_labels + y];
   }

@@ -1,5 +1,6 @@
-// The scores a decoder sees: unary M x N, transition N x N, and start/end N. Decoders never see
-// features or models; masks and forced labels are applied as -infinity scores.
+// The scores a decoder sees: unary M x N, transition N x N, and start/end N; a second-order lattice
+// adds trigram scores (N+1) x N x N. Decoders never see features or models; masks and forced
+// labels are applied as -infinity scores.
 #ifndef CHAINTAG_LATTICE_H_
 #define CHAINTAG_LATTICE_H_
 
@@ -26,7 +27,14 @@ class Lattice {
     transition_.assign(static_cast<size_t>(n_) * n_, 0.0);
     start_.assign(n_, 0.0);
     end_.assign(n_, 0.0);
+    trigram_.clear();
   }
+
+  // Makes the lattice second order (after Reset): every position t >= 1 adds
+  // trigram(y_{t-2}, y_{t-1}, y_t), with y_{-1} = kBos (= num_labels()). Scores start at 0.
+  void EnableSecondOrder() { trigram_.assign(static_cast<size_t>(n_ + 1) * n_ * n_, 0.0); }
+  int order() const { return trigram_.empty() ? 1 : 2; }
+  int bos() const { return n_; }  // the label "before the sentence" in trigram()
 
   int size() const { return m_; }        // M: positions (tokens)
   int num_labels() const { return n_; }  // N
@@ -49,6 +57,17 @@ class Lattice {
   double end(int y) const { return end_[y]; }  // score of `y` at position M-1
   double& end(int y) { return end_[y]; }
 
+  // Second-order lattices only: the score of `y` after `prev` after `before` (bos() at t = 1).
+  double trigram(int before, int prev, int y) const {
+    return trigram_[(static_cast<size_t>(before) * n_ + prev) * n_ + y];
+  }
+  double& trigram(int before, int prev, int y) {
+    return trigram_[(static_cast<size_t>(before) * n_ + prev) * n_ + y];
+  }
+  // (N+1) x N x N, row (before, prev) contiguous over y; empty for first-order lattices.
+  const std::vector<double>& trigram_data() const { return trigram_; }
+  std::vector<double>& trigram_data() { return trigram_; }
+
   const std::vector<double>& unary_data() const { return unary_; }
   const std::vector<double>& transition_data() const { return transition_; }
 
@@ -60,6 +79,8 @@ class Lattice {
     for (int t = 0; t < m_; ++t) {
       s += unary(t, labels[t]);
       if (t > 0) s += transition(labels[t - 1], labels[t]);
+      if (t > 0 && !trigram_.empty())
+        s += trigram(t == 1 ? n_ : labels[t - 2], labels[t - 1], labels[t]);
     }
     return s;
   }
@@ -71,6 +92,7 @@ class Lattice {
   std::vector<double> transition_;
   std::vector<double> start_;
   std::vector<double> end_;
+  std::vector<double> trigram_;
 };
 
 }  // namespace chaintag

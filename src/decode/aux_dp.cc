@@ -23,6 +23,22 @@ absl::Status InfeasibleError(const std::string& what) {
   return absl::NotFoundError(absl::StrCat("infeasible: ", what));
 }
 
+// Second-order lattices: the label before the previous one (kBos = N before position 1), as the
+// engine's own last component, so a product state knows which trigram score a transition adds.
+class HistoryStatistic : public Statistic {
+ public:
+  explicit HistoryStatistic(int num_labels) : n_(num_labels) {}
+  int NumStates() const override { return n_ + 1; }
+  int Initial() const override { return n_; }
+  int Next(int /*state*/, int /*position*/, int prev_label, int /*label*/) const override {
+    return prev_label < 0 ? n_ : prev_label;
+  }
+  bool PositionIndependent() const override { return true; }
+
+ private:
+  int n_;
+};
+
 }  // namespace
 
 bool IsInfeasible(const absl::Status& status) {
@@ -50,6 +66,12 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   m_ = lattice.size();
   n_ = lattice.num_labels();
   statistics_.assign(statistics.begin(), statistics.end());
+  if (lattice.order() == 2) {
+    if (history_ == nullptr || history_->NumStates() != n_ + 1) {
+      history_ = std::make_unique<HistoryStatistic>(n_);
+    }
+    statistics_.push_back(history_.get());
+  }
   const int k = static_cast<int>(statistics_.size());
   if (k >= 64) {
     return absl::ResourceExhaustedError(
@@ -101,6 +123,13 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
     for (int c = 0; c < k; ++c) {
       components_[static_cast<size_t>(s) * k + c] = (s / strides_[c]) % sizes_[c];
     }
+  }
+  history_of_.clear();
+  if (lattice.order() == 2) {
+    history_of_.resize(num_states_);
+    for (int s = 0; s < num_states_; ++s)
+      history_of_[s] = components_[static_cast<size_t>(s) * k + k - 1];
+    trigram_row_.assign(n_, 0.0);
   }
   if (m_ == 0 || n_ == 0) {
     forward_.clear();
@@ -157,6 +186,7 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   const double* trans = lattice.transition_data().data();
   bool label_only = true;
   for (const Statistic* st : statistics_) label_only = label_only && !st->DependsOnPreviousLabel();
+  const double* trigram = lattice.order() == 2 ? lattice.trigram_data().data() : nullptr;
   acc_.assign(n_, kNegInf);
   for (int t = 1; t < m_; ++t) {
     const double* prev_layer = forward_.data() + layer * (t - 1);
@@ -204,6 +234,17 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
             ComputeSuccessorRow(t, prev, st, row_.data());
             next = row_.data();
           }
+          if (trigram != nullptr) {
+            const double* xrow = trigram + (static_cast<size_t>(history_of_[st]) * n_ + prev) * n_;
+            for (int y = 0; y < n_; ++y) {
+              const int ns = next[y];
+              if (ns < 0) continue;
+              const double c = v + (trow[y] + xrow[y]);
+              double& d = cur[static_cast<size_t>(y) * rr + ns];
+              if (c > d) d = c;
+            }
+            continue;
+          }
           for (int y = 0; y < n_; ++y) {
             const int ns = next[y];
             if (ns < 0) continue;
@@ -222,6 +263,16 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
     }
   }
   return table_status_;
+}
+
+const double* AuxDpDecoder::TransitionRow(int prev, int state) const {
+  const double* row = lattice_->transition_data().data() + static_cast<size_t>(prev) * n_;
+  if (history_of_.empty()) return row;
+  // The same sum, in the same order, as Run's loop: transition + trigram.
+  const double* xrow =
+      lattice_->trigram_data().data() + (static_cast<size_t>(history_of_[state]) * n_ + prev) * n_;
+  for (int y = 0; y < n_; ++y) trigram_row_[y] = row[y] + xrow[y];
+  return trigram_row_.data();
 }
 
 absl::Status AuxDpDecoder::FillTable(int component, int position, int* table) const {
@@ -337,13 +388,12 @@ absl::Status AuxDpDecoder::Backtrace(int last_label, std::vector<char> states, L
     // Smallest previous label first: any state on an optimal path qualifies, so keep them all.
     for (int prev = 0; prev < n_ && !found; ++prev) {
       const double* prow = forward_.data() + (static_cast<size_t>(t - 1) * n_ + prev) * rr;
-      const double tr = lattice_->transition(prev, y);
       for (int s = 0; s < rr; ++s) {
         const double v = prow[s];
         if (v == kNegInf) continue;
         const int ns = Successor(t, prev, s, y);
         if (ns < 0 || !states[ns]) continue;
-        if ((v + tr) + u == target[ns]) {
+        if ((v + TransitionRow(prev, s)[y]) + u == target[ns]) {
           next_states[s] = 1;
           found = true;
         }

@@ -51,10 +51,9 @@ AuxDpDecoder::Node* AuxDpDecoder::GetNode(int position, int label, int state) {
   } else if (position > 0) {
     for (int prev = 0; prev < n_; ++prev) {
       const double* prow = forward_.data() + (static_cast<size_t>(position - 1) * n_ + prev) * rr;
-      const double tr = lattice_->transition(prev, label);
       for (int s = 0; s < rr; ++s) {
         if (prow[s] == kNegInf) continue;
-        const double v = prow[s] + tr;
+        const double v = prow[s] + TransitionRow(prev, s)[label];
         if (v == kNegInf || Successor(position, prev, s, label) != state) continue;
         node->candidates.push_back({v, prev, s});
       }
@@ -162,6 +161,11 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::ChainKBest(const Lattice& la
   // The same enumeration as Run(lattice, {}) + KBest(k) (the same order, ties included), on a
   // plain first-order chain: candidate lists start with the Viterbi back-pointer (the first best
   // previous label) and continue best first, ties in label order, as KBest's stable sort has them.
+  if (lattice.order() == 2) {
+    // Pairs of labels are the nodes there: the engine's product lattice carries them.
+    if (absl::Status st = Run(lattice, {}); !st.ok()) return st;
+    return KBest(k);
+  }
   lattice_ = nullptr;  // KBest's tables no longer describe a lattice
   std::vector<Labeling> out;
   if (k <= 0) return out;
@@ -326,7 +330,7 @@ absl::StatusOr<std::vector<Labeling>> KBestDecode(const Lattice& lattice, int k,
                                                   AuxDpDecoder* decoder) {
   AuxDpDecoder local;
   AuxDpDecoder& d = decoder != nullptr ? *decoder : local;
-  if (constraints.empty()) return d.ChainKBest(lattice, k);
+  if (constraints.empty() && lattice.order() == 1) return d.ChainKBest(lattice, k);
   if (absl::Status st = d.Run(lattice, constraints); !st.ok()) return st;
   return d.KBest(k);
 }

@@ -284,6 +284,12 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
   } else if (IsInfeasible(top.status())) {
     return top.status();  // no labeling satisfies the constraints at all
   }
+  if (lattice.order() == 2) {
+    // The quantised increments would depend on the label two positions back as well.
+    return absl::UnimplementedError(
+        "a score range that excludes the best labeling is not supported on second-order models "
+        "yet (only ranges the best labeling already satisfies)");
+  }
   // Keep the successor tables (M x R x (N+1) x N) and cells within the engine's limits.
   const int64_t per_state =
       std::max<int64_t>(1, int64_t{std::max(lattice.size(), 1)} * (lattice.num_labels() + 1) *

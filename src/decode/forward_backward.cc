@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
+#include "decode/second_order.h"
 
 namespace chaintag {
 namespace {
@@ -54,6 +55,11 @@ absl::StatusOr<double> LogPartition(const Lattice& lattice, ForwardBackwardScrat
   if (m == 0) return 0.0;
   if (n <= 0)
     return absl::InvalidArgumentError("LogPartition: lattice has positions but no labels");
+  if (lattice.order() == 2) {
+    absl::StatusOr<Marginals> z = decode_internal::SecondOrderForwardBackward(lattice, true);
+    if (!z.ok()) return z.status();
+    return z->log_z;
+  }
   ForwardBackwardScratch local;
   ForwardBackwardScratch& s = scratch != nullptr ? *scratch : local;
   const size_t cells = static_cast<size_t>(m) * n;
@@ -72,6 +78,7 @@ absl::StatusOr<Marginals> ForwardBackward(const Lattice& lattice, ForwardBackwar
   if (n <= 0) {
     return absl::InvalidArgumentError("ForwardBackward: lattice has positions but no labels");
   }
+  if (lattice.order() == 2) return decode_internal::SecondOrderForwardBackward(lattice, false);
   ForwardBackwardScratch local;
   ForwardBackwardScratch& s = scratch != nullptr ? *scratch : local;
   const size_t cells = static_cast<size_t>(m) * n;

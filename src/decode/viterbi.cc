@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
+#include "decode/second_order.h"
 
 namespace chaintag {
 namespace {
@@ -113,6 +114,7 @@ absl::StatusOr<Labeling> ViterbiDecode(const Lattice& lattice, ViterbiScratch* s
   if (n <= 0) {
     return absl::InvalidArgumentError("ViterbiDecode: lattice has positions but no labels");
   }
+  if (lattice.order() == 2) return decode_internal::SecondOrderViterbi(lattice, scratch);
   ViterbiScratch local;
   ViterbiScratch& s = scratch != nullptr ? *scratch : local;
   const double* trans = lattice.transition_data().data();

@@ -1,0 +1,212 @@
+// Viterbi and forward-backward on second-order lattices (trigram label scores): dynamic
+// programming over label pairs (y_{t-1}, y_t), O(M N^3) (Thede and Harper, ACL 1999, for HMM
+// taggers; the same recursions with CRF scores). Constrained and k-best decoding on second-order
+// lattices run in the AuxDp engine, which carries the label before the previous one as a state.
+#include "decode/second_order.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace chaintag {
+namespace decode_internal {
+namespace {
+
+double LogSumExp(const double* v, int n) {
+  double mx = kNegInf;
+  for (int i = 0; i < n; ++i) mx = std::max(mx, v[i]);
+  if (mx == kNegInf) return kNegInf;
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) sum += std::exp(v[i] - mx);
+  return mx + std::log(sum);
+}
+
+// Pair tables hold (N+1) x N cells per position: row b = y_{t-1} (b = N: before the sentence,
+// used at t = 0 only), column c = y_t.
+size_t PairCells(int n) { return static_cast<size_t>(n + 1) * n; }
+
+}  // namespace
+
+absl::StatusOr<Labeling> SecondOrderViterbi(const Lattice& lattice, ViterbiScratch* scratch) {
+  const int m = lattice.size();
+  const int n = lattice.num_labels();
+  Labeling result;
+  if (m == 0) return result;
+  if (n <= 0) {
+    return absl::InvalidArgumentError("ViterbiDecode: lattice has positions but no labels");
+  }
+  ViterbiScratch local;
+  ViterbiScratch& s = scratch != nullptr ? *scratch : local;
+  const size_t layer = PairCells(n);
+  s.score.assign(layer * m, kNegInf);
+  s.back.assign(layer * m, -1);
+  s.stride = n;
+  double* delta = s.score.data();
+  int* back = s.back.data();
+  const int bos = n;
+  for (int c = 0; c < n; ++c) {
+    delta[static_cast<size_t>(bos) * n + c] = lattice.start(c) + lattice.unary(0, c);
+  }
+  std::vector<double> acc(n);
+  std::vector<int> arg(n);
+  for (int t = 1; t < m; ++t) {
+    const double* prev = delta + layer * (t - 1);
+    double* cur = delta + layer * t;
+    int* back_row = back + layer * t;
+    const double* u = lattice.unary_row(t).data();
+    for (int b = 0; b < n; ++b) {
+      std::fill(acc.begin(), acc.end(), kNegInf);
+      std::fill(arg.begin(), arg.end(), -1);
+      // max over a of delta_{t-1}(a, b) + trigram(a, b, c); smallest a on ties.
+      for (int a = 0; a <= n; ++a) {
+        const double v = prev[static_cast<size_t>(a) * n + b];
+        if (v == kNegInf) continue;
+        const double* tri = &lattice.trigram_data()[(static_cast<size_t>(a) * n + b) * n];
+        for (int c = 0; c < n; ++c) {
+          const double x = v + tri[c];
+          if (x > acc[c]) {
+            acc[c] = x;
+            arg[c] = a;
+          }
+        }
+      }
+      double* row = cur + static_cast<size_t>(b) * n;
+      int* brow = back_row + static_cast<size_t>(b) * n;
+      for (int c = 0; c < n; ++c) {
+        if (arg[c] < 0) continue;
+        row[c] = (acc[c] + lattice.transition(b, c)) + u[c];
+        brow[c] = arg[c];
+      }
+    }
+  }
+  // Ties: the smallest last label, then the smallest label before it, and so on backwards.
+  const double* last = delta + layer * (m - 1);
+  double best = kNegInf;
+  int best_b = -1, best_c = -1;
+  for (int c = 0; c < n; ++c) {
+    for (int b = 0; b <= n; ++b) {
+      const double v = last[static_cast<size_t>(b) * n + c] + lattice.end(c);
+      if (v > best) {
+        best = v;
+        best_b = b;
+        best_c = c;
+      }
+    }
+  }
+  if (best_c < 0 || std::isnan(best)) {
+    return absl::NotFoundError("infeasible: every labeling of the lattice has score -inf");
+  }
+  result.labels.resize(m);
+  result.score = best;
+  int b = best_b, c = best_c;
+  for (int t = m - 1; t >= 0; --t) {
+    result.labels[t] = c;
+    if (t == 0) break;
+    const int a = back[layer * t + static_cast<size_t>(b) * n + c];
+    c = b;
+    b = a;
+  }
+  return result;
+}
+
+absl::StatusOr<Marginals> SecondOrderForwardBackward(const Lattice& lattice, bool log_z_only) {
+  const int m = lattice.size();
+  const int n = lattice.num_labels();
+  Marginals out;
+  if (m == 0) return out;
+  if (n <= 0) {
+    return absl::InvalidArgumentError("ForwardBackward: lattice has positions but no labels");
+  }
+  const size_t layer = PairCells(n);
+  const int bos = n;
+  std::vector<double> alpha(layer * m, kNegInf);
+  std::vector<double> tmp(n + 1);
+  for (int c = 0; c < n; ++c) {
+    alpha[static_cast<size_t>(bos) * n + c] = lattice.start(c) + lattice.unary(0, c);
+  }
+  for (int t = 1; t < m; ++t) {
+    const double* prev = alpha.data() + layer * (t - 1);
+    double* cur = alpha.data() + layer * t;
+    for (int b = 0; b < n; ++b) {
+      for (int c = 0; c < n; ++c) {
+        for (int a = 0; a <= n; ++a) {
+          tmp[a] = prev[static_cast<size_t>(a) * n + b] + lattice.trigram(a, b, c);
+        }
+        cur[static_cast<size_t>(b) * n + c] =
+            LogSumExp(tmp.data(), n + 1) + lattice.transition(b, c) + lattice.unary(t, c);
+      }
+    }
+  }
+  std::vector<double> finals(layer);
+  const double* last = alpha.data() + layer * (m - 1);
+  for (size_t i = 0; i < layer; ++i) finals[i] = last[i] + lattice.end(static_cast<int>(i % n));
+  out.log_z = LogSumExp(finals.data(), static_cast<int>(layer));
+  if (!(out.log_z > kNegInf) || std::isnan(out.log_z)) {
+    return absl::NotFoundError("infeasible: every labeling of the lattice has score -inf");
+  }
+  if (log_z_only) return out;
+
+  std::vector<double> beta(layer * m, kNegInf);
+  double* beta_last = beta.data() + layer * (m - 1);
+  for (int b = 0; b <= n; ++b) {
+    for (int c = 0; c < n; ++c) beta_last[static_cast<size_t>(b) * n + c] = lattice.end(c);
+  }
+  for (int t = m - 2; t >= 0; --t) {
+    const double* next = beta.data() + layer * (t + 1);
+    double* cur = beta.data() + layer * t;
+    for (int b = 0; b <= n; ++b) {
+      for (int c = 0; c < n; ++c) {
+        for (int d = 0; d < n; ++d) {
+          tmp[d] = lattice.transition(c, d) + lattice.trigram(b, c, d) + lattice.unary(t + 1, d) +
+                   next[static_cast<size_t>(c) * n + d];
+        }
+        cur[static_cast<size_t>(b) * n + c] = LogSumExp(tmp.data(), n);
+      }
+    }
+  }
+  out.unary.assign(static_cast<size_t>(m) * n, 0.0);
+  out.transition.assign(static_cast<size_t>(n) * n, 0.0);
+  out.trigram.assign(static_cast<size_t>(n + 1) * n * n, 0.0);
+  out.start.assign(n, 0.0);
+  out.end.assign(n, 0.0);
+  for (int t = 0; t < m; ++t) {
+    const double* a_t = alpha.data() + layer * t;
+    const double* b_t = beta.data() + layer * t;
+    for (int b = 0; b <= n; ++b) {
+      for (int c = 0; c < n; ++c) {
+        const size_t i = static_cast<size_t>(b) * n + c;
+        const double v = a_t[i] + b_t[i] - out.log_z;
+        if (v == kNegInf) continue;
+        out.unary[static_cast<size_t>(t) * n + c] += std::exp(v);
+      }
+    }
+    if (t == 0) continue;
+    // Trigram (a, b, c) ending at t: alpha_{t-1}(a, b) + scores of c + beta_t(b, c).
+    const double* a_prev = alpha.data() + layer * (t - 1);
+    for (int a = 0; a <= n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        const double x = a_prev[static_cast<size_t>(a) * n + b];
+        if (x == kNegInf) continue;
+        for (int c = 0; c < n; ++c) {
+          const double v = x + lattice.trigram(a, b, c) + lattice.transition(b, c) +
+                           lattice.unary(t, c) + b_t[static_cast<size_t>(b) * n + c] - out.log_z;
+          if (v == kNegInf) continue;
+          const double p = std::exp(v);
+          out.trigram[(static_cast<size_t>(a) * n + b) * n + c] += p;
+          out.transition[static_cast<size_t>(b) * n + c] += p;
+        }
+      }
+    }
+  }
+  for (int y = 0; y < n; ++y) {
+    out.start[y] = out.unary[y];
+    out.end[y] = out.unary[static_cast<size_t>(m - 1) * n + y];
+  }
+  return out;
+}
+
+}  // namespace decode_internal
+}  // namespace chaintag

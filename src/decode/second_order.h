@@ -1,0 +1,19 @@
+// Decoders of second-order lattices (Lattice::order() == 2); ViterbiDecode, ForwardBackward and
+// LogPartition dispatch here.
+#ifndef CHAINTAG_DECODE_SECOND_ORDER_H_
+#define CHAINTAG_DECODE_SECOND_ORDER_H_
+
+#include "absl/status/statusor.h"
+#include "chaintag/decode.h"
+#include "chaintag/lattice.h"
+
+namespace chaintag::decode_internal {
+
+// The highest-scoring labeling (ties as ViterbiDecode's); scratch holds pair tables afterwards.
+absl::StatusOr<Labeling> SecondOrderViterbi(const Lattice& lattice, ViterbiScratch* scratch);
+// Log-space forward-backward over label pairs; with `log_z_only` only log_z is filled.
+absl::StatusOr<Marginals> SecondOrderForwardBackward(const Lattice& lattice, bool log_z_only);
+
+}  // namespace chaintag::decode_internal
+
+#endif  // CHAINTAG_DECODE_SECOND_ORDER_H_
