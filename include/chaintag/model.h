@@ -32,10 +32,13 @@ namespace chaintag {
 // A Model does not keep this form (see Model::Parameters).
 struct ModelParameters {
   int num_labels = 0;
+  // 1: first-order chain. 2: second order, with (N+1) x N x N trigram weights after the end
+  // weights (trigram(a, b, c) for y_{t-2} = a, y_{t-1} = b, y_t = c; a = N before the sentence).
+  int order = 1;
   // A + 1 entries: features of attribute a are [off[a], off[a+1]).
   std::vector<int32_t> attribute_offsets;
   std::vector<int32_t> feature_labels;  // F entries: label of each state feature
-  std::vector<double> weights;          // F + N*N + 2N entries
+  std::vector<double> weights;          // F + N*N + 2N (+ (N+1)*N*N for order 2) entries
 
   int num_attributes() const {
     return attribute_offsets.empty() ? 0 : static_cast<int>(attribute_offsets.size()) - 1;
@@ -44,7 +47,14 @@ struct ModelParameters {
   int64_t transition_offset() const { return num_state_features(); }
   int64_t start_offset() const { return transition_offset() + int64_t{num_labels} * num_labels; }
   int64_t end_offset() const { return start_offset() + num_labels; }
-  int64_t size() const { return end_offset() + num_labels; }
+  int64_t trigram_offset() const { return end_offset() + num_labels; }
+  int64_t num_trigrams() const {
+    return order == 2 ? int64_t{num_labels + 1} * num_labels * num_labels : 0;
+  }
+  int64_t size() const { return trigram_offset() + num_trigrams(); }
+  // Copies the transition, start, end (and trigram) weights of `w` into `lattice` (of this
+  // model's label count; made second order when the model is).
+  void FillChain(absl::Span<const double> w, Lattice* lattice) const;
 
   // Fills `lattice` (resized to M x N) with the scores of a featurized sentence under `w`
   // (`w` has size() entries; pass `weights` for the model's own).
@@ -111,6 +121,8 @@ class Model {
   bool latent() const { return !latent_.empty(); }
   const LatentLayout& latent_layout() const { return latent_; }
   int num_states() const { return latent() ? latent_.num_states() : num_labels(); }
+  // 2 for second-order chains (trigram label weights), 1 otherwise.
+  int order() const { return tagging_.trigram.empty() ? 1 : 2; }
   // Free-form metadata recorded at training time, in insertion order: every trainer option,
   // "iterations", "selected_iteration", "training_files", "dev_score", ... `info` prints them all.
   const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
@@ -142,6 +154,7 @@ class Model {
     std::vector<double> transition;  // N*N, masked
     std::vector<double> start;       // N, masked
     std::vector<double> end;         // N, masked
+    std::vector<double> trigram;     // (N+1)*N*N for second-order models, else empty
   };
   const TaggingScores& tagging_scores() const { return tagging_; }
 

@@ -184,7 +184,11 @@ struct TrainOptions {
   // ldcrf: hidden states per label, "K" or "B-NP=4,I-NP=4,O=2" (unnamed labels: 1, or a bare
   // number in the list); empty means 2 per label.
   std::string latent;
+  // Label order of the chain: 1 (bigram transitions) or 2 (also trigram weights; crf and
+  // softmax-margin objectives, at most kMaxSecondOrderLabels labels).
+  int order = 1;
 };
+inline constexpr int kMaxSecondOrderLabels = 100;
 
 // One row of the option table (CRFsuite style): name, default, help, parse and print. The table
 // drives CLI parsing and --help, and every row is recorded in the model's metadata; the default

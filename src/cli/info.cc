@@ -55,7 +55,8 @@ int RunInfo(const std::vector<std::string>& args) {
       }
       std::cout << "}";
     }
-    std::cout << ", \"attributes\": " << model->attributes().size()
+    std::cout << ", \"order\": " << model->order()
+              << ", \"attributes\": " << model->attributes().size()
               << ", \"state_features\": " << model->num_state_features()
               << ", \"input_columns\": " << model->spec().num_input_columns()
               << ", \"lexicon_words\": "
@@ -93,6 +94,7 @@ int RunInfo(const std::vector<std::string>& args) {
       }
       std::cout << "\n";
     }
+    if (model->order() == 2) std::cout << "label order    2 (label-trigram weights)\n";
     std::cout << "input columns  " << model->spec().num_input_columns() << "\n"
               << "attributes     " << model->attributes().size() << "\n"
               << "state features " << model->num_state_features() << "\n"

@@ -31,15 +31,22 @@ void ModelParameters::Score(const FeaturizedSentence& sentence, absl::Span<const
       for (int32_t f = offsets[a]; f < end; ++f) row[labels[f]] += weight[f];
     }
   }
-  const double* transition = weight + transition_offset();
-  for (int prev = 0; prev < n; ++prev) {
-    for (int y = 0; y < n; ++y) lattice->transition(prev, y) = transition[prev * n + y];
-  }
-  const double* start = weight + start_offset();
-  const double* end = weight + end_offset();
+  FillChain(w, lattice);
+}
+
+void ModelParameters::FillChain(absl::Span<const double> w, Lattice* lattice) const {
+  const int n = num_labels;
+  const double* transition = w.data() + transition_offset();
+  std::copy(transition, transition + static_cast<size_t>(n) * n, &lattice->transition(0, 0));
+  const double* start = w.data() + start_offset();
+  const double* end = w.data() + end_offset();
   for (int y = 0; y < n; ++y) {
     lattice->start(y) = start[y];
     lattice->end(y) = end[y];
+  }
+  if (order == 2) {
+    lattice->EnableSecondOrder();
+    std::copy(w.data() + trigram_offset(), w.data() + size(), lattice->trigram_data().begin());
   }
 }
 
@@ -109,6 +116,9 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
     ApplyTransitionMask(mask_, &lattice);
   }
   t.transition = lattice.transition_data();
+  if (p.order == 2) {
+    t.trigram.assign(chain_weights_.begin() + nn + 2 * n, chain_weights_.end());
+  }
   t.start.resize(n);
   t.end.resize(n);
   for (int y = 0; y < n; ++y) {
@@ -120,6 +130,7 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
 ModelParameters Model::Parameters() const {
   ModelParameters p;
   p.num_labels = num_states();
+  p.order = order();
   const size_t num_attr = tagging_.ranges.size() / 2;
   p.attribute_offsets.reserve(num_attr + 1);
   p.attribute_offsets.push_back(0);

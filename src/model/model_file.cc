@@ -81,6 +81,8 @@ const char* SectionName(uint32_t id) {
       return "latent states";
     case kFamily:
       return "family";
+    case kSecondOrder:
+      return "second order";
     default:
       return "unknown";
   }
@@ -746,8 +748,18 @@ std::string Model::ToBytes() const {
     for (const int a : kept) w.I32(t.ranges[2 * a + 1]);
     for (const TaggingScores::Entry& e : t.entries) w.I32(e.label);
     for (const TaggingScores::Entry& e : t.entries) w.F32(e.weight);
-    for (const double weight : chain_weights_) w.F32(weight);
+    const size_t first_order = static_cast<size_t>(num_states()) * (num_states() + 2);
+    for (size_t i = 0; i < first_order; ++i) w.F32(chain_weights_[i]);
     sections.emplace_back(mf::kParameters, w.Take());
+  }
+  if (order() == 2) {
+    // Only second-order models carry it, so first-order files are unchanged.
+    ByteWriter w;
+    for (size_t i = static_cast<size_t>(num_states()) * (num_states() + 2);
+         i < chain_weights_.size(); ++i) {
+      w.F32(chain_weights_[i]);
+    }
+    sections.emplace_back(mf::kSecondOrder, w.Take());
   }
   {
     ByteWriter w;
@@ -841,7 +853,7 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   }
   absl::StatusOr<std::vector<SectionEntry>> table = mf::ReadSectionTable(bytes, name);
   if (!table.ok()) return table.status();
-  std::array<const SectionEntry*, mf::kFamily + 1> found{};
+  std::array<const SectionEntry*, mf::kMaxSectionId + 1> found{};
   for (const SectionEntry& e : *table) {
     const uint32_t crc = mf::Crc32c(bytes.substr(e.offset, e.length));
     if (crc != e.checksum) {
@@ -955,6 +967,21 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
         r.I32Array(absl::MakeSpan(parameters.feature_labels), "feature labels"));
     parameters.weights.resize(num_features + uint64_t{n} * n + 2 * uint64_t{n});
     CHAINTAG_RETURN_IF_ERROR(r.F32Array(absl::MakeSpan(parameters.weights), "weights"));
+    CHAINTAG_RETURN_IF_ERROR(r.Finish());
+  }
+  if (found[mf::kSecondOrder] != nullptr) {
+    ByteReader r = reader(mf::kSecondOrder);
+    const uint64_t n = num_states;
+    if (!latent.empty()) return r.Error("a latent model cannot be second order");
+    if (r.remaining() != 4 * (n + 1) * n * n) {
+      return r.Error(absl::StrCat("expected ", 4 * (n + 1) * n * n, " bytes of ", (n + 1) * n * n,
+                                  " trigram weights for ", n, " labels, found ", r.remaining()));
+    }
+    parameters.order = 2;
+    const size_t first = parameters.weights.size();
+    parameters.weights.resize(first + (n + 1) * n * n);
+    CHAINTAG_RETURN_IF_ERROR(r.F32Array(
+        absl::MakeSpan(parameters.weights.data() + first, (n + 1) * n * n), "trigram weights"));
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
   }
   TransitionMask mask;

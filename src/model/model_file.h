@@ -39,7 +39,10 @@ enum SectionId : uint32_t {
   kInputOptions = 9,   // since version 2: format, label column, CoNLL-U label field, NP chunks
   kLatentStates = 10,  // optional: latent models' hidden state -> label (parameters are over them)
   kFamily = 11,        // optional: the model family's name ("lmsbn"); absent for linear chains
+  kSecondOrder = 15,   // optional: second-order chains' (N+1)*N*N trigram weights, float32
 };
+// Ids above it are skipped by this reader (sections added later).
+inline constexpr uint32_t kMaxSectionId = 31;
 const char* SectionName(uint32_t id);
 
 struct SectionEntry {

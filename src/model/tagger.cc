@@ -86,6 +86,11 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
     std::memcpy(&lattice->transition(0, 0), scores.transition.data(), sizeof(double) * n * n);
     std::memcpy(&lattice->start(0), scores.start.data(), sizeof(double) * n);
     std::memcpy(&lattice->end(0), scores.end.data(), sizeof(double) * n);
+    if (!scores.trigram.empty()) {
+      lattice->EnableSecondOrder();
+      std::memcpy(lattice->trigram_data().data(), scores.trigram.data(),
+                  sizeof(double) * scores.trigram.size());
+    }
   }
 }
 

@@ -28,7 +28,15 @@ double MaxOf(const double* x, int n) {
 }  // namespace
 
 void ExpTables::Build(int n, const double* transition_scores, const double* start_scores,
-                      const double* end_scores) {
+                      const double* end_scores, const double* trigram_scores) {
+  trigram.clear();
+  trigram_shift = 0;
+  if (trigram_scores != nullptr) {
+    const int size = (n + 1) * n * n;
+    trigram.resize(size);
+    trigram_shift = MaxOf(trigram_scores, size);
+    for (int i = 0; i < size; ++i) trigram[i] = std::exp(trigram_scores[i] - trigram_shift);
+  }
   num_labels = n;
   transition.resize(static_cast<size_t>(n) * n);
   start.resize(n);
@@ -125,6 +133,125 @@ double ScaledForwardBackward::Run(int m, const ExpTables& tables, double* unary)
   }
   for (int i = 0; i < n * n; ++i) acc[i] *= trans[i];
   for (size_t i = 0; i < cells; ++i) alpha[i] *= beta[i];
+  return log_z;
+}
+
+double ScaledForwardBackward2::Run(int m, const ExpTables& tables, double* unary) {
+  const int n = tables.num_labels;
+  const int bos = n;
+  const size_t layer = static_cast<size_t>(n + 1) * n;
+  alpha_.assign(layer * m, 0.0);
+  beta_.assign(layer * m, 0.0);
+  inv_norm_.resize(m);
+  tmp_.resize(n);
+  v_.resize(layer);
+  marginals_.assign(static_cast<size_t>(m) * n, 0.0);
+  transition_.assign(static_cast<size_t>(n) * n, 0.0);
+  trigram_.assign(layer * n, 0.0);
+  const double* trans = tables.transition.data();
+  const double* tri = tables.trigram.data();
+
+  double log_z = tables.start_shift + tables.end_shift +
+                 (m - 1) * (tables.transition_shift + tables.trigram_shift);
+  for (int t = 0; t < m; ++t) {
+    double* row = unary + static_cast<size_t>(t) * n;
+    const double shift = MaxOf(row, n);
+    log_z += shift;
+    for (int y = 0; y < n; ++y) row[y] = std::exp(row[y] - shift);
+  }
+  // Forward over pairs (b, c) = (y_{t-1}, y_t), each layer normalised to sum 1.
+  double* alpha = alpha_.data();
+  double* tmp = tmp_.data();
+  {
+    double* first = alpha + static_cast<size_t>(bos) * n;
+    double sum = 0;
+    for (int c = 0; c < n; ++c) sum += first[c] = tables.start[c] * unary[c];
+    const double inv = 1.0 / sum;
+    inv_norm_[0] = inv;
+    for (int c = 0; c < n; ++c) first[c] *= inv;
+    log_z += std::log(sum);
+  }
+  for (int t = 1; t < m; ++t) {
+    const double* prev = alpha + layer * (t - 1);
+    double* cur = alpha + layer * t;
+    const double* u = unary + static_cast<size_t>(t) * n;
+    double sum = 0;
+    for (int b = 0; b < n; ++b) {
+      std::fill(tmp, tmp + n, 0.0);
+      for (int a = 0; a <= n; ++a) {
+        const double x = prev[static_cast<size_t>(a) * n + b];
+        if (x == 0.0) continue;
+        const double* row = tri + (static_cast<size_t>(a) * n + b) * n;
+        for (int c = 0; c < n; ++c) tmp[c] += x * row[c];
+      }
+      const double* trow = trans + static_cast<size_t>(b) * n;
+      double* out = cur + static_cast<size_t>(b) * n;
+      for (int c = 0; c < n; ++c) sum += out[c] = tmp[c] * trow[c] * u[c];
+    }
+    const double inv = 1.0 / sum;
+    inv_norm_[t] = inv;
+    for (size_t i = 0; i < layer; ++i) cur[i] *= inv;
+    log_z += std::log(sum);
+  }
+  double final_sum = 0;
+  {
+    const double* last = alpha + layer * (m - 1);
+    for (size_t i = 0; i < layer; ++i) final_sum += last[i] * tables.end[i % n];
+    log_z += std::log(final_sum);
+  }
+  // Backward with the same normalisers, so P(y_{t-1} = b, y_t = c) = alpha_t(b, c) beta_t(b, c).
+  double* beta = beta_.data();
+  {
+    double* last = beta + layer * (m - 1);
+    const double inv = 1.0 / final_sum;
+    for (size_t i = 0; i < layer; ++i) last[i] = tables.end[i % n] * inv;
+  }
+  double* v = v_.data();
+  double* acc = trigram_.data();
+  for (int t = m - 1; t >= 1; --t) {
+    const double* next_beta = beta + layer * t;
+    const double* u = unary + static_cast<size_t>(t) * n;
+    for (int b = 0; b < n; ++b) {
+      const double* trow = trans + static_cast<size_t>(b) * n;
+      for (int c = 0; c < n; ++c) {
+        const size_t i = static_cast<size_t>(b) * n + c;
+        v[i] = trow[c] * u[c] * next_beta[i];
+      }
+    }
+    double* cur = beta + layer * (t - 1);
+    const double* prev_alpha = alpha + layer * (t - 1);
+    const double inv = inv_norm_[t];
+    for (int a = 0; a <= n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        const size_t ab = static_cast<size_t>(a) * n + b;
+        const double* row = tri + ab * n;
+        const double* vb = v + static_cast<size_t>(b) * n;
+        double dot = 0;
+        for (int c = 0; c < n; ++c) dot += row[c] * vb[c];
+        cur[ab] = dot * inv;
+        // Trigram marginals are alpha_{t-1}(a, b) Tri(a, b, c) v_t(b, c) / C_t; Tri is applied
+        // once at the end.
+        const double ca = prev_alpha[ab] * inv;
+        if (ca == 0.0) continue;
+        double* acc_row = acc + ab * n;
+        for (int c = 0; c < n; ++c) acc_row[c] += ca * vb[c];
+      }
+    }
+  }
+  for (size_t i = 0; i < layer * n; ++i) acc[i] *= tri[i];
+  for (int a = 0; a <= n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      const double* row = acc + (static_cast<size_t>(a) * n + b) * n;
+      double* out = transition_.data() + static_cast<size_t>(b) * n;
+      for (int c = 0; c < n; ++c) out[c] += row[c];
+    }
+  }
+  for (int t = 0; t < m; ++t) {
+    const double* a_t = alpha + layer * t;
+    const double* b_t = beta + layer * t;
+    double* out = marginals_.data() + static_cast<size_t>(t) * n;
+    for (size_t i = 0; i < layer; ++i) out[i % n] += a_t[i] * b_t[i];
+  }
   return log_z;
 }
 
@@ -225,10 +352,13 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
       }
     }
   }
-  log_z_[s] = loss_.epsilon * worker->kernel.Run(m, tables, unary);
+  const bool second_order = params.order == 2;
+  log_z_[s] = loss_.epsilon * (second_order ? worker->kernel2.Run(m, tables, unary)
+                                            : worker->kernel.Run(m, tables, unary));
 
   int64_t* g = worker->gradient.data();
-  const double* marginals = worker->kernel.unary_marginals();
+  const double* marginals =
+      second_order ? worker->kernel2.unary_marginals() : worker->kernel.unary_marginals();
   worker->fixed.resize(n);
   int64_t* q = worker->fixed.data();
   for (int t = 0; t < m; ++t) {
@@ -246,26 +376,33 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
       for (int y = 0; y < n; ++y) g[params.end_offset() + y] += q[y];
     }
   }
-  const double* trans = worker->kernel.transition_marginals();
+  const double* trans =
+      second_order ? worker->kernel2.transition_marginals() : worker->kernel.transition_marginals();
   int64_t* gt = g + params.transition_offset();
   for (int i = 0; i < n * n; ++i) gt[i] += ToFixed(trans[i]);
+  if (second_order) {
+    const double* tri = worker->kernel2.trigram_marginals();
+    int64_t* g3 = g + params.trigram_offset();
+    for (int64_t i = 0; i < params.num_trigrams(); ++i) g3[i] += ToFixed(tri[i]);
+  }
 }
 
 double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gradient) {
   const ModelParameters& params = data_.parameters;
   const int n = params.num_labels;
   ExpTables tables;
-  if (loss_.epsilon == 1.0) {
-    tables.Build(n, w.data() + params.transition_offset(), w.data() + params.start_offset(),
-                 w.data() + params.end_offset());
-  } else {
-    std::vector<double> scaled(w.begin() + params.transition_offset(),
-                               w.begin() + params.transition_offset() + n * n + 2 * n);
+  // Transition, start, end (and trigram) weights, divided by epsilon for the tempered objective.
+  std::vector<double> scaled;
+  const double* chain = w.data() + params.transition_offset();
+  if (loss_.epsilon != 1.0) {
+    scaled.assign(w.begin() + params.transition_offset(), w.end());
     for (double& x : scaled) x /= loss_.epsilon;
-    tables.Build(n, scaled.data(),
-                 scaled.data() + (params.start_offset() - params.transition_offset()),
-                 scaled.data() + (params.end_offset() - params.transition_offset()));
+    chain = scaled.data();
   }
+  const int64_t base = params.transition_offset();
+  tables.Build(n, chain, chain + (params.start_offset() - base),
+               chain + (params.end_offset() - base),
+               params.order == 2 ? chain + (params.trigram_offset() - base) : nullptr);
 
   const int num_sentences = data_.num_sentences();
   // Small chunks keep the threads balanced; the order they are taken in does not matter.

@@ -26,9 +26,11 @@ class Objective {
 struct ExpTables {
   int num_labels = 0;
   std::vector<double> transition, start, end;
-  double transition_shift = 0, start_shift = 0, end_shift = 0;
+  std::vector<double> trigram;  // (N+1) x N x N, second-order chains only
+  double transition_shift = 0, start_shift = 0, end_shift = 0, trigram_shift = 0;
+  // `trigram_scores` (null for first-order chains) has (N+1) x N x N entries.
   void Build(int n, const double* transition_scores, const double* start_scores,
-             const double* end_scores);
+             const double* end_scores, const double* trigram_scores = nullptr);
 };
 
 // Forward-backward on one sentence with per-position normalisers. Reuses its buffers.
@@ -43,6 +45,20 @@ class ScaledForwardBackward {
 
  private:
   std::vector<double> alpha_, beta_, inv_norm_, tmp_, transition_;
+};
+
+// The same on second-order chains (tables with trigram): recursions over label pairs
+// (y_{t-1}, y_t), O(M N^3). Afterwards trigram_marginals() is (N+1) x N x N
+// sum_{t >= 1} P(y_{t-2} = a, y_{t-1} = b, y_t = c) (a = N before the sentence).
+class ScaledForwardBackward2 {
+ public:
+  double Run(int m, const ExpTables& tables, double* unary);
+  const double* unary_marginals() const { return marginals_.data(); }
+  const double* transition_marginals() const { return transition_.data(); }
+  const double* trigram_marginals() const { return trigram_.data(); }
+
+ private:
+  std::vector<double> alpha_, beta_, inv_norm_, tmp_, v_, marginals_, transition_, trigram_;
 };
 
 // The epsilon-objective spanning CRF and SSVM (Hazan and Urtasun, "A Primal-Dual Message-Passing
@@ -79,6 +95,7 @@ class CrfObjective : public Objective {
     std::vector<double> unary;
     std::vector<int64_t> fixed;
     ScaledForwardBackward kernel;
+    ScaledForwardBackward2 kernel2;
   };
   void ProcessSentence(int s, const double* w, const ExpTables& tables, Worker* worker);
   template <bool kPacked>

@@ -32,6 +32,7 @@ void ModelBuilder::Prune() {
   const int64_t num_features = old.num_state_features();
   ModelParameters pruned;
   pruned.num_labels = old.num_labels;
+  pruned.order = old.order;
   pruned.attribute_offsets.reserve(num_attr + 1);
   pruned.attribute_offsets.push_back(0);
   AttributeDictionary attributes;

@@ -245,6 +245,13 @@ std::vector<TrainOptionDef> MakeTable() {
       "number in the list: 'B-NP=4,I-NP=4,2'); empty: 2 per label",
       &TrainOptions::latent));
   table.back().recorded = [](const TrainOptions& o) { return o.objective == Objective::kLdcrf; };
+  table.push_back(NumberOption(
+      "order",
+      "label order of the chain: 1, or 2 for label-trigram weights (crf and softmax-margin; "
+      "decoding costs about N times more)",
+      &TrainOptions::order));
+  // Recorded for second-order models only, so first-order models stay byte-identical.
+  table.back().recorded = [](const TrainOptions& o) { return o.order != 1; };
   return table;
 }
 
@@ -406,6 +413,11 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
     return bad("lbfgs_memory: expected 1 to 100 corrections", o.lbfgs_memory);
   }
   if (o.max_labels < 2) return bad("max_labels: expected >= 2", o.max_labels);
+  if (o.order != 1 && o.order != 2) return bad("order: expected 1 or 2", o.order);
+  if (o.order == 2 && o.objective != Objective::kCrf && o.objective != Objective::kSoftmaxMargin) {
+    return bad("order: second-order chains are trained with --objective crf or softmax-margin",
+               ToAbsl(ObjectiveName(o.objective)));
+  }
   return o;
 }
 

@@ -206,6 +206,15 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   // The LMSBN learns label validity from its history features; no mask.
   TransitionMask mask =
       lmsbn ? TransitionMask() : InferChunkTransitionMask(data.labels, data.observed_transitions);
+  if (o.order == 2) {
+    if (data.num_labels() > kMaxSecondOrderLabels) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("order: a second-order chain of ", data.num_labels(), " labels would need ",
+                       int64_t{data.num_labels() + 1} * data.num_labels() * data.num_labels(),
+                       " trigram weights; expected at most ", kMaxSecondOrderLabels, " labels"));
+    }
+    train_internal::EnableSecondOrder(&data);
+  }
   // A latent-dynamic CRF: every (attribute, label) feature becomes one per hidden state.
   LatentLayout latent;
   if (o.objective == Objective::kLdcrf) {

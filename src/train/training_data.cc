@@ -88,13 +88,23 @@ void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lat
       }
     }
   }
-  for (int p = 0; p < n; ++p) {
-    for (int y = 0; y < n; ++y)
-      lattice->transition(p, y) = w[params.transition_offset() + p * n + y];
-  }
-  for (int y = 0; y < n; ++y) {
-    lattice->start(y) = w[params.start_offset() + y];
-    lattice->end(y) = w[params.end_offset() + y];
+  params.FillChain(absl::MakeConstSpan(w, params.size()), lattice);
+}
+
+void EnableSecondOrder(TrainingData* data) {
+  ModelParameters& params = data->parameters;
+  if (params.order == 2) return;
+  const int n = params.num_labels;
+  params.order = 2;
+  params.weights.resize(params.size(), 0.0);
+  data->empirical.resize(params.size(), 0);
+  for (int s = 0; s < data->num_sentences(); ++s) {
+    const int64_t begin = data->sentence_offsets[s];
+    for (int64_t p = begin + 1; p < data->sentence_offsets[s + 1]; ++p) {
+      const int a = p - 1 == begin ? n : data->gold[p - 2];
+      ++data->empirical[params.trigram_offset() + (int64_t{a} * n + data->gold[p - 1]) * n +
+                        data->gold[p]];
+    }
   }
 }
 

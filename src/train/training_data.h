@@ -72,6 +72,9 @@ absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
                                                int min_feature_count);
 
 // Fills `lattice` with the scores of training sentence `s` under weights `w` (no mask).
+// Makes the parameters second order: (N+1) x N x N trigram weights (zero) and their empirical
+// counts from the gold labels.
+void EnableSecondOrder(TrainingData* data);
 void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lattice* lattice);
 
 }  // namespace train_internal

@@ -76,6 +76,10 @@ inline double BruteScore(const TrainingData& data, int s, const std::vector<int>
       if (f >= 0) score += w[f];
     }
     if (t > 0) score += w[p.transition_offset() + y[t - 1] * n + y[t]];
+    if (t > 0 && p.order == 2) {
+      const int64_t before = t == 1 ? n : y[t - 2];
+      score += w[p.trigram_offset() + (before * n + y[t - 1]) * n + y[t]];
+    }
   }
   return score;
 }

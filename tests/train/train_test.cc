@@ -464,5 +464,73 @@ TEST(TrainTest, BuiltModelSurvivesSaveAndLoad) {
   std::remove(path.c_str());
 }
 
+// Identical tokens labelled A B B A B B ...: the next label depends on the two before it, so a
+// first-order chain cannot fit it and a second-order one can.
+std::vector<Sentence> PeriodicCorpus(int sentences) {
+  std::vector<Sentence> corpus;
+  for (int i = 0; i < sentences; ++i) {
+    Sentence s;
+    s.columns.resize(1);
+    s.file = "periodic";
+    const int length = 4 + i % 6;
+    for (int t = 0; t < length; ++t) {
+      s.columns[0].push_back("a");
+      s.labels.push_back(t % 3 == 0 ? "A" : "B");
+      s.token_lines.push_back(static_cast<int64_t>(i) * 10 + t);
+    }
+    corpus.push_back(std::move(s));
+  }
+  return corpus;
+}
+
+TEST(TrainTest, SecondOrderFitsWhatFirstOrderCannotAndSurvivesSaveAndLoad) {
+  const std::vector<Sentence> train = PeriodicCorpus(30);
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U00:%x[0,0]\nB\n");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  TrainOptions options;
+  options.c2 = 0.01;
+  options.max_iterations = 100;
+  absl::StatusOr<Model> first = Train(options, *spec, train, nullptr, nullptr);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->order(), 1);
+  EXPECT_EQ(first->Metadata("order"), "");  // not recorded for first-order models
+  options.order = 2;
+  absl::StatusOr<Model> second = Train(options, *spec, train, nullptr, nullptr);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->order(), 2);
+  EXPECT_EQ(second->Metadata("order"), "2");
+  EXPECT_LT(TrainAccuracy(*first, train), 0.95);
+  EXPECT_EQ(TrainAccuracy(*second, train), 1.0);
+  const std::string path = ::testing::TempDir() + "/chaintag_second_order.model";
+  for (const ModelFileCompression compression :
+       {ModelFileCompression::kNone, ModelFileCompression::kGzip}) {
+    ASSERT_TRUE(second->Save(path, compression).ok());
+    absl::StatusOr<Model> loaded = Model::Load(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->order(), 2);
+    EXPECT_EQ(loaded->Parameters().weights, second->Parameters().weights);
+    EXPECT_EQ(TrainAccuracy(*loaded, train), 1.0);
+  }
+  std::remove(path.c_str());
+}
+
+TEST(TrainTest, SecondOrderIsRefusedWhereItIsNotSupported) {
+  const std::vector<Sentence> train = PeriodicCorpus(5);
+  TrainOptions options;
+  options.order = 3;
+  absl::StatusOr<Model> model = Train(options, ToySpec(), train, nullptr, nullptr);
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(model.status().message().find("order: expected 1 or 2"), std::string::npos)
+      << model.status();
+  options.order = 2;
+  options.objective = Objective::kPerceptron;
+  model = Train(options, ToySpec(), train, nullptr, nullptr);
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(model.status().message().find("second-order"), std::string::npos) << model.status();
+  options.objective = Objective::kCrf;
+  options.max_labels = 1000;
+  EXPECT_TRUE(ResolveTrainOptions(options).ok());
+}
+
 }  // namespace
 }  // namespace chaintag
