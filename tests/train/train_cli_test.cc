@@ -69,6 +69,39 @@ TEST(TrainCliTest, InfoShowsOptionsIterationsAndInputOptions) {
 }
 
 // A model file of format 1 (before issue 12) is refused with a request to retrain.
+// A second-order model end to end: train, info, and every decoding request of `tag` (a binding
+// or not, a score range is refused before any output).
+TEST(TrainCliTest, SecondOrderModelTagsWithEveryRequest) {
+  TempDir dir;
+  const std::string model = (dir.path() / "o2.model").string();
+  RunResult r = RunChaintag(
+      "train --format conll --preset chunk-conll --order 2 --max-iterations 15 "
+      "-o '" +
+      model + "' tests/fixtures/cli/sample.conll");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunChaintag("info '" + model + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nlabel order    2 (label-trigram weights)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  order                2\n"), std::string::npos) << r.out;
+  const std::string input = " --format conll tests/fixtures/cli/sample.conll";
+  const RunResult plain = RunChaintag("tag -m '" + model + "'" + input);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(plain.out.empty());
+  for (const std::string request :
+       {"--kbest 3 --output-format jsonl", "--diverse 2 --min-distance 2 --output-format jsonl",
+        "--count 'chunk:NP=1..' --output-format jsonl", "--marginals --output-format jsonl"}) {
+    r = RunChaintag("tag -m '" + model + "' " + request + input);
+    EXPECT_EQ(r.exit_code, 0) << request << ": " << r.err;
+    EXPECT_FALSE(r.out.empty()) << request;
+  }
+  const std::string out = (dir.path() / "ranged.txt").string();
+  r = RunChaintag("tag -m '" + model + "' --score-range=-100..100 -o '" + out + "'" + input);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--score-range is not supported on second-order models"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::ifstream(out).good()) << "no partial output file";
+}
+
 TEST(TrainCliTest, OldModelFormatAsksForRetraining) {
   TempDir dir;
   const std::string model = (dir.path() / "old.model").string();
