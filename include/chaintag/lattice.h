@@ -28,12 +28,27 @@ class Lattice {
     start_.assign(n_, 0.0);
     end_.assign(n_, 0.0);
     trigram_.clear();
+    shared_trigram_ = nullptr;
+    trigram_bounds_ = nullptr;
   }
 
   // Makes the lattice second order (after Reset): every position t >= 1 adds
   // trigram(y_{t-2}, y_{t-1}, y_t), with y_{-1} = kBos (= num_labels()). Scores start at 0.
-  void EnableSecondOrder() { trigram_.assign(static_cast<size_t>(n_ + 1) * n_ * n_, 0.0); }
-  int order() const { return trigram_.empty() ? 1 : 2; }
+  void EnableSecondOrder() {
+    trigram_.assign(TrigramSize(), 0.0);
+    shared_trigram_ = nullptr;
+    trigram_bounds_ = nullptr;
+  }
+  // Second order with trigram scores owned by someone else (a model's, shared by every sentence):
+  // `trigram` has (N+1) x N x N entries and `bounds` (may be null) 2N: per middle label b the
+  // minimum then, at N + b, the maximum of trigram(., b, .). Both must outlive the lattice's use;
+  // a mutable access copies them first.
+  void ShareSecondOrder(const double* trigram, const double* bounds) {
+    trigram_.clear();
+    shared_trigram_ = trigram;
+    trigram_bounds_ = bounds;
+  }
+  int order() const { return trigram_.empty() && shared_trigram_ == nullptr ? 1 : 2; }
   int bos() const { return n_; }  // the label "before the sentence" in trigram()
 
   int size() const { return m_; }        // M: positions (tokens)
@@ -59,14 +74,26 @@ class Lattice {
 
   // Second-order lattices only: the score of `y` after `prev` after `before` (bos() at t = 1).
   double trigram(int before, int prev, int y) const {
-    return trigram_[(static_cast<size_t>(before) * n_ + prev) * n_ + y];
+    return trigram_data()[(static_cast<size_t>(before) * n_ + prev) * n_ + y];
   }
   double& trigram(int before, int prev, int y) {
-    return trigram_[(static_cast<size_t>(before) * n_ + prev) * n_ + y];
+    return trigram_data()[(static_cast<size_t>(before) * n_ + prev) * n_ + y];
   }
   // (N+1) x N x N, row (before, prev) contiguous over y; empty for first-order lattices.
-  const std::vector<double>& trigram_data() const { return trigram_; }
-  std::vector<double>& trigram_data() { return trigram_; }
+  absl::Span<const double> trigram_data() const {
+    if (shared_trigram_ != nullptr) return absl::MakeConstSpan(shared_trigram_, TrigramSize());
+    return trigram_;
+  }
+  absl::Span<double> trigram_data() {
+    if (shared_trigram_ != nullptr) {
+      trigram_.assign(shared_trigram_, shared_trigram_ + TrigramSize());
+      shared_trigram_ = nullptr;
+      trigram_bounds_ = nullptr;
+    }
+    return absl::MakeSpan(trigram_);
+  }
+  // 2N bounds of shared trigram scores (see ShareSecondOrder), or null.
+  const double* trigram_bounds() const { return trigram_bounds_; }
 
   const std::vector<double>& unary_data() const { return unary_; }
   const std::vector<double>& transition_data() const { return transition_; }
@@ -79,7 +106,7 @@ class Lattice {
     for (int t = 0; t < m_; ++t) {
       s += unary(t, labels[t]);
       if (t > 0) s += transition(labels[t - 1], labels[t]);
-      if (t > 0 && !trigram_.empty())
+      if (t > 0 && order() == 2)
         s += trigram(t == 1 ? n_ : labels[t - 2], labels[t - 1], labels[t]);
     }
     return s;
@@ -92,7 +119,10 @@ class Lattice {
   std::vector<double> transition_;
   std::vector<double> start_;
   std::vector<double> end_;
+  size_t TrigramSize() const { return static_cast<size_t>(n_ + 1) * n_ * n_; }
   std::vector<double> trigram_;
+  const double* shared_trigram_ = nullptr;
+  const double* trigram_bounds_ = nullptr;
 };
 
 }  // namespace chaintag

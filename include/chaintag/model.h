@@ -151,10 +151,11 @@ class Model {
     };
     std::vector<int32_t> ranges;  // 2 per attribute: [begin, end) in entries
     std::vector<Entry> entries;
-    std::vector<double> transition;  // N*N, masked
-    std::vector<double> start;       // N, masked
-    std::vector<double> end;         // N, masked
-    std::vector<double> trigram;     // (N+1)*N*N for second-order models, else empty
+    std::vector<double> transition;      // N*N, masked
+    std::vector<double> start;           // N, masked
+    std::vector<double> end;             // N, masked
+    std::vector<double> trigram;         // (N+1)*N*N for second-order models, else empty
+    std::vector<double> trigram_bounds;  // 2N: per middle label min, then max (pruning bounds)
   };
   const TaggingScores& tagging_scores() const { return tagging_; }
 

@@ -30,6 +30,22 @@ size_t PairCells(int n) { return static_cast<size_t>(n + 1) * n; }
 
 }  // namespace
 
+std::vector<double> TrigramBounds(const double* trigram, int n) {
+  std::vector<double> bounds(2 * static_cast<size_t>(n));
+  std::fill(bounds.begin(), bounds.begin() + n, HUGE_VAL);
+  std::fill(bounds.begin() + n, bounds.end(), -HUGE_VAL);
+  for (int a = 0; a <= n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      const double* row = trigram + (static_cast<size_t>(a) * n + b) * n;
+      for (int c = 0; c < n; ++c) {
+        bounds[b] = std::min(bounds[b], row[c]);
+        bounds[n + b] = std::max(bounds[n + b], row[c]);
+      }
+    }
+  }
+  return bounds;
+}
+
 absl::StatusOr<Labeling> SecondOrderViterbi(const Lattice& lattice, ViterbiScratch* scratch) {
   const int m = lattice.size();
   const int n = lattice.num_labels();
@@ -52,6 +68,17 @@ absl::StatusOr<Labeling> SecondOrderViterbi(const Lattice& lattice, ViterbiScrat
   }
   std::vector<double> acc(n);
   std::vector<int> arg(n);
+  // Exact pruning: per middle label b the spread of its trigram scores bounds how far behind the
+  // best delta_{t-1}(a*, b) another a may start and still win (or tie) for some c:
+  // delta(a, b) + max_b < delta(a*, b) + min_b means a loses to a* for every c.
+  std::vector<double> bounds;
+  const double* tri_min = lattice.trigram_bounds();
+  if (tri_min == nullptr) {
+    bounds = TrigramBounds(lattice.trigram_data().data(), n);
+    tri_min = bounds.data();
+  }
+  const double* tri_max = tri_min + n;
+  std::vector<int> live(n + 1);
   for (int t = 1; t < m; ++t) {
     const double* prev = delta + layer * (t - 1);
     double* cur = delta + layer * t;
@@ -60,10 +87,22 @@ absl::StatusOr<Labeling> SecondOrderViterbi(const Lattice& lattice, ViterbiScrat
     for (int b = 0; b < n; ++b) {
       std::fill(acc.begin(), acc.end(), kNegInf);
       std::fill(arg.begin(), arg.end(), -1);
-      // max over a of delta_{t-1}(a, b) + trigram(a, b, c); smallest a on ties.
+      double top = kNegInf;
+      for (int a = 0; a <= n; ++a) top = std::max(top, prev[static_cast<size_t>(a) * n + b]);
+      if (top == kNegInf) continue;
+      // NaN-free: with a -inf trigram score min_b is -inf and nothing is pruned.
+      // A margin keeps rounding in the sums below from turning a pruned a into a winner.
+      const double floor = top + tri_min[b] - tri_max[b] -
+                           1e-9 * (std::abs(top) + std::abs(tri_min[b]) + std::abs(tri_max[b]));
+      int num_live = 0;
       for (int a = 0; a <= n; ++a) {
         const double v = prev[static_cast<size_t>(a) * n + b];
-        if (v == kNegInf) continue;
+        if (v != kNegInf && !(v < floor)) live[num_live++] = a;
+      }
+      // max over a of delta_{t-1}(a, b) + trigram(a, b, c); smallest a on ties.
+      for (int k = 0; k < num_live; ++k) {
+        const int a = live[k];
+        const double v = prev[static_cast<size_t>(a) * n + b];
         const double* tri = &lattice.trigram_data()[(static_cast<size_t>(a) * n + b) * n];
         for (int c = 0; c < n; ++c) {
           const double x = v + tri[c];

@@ -3,12 +3,17 @@
 #ifndef CHAINTAG_DECODE_SECOND_ORDER_H_
 #define CHAINTAG_DECODE_SECOND_ORDER_H_
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
 
 namespace chaintag::decode_internal {
 
+// Per middle label b: min over (a, c) of trigram(a, b, c) at [b], max at [N + b] (what
+// Lattice::ShareSecondOrder takes as bounds).
+std::vector<double> TrigramBounds(const double* trigram, int n);
 // The highest-scoring labeling (ties as ViterbiDecode's); scratch holds pair tables afterwards.
 absl::StatusOr<Labeling> SecondOrderViterbi(const Lattice& lattice, ViterbiScratch* scratch);
 // Log-space forward-backward over label pairs; with `log_z_only` only log_z is filled.

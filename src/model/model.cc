@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "decode/second_order.h"
+
 namespace chaintag {
 
 void ModelParameters::Score(const FeaturizedSentence& sentence, absl::Span<const double> w,
@@ -118,6 +120,7 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
   t.transition = lattice.transition_data();
   if (p.order == 2) {
     t.trigram.assign(chain_weights_.begin() + nn + 2 * n, chain_weights_.end());
+    t.trigram_bounds = decode_internal::TrigramBounds(t.trigram.data(), n);
   }
   t.start.resize(n);
   t.end.resize(n);

@@ -86,10 +86,9 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
     std::memcpy(&lattice->transition(0, 0), scores.transition.data(), sizeof(double) * n * n);
     std::memcpy(&lattice->start(0), scores.start.data(), sizeof(double) * n);
     std::memcpy(&lattice->end(0), scores.end.data(), sizeof(double) * n);
+    // The model's trigram scores are shared, not copied: (N+1) N^2 doubles per sentence.
     if (!scores.trigram.empty()) {
-      lattice->EnableSecondOrder();
-      std::memcpy(lattice->trigram_data().data(), scores.trigram.data(),
-                  sizeof(double) * scores.trigram.size());
+      lattice->ShareSecondOrder(scores.trigram.data(), scores.trigram_bounds.data());
     }
   }
 }

@@ -77,6 +77,12 @@ TEST(SecondOrderTest, ViterbiEqualsEnumeration) {
     const int n = 1 + (trial / 6) % 4;
     const bool integral = trial % 3 == 0;
     Lattice lattice = RandomSecondOrder(rng, m, n, integral, trial % 4 == 0 ? 0.3 : 0.0);
+    // Large unary scores spread the pair scores far apart, so Viterbi's exact pruning of
+    // hopeless labels two positions back takes effect.
+    if (trial % 5 == 1) {
+      for (int t = 0; t < m; ++t)
+        for (double& x : lattice.unary_row(t)) x *= 8;
+    }
     const std::vector<Scored> all = Enumerate(lattice, {});
     absl::StatusOr<Labeling> best = ViterbiDecode(lattice, &scratch);
     absl::StatusOr<Labeling> engine = ConstrainedDecode(lattice, {}, &decoder);
@@ -208,6 +214,27 @@ TEST(SecondOrderTest, KBestAndConstraintsEqualEnumeration) {
     if (second != nullptr) {
       EXPECT_EQ((*diverse)[1].labels, second->labels) << "trial " << trial;
     }
+  }
+}
+
+// Shared trigram scores (as a model's tagger sets them) decode the same, and a mutable access
+// copies them rather than writing through.
+TEST(SecondOrderTest, SharedTrigramScoresDecodeTheSame) {
+  std::mt19937 rng(31);
+  for (int trial = 0; trial < 50; ++trial) {
+    Lattice owned = RandomSecondOrder(rng, 2 + trial % 5, 1 + trial % 4, false, 0.0);
+    const int n = owned.num_labels();
+    const std::vector<double> trigram(owned.trigram_data().begin(), owned.trigram_data().end());
+    Lattice shared = owned;
+    shared.ShareSecondOrder(trigram.data(), nullptr);
+    EXPECT_EQ(shared.order(), 2);
+    absl::StatusOr<Labeling> a = ViterbiDecode(owned), b = ViterbiDecode(shared);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->labels, b->labels);
+    EXPECT_EQ(a->score, b->score);
+    shared.trigram(n, 0, 0) += 1.0;  // copy on write
+    EXPECT_EQ(trigram[static_cast<size_t>(n) * n * n], owned.trigram(n, 0, 0));
+    EXPECT_EQ(shared.trigram(n, 0, 0), owned.trigram(n, 0, 0) + 1.0);
   }
 }
 
