@@ -114,11 +114,12 @@ absl::Status CheckMagicAndVersion(std::string_view bytes, const std::string& nam
         absl::StrCat(name, ": made by an older chaintag (model format ", version,
                      "); retrain it with tools/train-models.sh"));
   }
-  if (version != kFormatVersion) {
+  if (version < kFormatVersion || version > kMaxFormatVersion) {
     return absl::FailedPreconditionError(absl::StrCat(
-        name, ": model format version ", version, " is not supported (this chaintag reads version ",
-        kFormatVersion,
-        version > kFormatVersion ? "; the model was written by a newer chaintag)" : ")"));
+        name, ": model format version ", version,
+        " is not supported (this chaintag reads versions ", kFormatVersion, " to ",
+        kMaxFormatVersion,
+        version > kMaxFormatVersion ? "; the model was written by a newer chaintag)" : ")"));
   }
   if (size < kFixedHeaderBytes) {
     return absl::DataLossError(absl::StrCat(name, ": truncated model file: expected at least ",
@@ -820,7 +821,7 @@ std::string Model::ToBytes() const {
   std::string out(table_end + 4, '\0');
   out.reserve(total);
   out.replace(0, mf::kMagic.size(), mf::kMagic);
-  mf::PutU32At(&out, 8, mf::kFormatVersion);
+  mf::PutU32At(&out, 8, order() == 2 ? mf::kSecondOrderFormatVersion : mf::kFormatVersion);
   mf::PutU32At(&out, 12, static_cast<uint32_t>(sections.size()));
   mf::PutU64At(&out, 16, total);
   for (size_t i = 0; i < sections.size(); ++i) {
@@ -968,6 +969,14 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     parameters.weights.resize(num_features + uint64_t{n} * n + 2 * uint64_t{n});
     CHAINTAG_RETURN_IF_ERROR(r.F32Array(absl::MakeSpan(parameters.weights), "weights"));
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
+  }
+  const bool second_order_version = mf::GetU32At(bytes, 8) == mf::kSecondOrderFormatVersion;
+  if (second_order_version != (found[mf::kSecondOrder] != nullptr)) {
+    return absl::DataLossError(absl::StrCat(
+        name, ": model format version ", mf::GetU32At(bytes, 8),
+        second_order_version ? " is for second-order models, but the file has no 'second order' "
+                               "section"
+                             : " has a 'second order' section; expected version 3"));
   }
   if (found[mf::kSecondOrder] != nullptr) {
     ByteReader r = reader(mf::kSecondOrder);

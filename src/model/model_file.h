@@ -17,6 +17,10 @@ inline constexpr std::string_view kMagic = "CHAINTAG";
 // 2: the input-options section (ModelInputOptions) is required. Older files are refused with a
 // request to retrain, since nothing in them says how their input was read.
 inline constexpr uint32_t kFormatVersion = 2;
+// Second-order models (section kSecondOrder) are written as version 3, so that readers that do
+// not know the section refuse them instead of tagging them as first-order chains.
+inline constexpr uint32_t kSecondOrderFormatVersion = 3;
+inline constexpr uint32_t kMaxFormatVersion = kSecondOrderFormatVersion;
 // magic(8) + version(4) + section count(4) + file size(8).
 inline constexpr uint64_t kFixedHeaderBytes = 24;
 // id(4) + checksum(4) + offset(8) + length(8).

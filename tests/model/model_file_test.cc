@@ -179,9 +179,19 @@ TEST(ModelFileTest, ForeignFilesHaveBadMagic) {
   }
 }
 
+// Version 3 is for second-order models only: a first-order file claiming it is refused.
+TEST(ModelFileTest, SecondOrderVersionNeedsItsSection) {
+  std::string bytes = SmallModelWithSelfTests().ToBytes();
+  PutU32(&bytes, 8, mf::kSecondOrderFormatVersion);
+  ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "o3.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "is for second-order models")) << loaded.status();
+}
+
 TEST(ModelFileTest, FutureVersionIsAClearError) {
   std::string bytes = SmallModelWithSelfTests().ToBytes();
-  PutU32(&bytes, 8, mf::kFormatVersion + 1);
+  PutU32(&bytes, 8, mf::kMaxFormatVersion + 1);
   ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
   absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "future.model");
   ASSERT_FALSE(loaded.ok());
