@@ -15,6 +15,7 @@
 #include <exception>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <new>
 #include <string>
 #include <utility>
@@ -88,11 +89,46 @@ const char* SectionName(uint32_t id) {
   }
 }
 
-uint32_t Crc32c(std::string_view data) {
-  // CRC-32C (Castagnoli), reflected, as in iSCSI and ext4.
+namespace {
+
+uint32_t Crc32cPortable(std::string_view data) {
   boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true> crc;
   crc.process_bytes(data.data(), data.size());
   return crc.checksum();
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define CHAINTAG_CRC32C_SSE42 1
+// The SSE4.2 crc32 instruction computes the same reflected CRC-32C, 8 bytes at a time: checking a
+// model's sections was a quarter of a one-sentence `tag` run with the table-driven version.
+__attribute__((target("sse4.2"))) uint32_t Crc32cSse42(std::string_view data) {
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(data.data());
+  size_t size = data.size();
+  uint64_t crc = 0xFFFFFFFFu;
+  for (; size >= 8; p += 8, size -= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, 8);
+    crc = __builtin_ia32_crc32di(crc, word);
+  }
+  uint32_t c = static_cast<uint32_t>(crc);
+  for (; size > 0; ++p, --size) c = __builtin_ia32_crc32qi(c, *p);
+  return c ^ 0xFFFFFFFFu;
+}
+#endif
+
+}  // namespace
+
+uint32_t Crc32c(std::string_view data) {
+  // CRC-32C (Castagnoli), reflected, as in iSCSI and ext4.
+#ifdef CHAINTAG_CRC32C_SSE42
+  static const bool sse42 = __builtin_cpu_supports("sse4.2");
+  if (sse42) return Crc32cSse42(data);
+#endif
+  return Crc32cPortable(data);
+}
+
+uint32_t Crc32cForTesting(std::string_view data, bool portable) {
+  return portable ? Crc32cPortable(data) : Crc32c(data);
 }
 
 absl::Status CheckMagicAndVersion(std::string_view bytes, const std::string& name) {
@@ -367,10 +403,17 @@ class ByteReader {
     return absl::OkStatus();
   }
   absl::Status String(std::string* v, absl::string_view what) {
+    std::string_view view;
+    if (absl::Status s = StringView(&view, what); !s.ok()) return s;
+    v->assign(view);
+    return absl::OkStatus();
+  }
+  // The same without a copy: a view into the section, valid while the file image is.
+  absl::Status StringView(std::string_view* v, absl::string_view what) {
     uint32_t n = 0;
     if (absl::Status s = U32(&n, what); !s.ok()) return s;
     if (absl::Status s = Need(n, what); !s.ok()) return s;
-    v->assign(data_.substr(pos_, n));
+    *v = data_.substr(pos_, n);
     pos_ += n;
     return absl::OkStatus();
   }
@@ -692,6 +735,16 @@ absl::StatusOr<Model> LoadFile(const std::string& path) {
   if (regular && static_cast<uint64_t>(st.st_size) != *declared) {
     return mf::SizeMismatch(path, *declared, static_cast<uint64_t>(st.st_size));
   }
+  if (regular) {
+    // One allocation of the declared size plus one byte (so a longer file is reported as such),
+    // not zero-filled: the read overwrites it.
+    const uint64_t want = std::max<uint64_t>(*declared + 1, head.size());
+    auto buffer = std::make_unique_for_overwrite<char[]>(want);
+    std::memcpy(buffer.get(), head.data(), head.size());
+    absl::StatusOr<size_t> more = read_some(buffer.get() + head.size(), want - head.size());
+    if (!more.ok()) return more.status();
+    return Model::FromBytes(std::string_view(buffer.get(), head.size() + *more), path);
+  }
   std::string bytes = std::move(head);
   if (*declared > bytes.size()) {
     // One byte more than declared, so a longer stream is reported as such.
@@ -907,16 +960,19 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   AttributeDictionary attributes;
   {
     ByteReader r = reader(mf::kAttributes);
-    std::vector<std::string> names;
-    CHAINTAG_RETURN_IF_ERROR(ReadStrings(r, "attributes", &names));
-    CHAINTAG_RETURN_IF_ERROR(r.Finish());
-    attributes.Reserve(static_cast<int>(names.size()));
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (attributes.Insert(names[i]) != static_cast<int>(i)) {
-        return absl::DataLossError(
-            absl::StrCat(name, ": attribute '", names[i], "' appears twice in the dictionary"));
+    uint32_t count = 0;
+    CHAINTAG_RETURN_IF_ERROR(r.Count(&count, 4, "attributes"));
+    attributes.Reserve(static_cast<int>(count));
+    // Straight from the image into the dictionary's arena (no string per name).
+    for (uint32_t i = 0; i < count; ++i) {
+      std::string_view attribute;
+      CHAINTAG_RETURN_IF_ERROR(r.StringView(&attribute, "attributes"));
+      if (attributes.Insert(attribute) != static_cast<int>(i)) {
+        return absl::DataLossError(absl::StrCat(name, ": attribute '", ToAbsl(attribute),
+                                                "' appears twice in the dictionary"));
       }
     }
+    CHAINTAG_RETURN_IF_ERROR(r.Finish());
   }
   LatentLayout latent;
   if (found[mf::kLatentStates] != nullptr) {

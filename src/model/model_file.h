@@ -58,6 +58,8 @@ struct SectionEntry {
 
 // CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as in iSCSI / RFC 3720.
 uint32_t Crc32c(std::string_view data);
+// The table-driven CRC (portable) or Crc32c's own choice (hardware where the CPU has it).
+uint32_t Crc32cForTesting(std::string_view data, bool portable);
 
 // Checks the magic and format version of the first bytes of an image (at least 24 unless the
 // image is shorter); errors read like ReadSectionTable's.

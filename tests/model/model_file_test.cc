@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,6 +52,22 @@ void PutU32(std::string* bytes, size_t pos, uint32_t v) {
 
 bool Contains(const absl::Status& status, const std::string& text) {
   return std::string(status.message()).find(text) != std::string::npos;
+}
+
+// The hardware CRC (where the CPU has SSE4.2) equals the table-driven one at every length and
+// alignment.
+TEST(Crc32cTest, HardwareEqualsPortable) {
+  std::mt19937 rng(3);
+  std::string buffer(4096, '\0');
+  for (char& c : buffer) c = static_cast<char>(rng());
+  for (size_t offset : {0, 1, 3, 7}) {
+    for (size_t length = 0; length < 300; ++length) {
+      const std::string_view data(buffer.data() + offset, length);
+      EXPECT_EQ(mf::Crc32cForTesting(data, false), mf::Crc32cForTesting(data, true))
+          << offset << " " << length;
+    }
+  }
+  EXPECT_EQ(mf::Crc32cForTesting(buffer, false), mf::Crc32cForTesting(buffer, true));
 }
 
 TEST(Crc32cTest, KnownVector) {
