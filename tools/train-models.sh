@@ -31,7 +31,7 @@ for m in "${models[@]}"; do
         --objective softmax-margin --loss hamming \
         --algorithm ${POS_ALGORITHM:-owlqn} \
         --c1 ${POS_C1:-0.2} --c2 ${POS_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
-        --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" --compress -o models/en-pos.model \
+        --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" -o models/en-pos.model \
         "$corpora/ud-english-ewt/en_ewt-ud-train.conllu" "$work/ptb.conllu"
       "$chaintag" eval -m models/en-pos.model --format conllu --label xpos "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" | head -n 3
       ;;
@@ -40,7 +40,7 @@ for m in "${models[@]}"; do
       "$chaintag" train --format conll --preset chunk --objective softmax-margin --loss hamming \
         --algorithm ${CHUNK_ALGORITHM:-owlqn} \
         --c1 ${CHUNK_C1:-0.5} --c2 ${CHUNK_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
-        --dev "$corpora/conll2000/dev.txt" --compress -o models/en-chunk.model "$corpora/conll2000/train.txt"
+        --dev "$corpora/conll2000/dev.txt" -o models/en-chunk.model "$corpora/conll2000/train.txt"
       "$chaintag" eval -m models/en-chunk.model "$corpora/conll2000/dev.txt" | head -n 3
       ;;
     np)
@@ -53,7 +53,7 @@ for m in "${models[@]}"; do
       "$chaintag" train --format conll --preset np --objective ldcrf --latent 2 \
         --algorithm ${NP_ALGORITHM:-owlqn} --c1 ${NP_C1:-0.5} --c2 ${NP_C2:-0.05} --lbfgs-memory 6 \
         --max-iterations ${MAX_ITERATIONS:-300} --early-stopping 15 --threads "$threads" \
-        --dev "$work/np-dev.txt" --compress -o models/en-np.model "$work/np-train.txt"
+        --dev "$work/np-dev.txt" -o models/en-np.model "$work/np-train.txt"
       "$chaintag" eval -m models/en-np.model "$work/np-dev.txt" | head -n 3
       ;;
     *) echo "train-models: unknown model '$m' (pos, chunk, np)" >&2; exit 2 ;;
