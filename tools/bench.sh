@@ -2,7 +2,8 @@
 # End-to-end benchmark: trains CoNLL-2000 chunking with chunk-conll and EWT POS with pos, and
 # prints a table: training wall time, iterations, seconds/iteration, peak memory, model size, dev
 # score, and tagging tokens/s at 1 and 2 threads with and without featurization.
-#   tools/bench.sh [chunk|pos ...]    (CORPORA=DIR, BUILD=DIR, TRAIN_THREADS=N, C2=...)
+#   tools/bench.sh [chunk|pos ...]    (CORPORA=DIR, BUILD=DIR, TRAIN_THREADS=N, C2=..., ORDER=1|2,
+#                                      MAX_ITERATIONS=N to cap training)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpora=${CORPORA:-../shared/corpora}
@@ -29,7 +30,8 @@ for task in "${tasks[@]}"; do
   model="$work/$task.model"
   # L2 (c2 = 1), L-BFGS to convergence, no dev data during training (as the reference runs).
   /usr/bin/time -v -o "$work/time" "$build/chaintag" train --format $fmt "${extra[@]}" --preset $preset \
-    --algorithm lbfgs --c2 ${C2:-1} --threads "$train_threads" -o "$model" "${train[@]}" 2> "$work/log"
+    --algorithm lbfgs --c2 ${C2:-1} --order ${ORDER:-1} --max-iterations ${MAX_ITERATIONS:-1000} \
+    --threads "$train_threads" -o "$model" "${train[@]}" 2> "$work/log"
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/time")
   secs=$(echo "$wall" | awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/time")
@@ -54,6 +56,6 @@ PY
   rows+=("| $name | $secs | $iters | $per_iter | $rss | $size | $score | $speeds |")
 done
 
-echo "| task | train wall s ($train_threads threads) | iterations | s/iteration | peak MB | model MB | dev | tag tok/s 1 thr | 2 thr | no featurization 1 thr | 2 thr |"
+echo "| task (order ${ORDER:-1}) | train wall s ($train_threads threads) | iterations | s/iteration | peak MB | model MB | dev | tag tok/s 1 thr | 2 thr | no featurization 1 thr | 2 thr |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
