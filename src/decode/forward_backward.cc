@@ -13,15 +13,7 @@
 namespace chaintag {
 namespace {
 
-// log(sum(exp(v))) over v[0..n) with the max shifted out; -inf when all are -inf.
-double LogSumExp(const double* v, int n) {
-  double mx = kNegInf;
-  for (int i = 0; i < n; ++i) mx = std::max(mx, v[i]);
-  if (mx == kNegInf) return kNegInf;
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += std::exp(v[i] - mx);
-  return mx + std::log(sum);
-}
+using decode_internal::LogSumExp;
 
 // Fills alpha (M x N, including unary and start) and returns log Z; tmp needs N entries.
 double Forward(const Lattice& lattice, double* alpha, double* tmp) {

@@ -15,15 +15,6 @@ namespace chaintag {
 namespace decode_internal {
 namespace {
 
-double LogSumExp(const double* v, int n) {
-  double mx = kNegInf;
-  for (int i = 0; i < n; ++i) mx = std::max(mx, v[i]);
-  if (mx == kNegInf) return kNegInf;
-  double sum = 0.0;
-  for (int i = 0; i < n; ++i) sum += std::exp(v[i] - mx);
-  return mx + std::log(sum);
-}
-
 // Pair tables hold (N+1) x N cells per position: row b = y_{t-1} (b = N: before the sentence,
 // used at t = 0 only), column c = y_t.
 size_t PairCells(int n) { return static_cast<size_t>(n + 1) * n; }

@@ -3,6 +3,8 @@
 #ifndef CHAINTAG_DECODE_SECOND_ORDER_H_
 #define CHAINTAG_DECODE_SECOND_ORDER_H_
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -10,6 +12,16 @@
 #include "chaintag/lattice.h"
 
 namespace chaintag::decode_internal {
+
+// log(sum(exp(v))) over v[0..n) with the max shifted out; -inf when all are -inf.
+inline double LogSumExp(const double* v, int n) {
+  double mx = kNegInf;
+  for (int i = 0; i < n; ++i) mx = std::max(mx, v[i]);
+  if (mx == kNegInf) return kNegInf;
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) sum += std::exp(v[i] - mx);
+  return mx + std::log(sum);
+}
 
 // Per middle label b: min over (a, c) of trigram(a, b, c) at [b], max at [N + b] (what
 // Lattice::ShareSecondOrder takes as bounds).

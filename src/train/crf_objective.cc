@@ -81,6 +81,28 @@ __attribute__((target_clones("avx2", "default"))) void PairBackwardStep(int n, c
   }
 }
 
+// Exponentiates each of the m rows of `unary` (n log scores) relative to its maximum, so exp
+// never overflows, and returns the sum of the shifts (they add to log Z).
+double ExpRows(int m, int n, double* unary) {
+  double shifts = 0;
+  for (int t = 0; t < m; ++t) {
+    double* row = unary + static_cast<size_t>(t) * n;
+    const double shift = MaxOf(row, n);
+    shifts += shift;
+    for (int y = 0; y < n; ++y) row[y] = std::exp(row[y] - shift);
+  }
+  return shifts;
+}
+
+// The first forward layer start(y) u_0(y), normalised to sum 1; returns the sum.
+double FirstLayer(int n, const ExpTables& tables, const double* unary, double* alpha) {
+  double sum = 0;
+  for (int y = 0; y < n; ++y) sum += alpha[y] = tables.start[y] * unary[y];
+  const double inv = 1.0 / sum;
+  for (int y = 0; y < n; ++y) alpha[y] *= inv;
+  return sum;
+}
+
 }  // namespace
 
 void ExpTables::Build(int n, const double* transition_scores, const double* start_scores,
@@ -117,23 +139,14 @@ double ScaledForwardBackward::Run(int m, const ExpTables& tables, double* unary)
   transition_.assign(static_cast<size_t>(n) * n, 0.0);
   const double* trans = tables.transition.data();
 
-  // Exponentiate each row relative to its maximum so exp never overflows.
-  double log_z = tables.start_shift + tables.end_shift + (m - 1) * tables.transition_shift;
-  for (int t = 0; t < m; ++t) {
-    double* row = unary + static_cast<size_t>(t) * n;
-    const double shift = MaxOf(row, n);
-    log_z += shift;
-    for (int y = 0; y < n; ++y) row[y] = std::exp(row[y] - shift);
-  }
+  double log_z = tables.start_shift + tables.end_shift + (m - 1) * tables.transition_shift +
+                 ExpRows(m, n, unary);
 
   // Forward: alpha_t normalised to sum 1; inv_norm_[t] = 1 / (its sum before normalising).
   double* alpha = alpha_.data();
   {
-    double sum = 0;
-    for (int y = 0; y < n; ++y) sum += alpha[y] = tables.start[y] * unary[y];
-    const double inv = 1.0 / sum;
-    inv_norm_[0] = inv;
-    for (int y = 0; y < n; ++y) alpha[y] *= inv;
+    const double sum = FirstLayer(n, tables, unary, alpha);
+    inv_norm_[0] = 1.0 / sum;
     log_z += std::log(sum);
   }
   double* tmp = tmp_.data();
@@ -208,23 +221,13 @@ double ScaledForwardBackward2::Run(int m, const ExpTables& tables, double* unary
   const double* tri = tables.trigram.data();
 
   double log_z = tables.start_shift + tables.end_shift +
-                 (m - 1) * (tables.transition_shift + tables.trigram_shift);
-  for (int t = 0; t < m; ++t) {
-    double* row = unary + static_cast<size_t>(t) * n;
-    const double shift = MaxOf(row, n);
-    log_z += shift;
-    for (int y = 0; y < n; ++y) row[y] = std::exp(row[y] - shift);
-  }
+                 (m - 1) * (tables.transition_shift + tables.trigram_shift) + ExpRows(m, n, unary);
   // Forward over pairs (b, c) = (y_{t-1}, y_t), each layer normalised to sum 1.
   double* alpha = alpha_.data();
   double* tmp = tmp_.data();
   {
-    double* first = alpha + static_cast<size_t>(bos) * n;
-    double sum = 0;
-    for (int c = 0; c < n; ++c) sum += first[c] = tables.start[c] * unary[c];
-    const double inv = 1.0 / sum;
-    inv_norm_[0] = inv;
-    for (int c = 0; c < n; ++c) first[c] *= inv;
+    const double sum = FirstLayer(n, tables, unary, alpha + static_cast<size_t>(bos) * n);
+    inv_norm_[0] = 1.0 / sum;
     log_z += std::log(sum);
   }
   for (int t = 1; t < m; ++t) {

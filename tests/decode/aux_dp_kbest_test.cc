@@ -14,33 +14,14 @@ namespace chaintag {
 namespace {
 
 using testing::ChunkLabels;
+using testing::Enumerate;
 using testing::ForEachLabeling;
 using testing::MakeConstraint;
 using testing::Names;
 using testing::RandomConstraint;
 using testing::RandomLattice;
 using testing::ReverseLexLess;
-
-struct Scored {
-  std::vector<int> labels;
-  double score;
-};
-
-// All labelings with finite score satisfying `constraints`, best first.
-std::vector<Scored> Enumerate(const Lattice& lattice,
-                              const std::vector<RandomConstraint>& constraints) {
-  std::vector<Scored> all;
-  ForEachLabeling(lattice.size(), lattice.num_labels(), [&](const std::vector<int>& y) {
-    const double s = lattice.Score(y);
-    if (s == kNegInf) return;
-    for (const RandomConstraint& c : constraints)
-      if (!c.holds(y)) return;
-    all.push_back({y, s});
-  });
-  std::stable_sort(all.begin(), all.end(),
-                   [](const Scored& a, const Scored& b) { return a.score > b.score; });
-  return all;
-}
+using testing::Scored;
 
 // k-best equals the top K of the sorted enumeration: same scores, same sequences where the score
 // is not tied, all distinct and all satisfying the constraints.

@@ -158,6 +158,28 @@ inline RandomConstraint MakeConstraint(std::mt19937& rng, int m, int n, const Ch
   return c;
 }
 
+struct Scored {
+  std::vector<int> labels;
+  double score;
+};
+
+// All labelings with finite score satisfying `constraints`, best first (stable: ties in
+// enumeration order).
+inline std::vector<Scored> Enumerate(const Lattice& lattice,
+                                     const std::vector<RandomConstraint>& constraints) {
+  std::vector<Scored> all;
+  ForEachLabeling(lattice.size(), lattice.num_labels(), [&](const std::vector<int>& y) {
+    const double s = lattice.Score(y);
+    if (s == kNegInf) return;
+    for (const RandomConstraint& c : constraints)
+      if (!c.holds(y)) return;
+    all.push_back({y, s});
+  });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Scored& a, const Scored& b) { return a.score > b.score; });
+  return all;
+}
+
 }  // namespace chaintag::testing
 
 #endif  // CHAINTAG_TESTS_DECODE_BRUTE_FORCE_H_

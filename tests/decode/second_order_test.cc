@@ -15,12 +15,14 @@ namespace chaintag {
 namespace {
 
 using testing::ChunkLabels;
+using testing::Enumerate;
 using testing::ForEachLabeling;
 using testing::LogSumExp;
 using testing::MakeConstraint;
 using testing::RandomConstraint;
 using testing::RandomLattice;
 using testing::ReverseLexLess;
+using testing::Scored;
 
 Lattice RandomSecondOrder(std::mt19937& rng, int m, int n, bool integral, double p_masked) {
   Lattice lattice = RandomLattice(rng, m, n, integral, p_masked);
@@ -32,26 +34,6 @@ Lattice RandomSecondOrder(std::mt19937& rng, int m, int n, bool integral, double
     x = masked(rng) ? kNegInf : integral ? static_cast<double>(small(rng)) : real(rng);
   }
   return lattice;
-}
-
-struct Scored {
-  std::vector<int> labels;
-  double score;
-};
-
-std::vector<Scored> Enumerate(const Lattice& lattice,
-                              const std::vector<RandomConstraint>& constraints) {
-  std::vector<Scored> all;
-  ForEachLabeling(lattice.size(), lattice.num_labels(), [&](const std::vector<int>& y) {
-    const double s = lattice.Score(y);
-    if (s == kNegInf) return;
-    for (const RandomConstraint& c : constraints)
-      if (!c.holds(y)) return;
-    all.push_back({y, s});
-  });
-  std::stable_sort(all.begin(), all.end(),
-                   [](const Scored& a, const Scored& b) { return a.score > b.score; });
-  return all;
 }
 
 TEST(SecondOrderTest, ScoreAddsTrigramsFromTheSecondPosition) {
