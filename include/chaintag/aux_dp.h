@@ -258,9 +258,13 @@ class AuxDpDecoder {
     int deviation_level;      // children deviate only at levels below this one
   };
   void ComputeSuccessorRow(int position, int prev_label, int state, int* row) const;
-  // Transition scores into every label y from (prev, state): transition(prev, y), plus
-  // trigram(history(state), prev, y) on second-order lattices (then written to trigram_row_).
-  const double* TransitionRow(int prev, int state) const;
+  // The transition score into `label` from (prev, state): transition(prev, label), plus
+  // trigram(history(state), prev, label) on second-order lattices (the same sum as Run's).
+  double TransitionScore(int prev, int state, int label) const {
+    const double tr = lattice_->transition(prev, label);
+    if (history_of_.empty()) return tr;
+    return tr + lattice_->trigram(history_of_[state], prev, label);
+  }
   int Successor(int position, int prev_label, int state, int label) const;
   // A statistic's successor state as a stride-scaled product-state part (kDead if infeasible).
   int ConvertState(int component, int position, int state) const;
@@ -277,9 +281,8 @@ class AuxDpDecoder {
   std::vector<int> sizes_;
   std::vector<int> strides_;
   std::vector<const Statistic*> statistics_;
-  std::unique_ptr<Statistic> history_;       // second-order lattices: appended to statistics_
-  std::vector<int> history_of_;              // R: the history component of each product state
-  mutable std::vector<double> trigram_row_;  // N scratch for TransitionRow
+  std::unique_ptr<Statistic> history_;  // second-order lattices: appended to statistics_
+  std::vector<int> history_of_;         // R: the history component of each product state
   std::vector<char> position_independent_;
   std::vector<char> computes_rows_;    // per component: rows on demand, no tables
   mutable std::vector<int> stat_row_;  // N scratch for FillRow

@@ -97,6 +97,8 @@ class Lattice {
 
   const std::vector<double>& unary_data() const { return unary_; }
   const std::vector<double>& transition_data() const { return transition_; }
+  const std::vector<double>& start_data() const { return start_; }
+  const std::vector<double>& end_data() const { return end_; }
 
   // F(y): the chain score of a full labeling (kNegInf if it uses a masked cell).
   double Score(absl::Span<const int> labels) const {

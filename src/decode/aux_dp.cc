@@ -129,7 +129,6 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
     history_of_.resize(num_states_);
     for (int s = 0; s < num_states_; ++s)
       history_of_[s] = components_[static_cast<size_t>(s) * k + k - 1];
-    trigram_row_.assign(n_, 0.0);
   }
   if (m_ == 0 || n_ == 0) {
     forward_.clear();
@@ -265,16 +264,6 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   return table_status_;
 }
 
-const double* AuxDpDecoder::TransitionRow(int prev, int state) const {
-  const double* row = lattice_->transition_data().data() + static_cast<size_t>(prev) * n_;
-  if (history_of_.empty()) return row;
-  // The same sum, in the same order, as Run's loop: transition + trigram.
-  const double* xrow =
-      lattice_->trigram_data().data() + (static_cast<size_t>(history_of_[state]) * n_ + prev) * n_;
-  for (int y = 0; y < n_; ++y) trigram_row_[y] = row[y] + xrow[y];
-  return trigram_row_.data();
-}
-
 absl::Status AuxDpDecoder::FillTable(int component, int position, int* table) const {
   const size_t per = static_cast<size_t>(sizes_[component]) * (n_ + 1) * n_;
   statistics_[component]->FillSuccessors(position, n_, absl::MakeSpan(table, per));
@@ -393,7 +382,7 @@ absl::Status AuxDpDecoder::Backtrace(int last_label, std::vector<char> states, L
         if (v == kNegInf) continue;
         const int ns = Successor(t, prev, s, y);
         if (ns < 0 || !states[ns]) continue;
-        if ((v + TransitionRow(prev, s)[y]) + u == target[ns]) {
+        if ((v + TransitionScore(prev, s, y)) + u == target[ns]) {
           next_states[s] = 1;
           found = true;
         }

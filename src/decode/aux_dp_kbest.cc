@@ -53,7 +53,7 @@ AuxDpDecoder::Node* AuxDpDecoder::GetNode(int position, int label, int state) {
       const double* prow = forward_.data() + (static_cast<size_t>(position - 1) * n_ + prev) * rr;
       for (int s = 0; s < rr; ++s) {
         if (prow[s] == kNegInf) continue;
-        const double v = prow[s] + TransitionRow(prev, s)[label];
+        const double v = prow[s] + TransitionScore(prev, s, label);
         if (v == kNegInf || Successor(position, prev, s, label) != state) continue;
         node->candidates.push_back({v, prev, s});
       }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -18,6 +19,90 @@ namespace {
 // Pair tables hold (N+1) x N cells per position: row b = y_{t-1} (b = N: before the sentence,
 // used at t = 0 only), column c = y_t.
 size_t PairCells(int n) { return static_cast<size_t>(n + 1) * n; }
+
+}  // namespace
+
+__attribute__((target_clones("avx2", "default"))) double PairForwardStep(int n, const double* prev,
+                                                                         const double* tri,
+                                                                         const double* trans,
+                                                                         const double* u,
+                                                                         double* tmp, double* cur) {
+  double sum = 0;
+  for (int b = 0; b < n; ++b) {
+    std::fill(tmp, tmp + n, 0.0);
+    for (int a = 0; a <= n; ++a) {
+      const double x = prev[static_cast<size_t>(a) * n + b];
+      if (x == 0.0) continue;
+      const double* row = tri + (static_cast<size_t>(a) * n + b) * n;
+      for (int c = 0; c < n; ++c) tmp[c] += x * row[c];
+    }
+    const double* trow = trans + static_cast<size_t>(b) * n;
+    double* out = cur + static_cast<size_t>(b) * n;
+    for (int c = 0; c < n; ++c) sum += out[c] = tmp[c] * trow[c] * u[c];
+  }
+  return sum;
+}
+
+namespace {
+
+// The largest finite value of v[0..n), or 0 if none is finite.
+double FiniteMax(const double* v, size_t n) {
+  double mx = kNegInf;
+  for (size_t i = 0; i < n; ++i) {
+    if (std::isfinite(v[i])) mx = std::max(mx, v[i]);
+  }
+  return mx == kNegInf ? 0.0 : mx;
+}
+
+// exp(v - shift) of every entry into out (0 for -inf), returning the shift.
+double ExpShifted(const double* v, size_t n, double* out) {
+  const double shift = FiniteMax(v, n);
+  for (size_t i = 0; i < n; ++i) out[i] = std::exp(v[i] - shift);
+  return shift;
+}
+
+// log Z in probability space with the layer sums normalised at every position (as the trainer's
+// kernel), so exp runs once per score of the sentence instead of once per (a, b, c) and position.
+// Returns NaN when a factor underflows (a layer sums to 0 or is not finite); the caller then
+// falls back to log space, which also tells an infeasible lattice apart.
+double ScaledLogPartition(const Lattice& lattice) {
+  const int m = lattice.size();
+  const int n = lattice.num_labels();
+  const size_t layer = PairCells(n);
+  std::vector<double> tri(layer * n), trans(static_cast<size_t>(n) * n), start(n), end(n);
+  std::vector<double> u(n), tmp(n), prev(layer, 0.0), cur(layer, 0.0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  double log_z = ExpShifted(lattice.start_data().data(), n, start.data()) +
+                 ExpShifted(lattice.end_data().data(), n, end.data());
+  if (m > 1) {
+    log_z += (m - 1) * (ExpShifted(lattice.transition_data().data(), trans.size(), trans.data()) +
+                        ExpShifted(lattice.trigram_data().data(), tri.size(), tri.data()));
+  }
+  auto normalise = [&](std::vector<double>& v, double sum) {
+    if (!(sum > 0) || !std::isfinite(sum)) return false;
+    const double inv = 1.0 / sum;
+    for (double& x : v) x *= inv;
+    log_z += std::log(sum);
+    return true;
+  };
+  log_z += ExpShifted(lattice.unary_row(0).data(), n, u.data());
+  double sum = 0;
+  for (int c = 0; c < n; ++c) sum += prev[static_cast<size_t>(n) * n + c] = start[c] * u[c];
+  if (!normalise(prev, sum)) return nan;
+  for (int t = 1; t < m; ++t) {
+    log_z += ExpShifted(lattice.unary_row(t).data(), n, u.data());
+    // Row N (before the sentence) is used at t = 0 only.
+    std::fill(cur.begin() + static_cast<size_t>(n) * n, cur.end(), 0.0);
+    sum =
+        PairForwardStep(n, prev.data(), tri.data(), trans.data(), u.data(), tmp.data(), cur.data());
+    if (!normalise(cur, sum)) return nan;
+    prev.swap(cur);
+  }
+  double final_sum = 0;
+  for (size_t i = 0; i < layer; ++i) final_sum += prev[i] * end[i % n];
+  if (!(final_sum > 0) || !std::isfinite(final_sum)) return nan;
+  return log_z + std::log(final_sum);
+}
 
 }  // namespace
 
@@ -149,6 +234,10 @@ absl::StatusOr<Marginals> SecondOrderForwardBackward(const Lattice& lattice, boo
   if (m == 0) return out;
   if (n <= 0) {
     return absl::InvalidArgumentError("ForwardBackward: lattice has positions but no labels");
+  }
+  if (log_z_only) {
+    out.log_z = ScaledLogPartition(lattice);
+    if (std::isfinite(out.log_z)) return out;
   }
   const size_t layer = PairCells(n);
   const int bos = n;

@@ -23,6 +23,12 @@ inline double LogSumExp(const double* v, int n) {
   return mx + std::log(sum);
 }
 
+// One step of the scaled (probability-space) forward over label pairs, with exponentiated scores:
+// cur(b, c) = (sum_a prev(a, b) tri(a, b, c)) trans(b, c) u(c) for b, c < N (row N of cur is
+// left alone); returns the sum of the cells. `tmp` holds N doubles. Compiled for AVX2 as well,
+// with the same sums.
+double PairForwardStep(int n, const double* prev, const double* tri, const double* trans,
+                       const double* u, double* tmp, double* cur);
 // Per middle label b: min over (a, c) of trigram(a, b, c) at [b], max at [N + b] (what
 // Lattice::ShareSecondOrder takes as bounds).
 std::vector<double> TrigramBounds(const double* trigram, int n);

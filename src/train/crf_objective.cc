@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "decode/second_order.h"
 #include "train/parallel.h"
 
 namespace chaintag {
@@ -25,31 +26,10 @@ double MaxOf(const double* x, int n) {
   return std::isfinite(m) ? m : 0.0;
 }
 
-// The O(N^3) steps of the second-order forward-backward, compiled for AVX2 as well (chosen at run
-// time; the same operations in the same order, so every build gives the same sums).
+// The O(N^3) backward step of the second-order forward-backward (the forward step is
+// decode_internal::PairForwardStep), compiled for AVX2 as well (chosen at run time; the same
+// operations in the same order, so every build gives the same sums).
 //
-// Forward: cur(b, c) = (sum_a prev(a, b) tri(a, b, c)) trans(b, c) u(c); returns the layer's sum.
-__attribute__((target_clones("avx2", "default"))) double PairForwardStep(int n, const double* prev,
-                                                                         const double* tri,
-                                                                         const double* trans,
-                                                                         const double* u,
-                                                                         double* tmp, double* cur) {
-  double sum = 0;
-  for (int b = 0; b < n; ++b) {
-    std::fill(tmp, tmp + n, 0.0);
-    for (int a = 0; a <= n; ++a) {
-      const double x = prev[static_cast<size_t>(a) * n + b];
-      if (x == 0.0) continue;
-      const double* row = tri + (static_cast<size_t>(a) * n + b) * n;
-      for (int c = 0; c < n; ++c) tmp[c] += x * row[c];
-    }
-    const double* trow = trans + static_cast<size_t>(b) * n;
-    double* out = cur + static_cast<size_t>(b) * n;
-    for (int c = 0; c < n; ++c) sum += out[c] = tmp[c] * trow[c] * u[c];
-  }
-  return sum;
-}
-
 // Backward: cur(a, b) = inv sum_c tri(a, b, c) v(b, c), and acc(a, b, c) += prev_alpha(a, b) inv
 // v(b, c) (trigram marginals before the factor tri, applied once at the end). The dot product
 // runs in four interleaved partial sums.
@@ -234,7 +214,7 @@ double ScaledForwardBackward2::Run(int m, const ExpTables& tables, double* unary
     const double* prev = alpha + layer * (t - 1);
     double* cur = alpha + layer * t;
     const double* u = unary + static_cast<size_t>(t) * n;
-    const double sum = PairForwardStep(n, prev, tri, trans, u, tmp, cur);
+    const double sum = decode_internal::PairForwardStep(n, prev, tri, trans, u, tmp, cur);
     const double inv = 1.0 / sum;
     inv_norm_[t] = inv;
     for (size_t i = 0; i < layer; ++i) cur[i] *= inv;

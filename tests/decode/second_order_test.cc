@@ -111,7 +111,7 @@ TEST(SecondOrderTest, ForwardBackwardEqualsEnumeration) {
     ASSERT_TRUE(marginals.ok()) << marginals.status();
     ASSERT_TRUE(partition.ok()) << partition.status();
     EXPECT_NEAR(marginals->log_z, log_z, 1e-9);
-    EXPECT_NEAR(*partition, log_z, 1e-9);
+    EXPECT_NEAR(*partition, log_z, 1e-9) << "m " << m << " n " << n << " trial " << trial;
     std::vector<double> unary(static_cast<size_t>(m) * n, 0.0);
     std::vector<double> transition(static_cast<size_t>(n) * n, 0.0);
     std::vector<double> trigram(static_cast<size_t>(n + 1) * n * n, 0.0);
