@@ -44,10 +44,18 @@ struct Sentence {
   std::vector<std::pair<int64_t, int64_t>> offsets;
   // CoNLL-U only: the full fields and non-word lines, so writing back is lossless.
   std::optional<ConlluExtras> conllu;
+  // Attribute input only (CRFsuite data format, CorpusFormat::kAttributes): the attributes of
+  // token t are attribute_names[k] with weight attribute_values[k] for k in
+  // [attribute_offsets[t], attribute_offsets[t + 1]). Column 0 then holds each token's attribute
+  // fields as written (escaped, tab-separated), so writers and stored self-tests reproduce them.
+  std::vector<int32_t> attribute_offsets;
+  std::vector<std::string> attribute_names;
+  std::vector<float> attribute_values;
 
   int size() const { return columns.empty() ? 0 : static_cast<int>(columns[0].size()); }
   int num_columns() const { return static_cast<int>(columns.size()); }
   bool has_labels() const { return !labels.empty(); }
+  bool has_attributes() const { return !attribute_offsets.empty(); }
   const std::string& word(int t) const { return columns[0][t]; }
 };
 
@@ -60,14 +68,34 @@ std::string Location(const Sentence& sentence, int64_t token = 0);
 absl::Status ErrorAt(std::string_view file, int64_t line, std::string_view message);
 absl::Status ErrorAt(const Sentence& sentence, int64_t token, std::string_view message);
 
-enum class CorpusFormat { kConll, kConllu, kPtb, kTagged };
+// kAttributes is CRFsuite's data format: one token a line, "LABEL<TAB>ATTR<TAB>ATTR:WEIGHT...",
+// a blank line between sequences (docs/formats.md).
+enum class CorpusFormat { kConll, kConllu, kPtb, kTagged, kAttributes };
 
-// Parses "conll", "conllu", "ptb", "tagged".
+// Parses "conll", "conllu", "ptb", "tagged", "attributes".
 absl::StatusOr<CorpusFormat> ParseCorpusFormat(std::string_view name);
 std::string_view CorpusFormatName(CorpusFormat format);
 // Guesses from the extension (".conllu", ".mrg"/".tree"/".ptb", ".pos"/".tagged", otherwise conll);
 // a trailing ".gz" is ignored.
 CorpusFormat CorpusFormatFromPath(std::string_view path);
+
+// Attribute weights are finite numbers of at most this magnitude (training sums them in fixed
+// point).
+inline constexpr double kMaxAttributeWeight = 1000.0;
+
+// Parses the attribute fields of one token in CRFsuite's syntax (tab-separated "NAME" or
+// "NAME:WEIGHT"; the first unescaped ':' starts the weight; a backslash makes the next character
+// literal, so "\:" is a colon and "\\" a backslash) and appends them to `sentence`: names,
+// weights (1 when not given) and the next attribute offset; column 0 gets `fields` verbatim.
+// Errors read "FILE:LINE: expected ...": an empty attribute, a weight that is not a number, not
+// finite or larger than kMaxAttributeWeight in magnitude.
+absl::Status AppendAttributeToken(std::string_view fields, std::string_view file, int64_t line,
+                                  Sentence* sentence);
+// Rebuilds a sentence's attributes from its column 0 (stored self-tests keep only the columns).
+absl::Status ParseAttributeColumn(Sentence* sentence);
+// One attribute field in the file syntax: the name with ':' and '\' escaped, then ":WEIGHT"
+// unless the weight is 1 (shortest text that reads back as the same float).
+std::string FormatAttributeField(std::string_view name, float weight);
 
 struct ReaderOptions {
   CorpusFormat format = CorpusFormat::kConll;

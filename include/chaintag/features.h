@@ -115,6 +115,11 @@ class FeatureSpec {
   static absl::StatusOr<FeatureSpec> Preset(std::string_view name,
                                             std::shared_ptr<const Lexicon> lexicon = nullptr);
   static std::vector<std::string> PresetNames();
+  // The spec of models trained on attribute input (CRFsuite data format): no templates; the
+  // Featurizer reads each token's attributes and weights from the Sentence (its attribute_*
+  // fields) instead. text() is empty.
+  static FeatureSpec AttributeInput();
+  bool reads_attributes() const;
 
   // Whether some template calls lex(), and the lexicon given to Parse (or null).
   bool uses_lexicon() const;
@@ -228,10 +233,13 @@ class AttributeDictionary {
 };
 
 // Attribute ids per position in CSR form: the attributes of position t are
-// attributes[offsets[t] .. offsets[t+1]). All features are binary.
+// attributes[offsets[t] .. offsets[t+1]). Template features are binary (`values` empty); attribute
+// input may carry real values, one per entry of `attributes`, which multiply the weights.
 struct FeaturizedSentence {
   std::vector<int32_t> offsets;  // size() + 1 entries
   std::vector<int32_t> attributes;
+  std::vector<float> values;  // empty: every value is 1 (the fast path); else attributes.size()
+  bool weighted() const { return !values.empty(); }
   int size() const { return offsets.empty() ? 0 : static_cast<int>(offsets.size()) - 1; }
   absl::Span<const int32_t> at(int t) const {
     return absl::MakeConstSpan(attributes.data() + offsets[t], offsets[t + 1] - offsets[t]);
@@ -252,6 +260,7 @@ class Featurizer {
   absl::Status CheckColumns(const Sentence& sentence) const;
   // Calls `sink(t, attribute)` for every attribute string of every position (training uses this
   // to count attributes and build the dictionary). The string_view is valid during the call only.
+  // For attribute input these are the sentence's attribute names (their values are not passed).
   template <typename Sink>
   void ForEachAttribute(const Sentence& sentence, Sink&& sink);
   // Maps attributes to ids; attributes absent from `dict` are dropped. Ids of a position come in
@@ -276,6 +285,9 @@ class Featurizer {
   // Writes the attribute strings of position t of the prepared sentence into `out`, one per
   // template (resized to num_templates(); strings reuse their capacity).
   void GeneratePosition(int t, std::vector<std::string>* out);
+  // Featurize for FeatureSpec::AttributeInput(): looks the sentence's attributes up.
+  void FeaturizeAttributes(const Sentence& sentence, const AttributeDictionary& dict,
+                           FeaturizedSentence* out);
   // Featurize through the value cache; false (nothing written) when the sentence has a missing or
   // short column, which the uncached path handles.
   bool FeaturizeCached(const Sentence& sentence, const AttributeDictionary& dict,
@@ -291,6 +303,14 @@ class Featurizer {
 
 template <typename Sink>
 void Featurizer::ForEachAttribute(const Sentence& sentence, Sink&& sink) {
+  if (spec_.reads_attributes()) {
+    if (!sentence.has_attributes()) return;
+    for (int t = 0; t < sentence.size(); ++t) {
+      for (int32_t k = sentence.attribute_offsets[t]; k < sentence.attribute_offsets[t + 1]; ++k)
+        sink(t, std::string_view(sentence.attribute_names[k]));
+    }
+    return;
+  }
   Prepare(sentence);
   for (int t = 0; t < sentence.size(); ++t) {
     GeneratePosition(t, &buffer_);

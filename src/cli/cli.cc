@@ -76,9 +76,9 @@ std::vector<std::string> InputFiles(const po::variables_map& vm) {
 
 void AddReaderOptions(po::options_description* options, bool with_label_column,
                       bool with_sentence_limit) {
-  options->add_options()(
-      "format", po::value<std::string>(),
-      "input format: conll, conllu, ptb, tagged (default: from the file extension, else conll)")(
+  options->add_options()("format", po::value<std::string>(),
+                         "input format: conll, conllu, ptb, tagged, attributes (default: from the "
+                         "file extension, else conll)")(
       "label", po::value<std::string>()->default_value("xpos"),
       "conllu: label field, upos or xpos")("np-chunks", po::bool_switch(),
                                            "ptb: derive IOB2 base-NP chunk labels from the trees")(

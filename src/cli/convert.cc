@@ -11,8 +11,9 @@ namespace chaintag::cli {
 int RunConvert(const std::vector<std::string>& args) {
   const std::string cmd = "convert";
   po::options_description options("convert options");
-  options.add_options()("from", po::value<std::string>(),
-                        "input format: conll, conllu, ptb, tagged (default: from the extension)")(
+  options.add_options()(
+      "from", po::value<std::string>(),
+      "input format: conll, conllu, ptb, tagged, attributes (default: from the extension)")(
       "to", po::value<std::string>()->required(), "output format: conll, conllu, tagged")(
       "output,o", po::value<std::string>()->default_value("-"),
       "output file (default: standard output)");

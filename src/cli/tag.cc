@@ -227,7 +227,7 @@ int RunTag(const std::vector<std::string>& args) {
   auto output_format = ParseOutputFormat(vm["output-format"].as<std::string>());
   if (!output_format.ok()) return UsageError(cmd, std::string(output_format.status().message()));
   const std::vector<std::string> files = InputFiles(vm);
-  const bool raw_text = vm.count("format") == 0;
+  bool raw_text = vm.count("format") == 0;
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
   reader_options->label_column = 0;  // keep every column; the models read the ones they need
@@ -269,6 +269,11 @@ int RunTag(const std::vector<std::string>& args) {
   // Input is read the way the first model was trained (CoNLL-U label field, NP chunks from
   // trees) unless --label or --np-chunks say otherwise.
   const ModelInputOptions& trained = model_ptrs.front()->input_options();
+  if (raw_text && trained.format == CorpusFormat::kAttributes) {
+    // A model trained on attributes reads attribute files, not text.
+    raw_text = false;
+    reader_options->format = CorpusFormat::kAttributes;
+  }
   if (vm["label"].defaulted()) reader_options->conllu_label = trained.conllu_label;
   if (vm["np-chunks"].defaulted()) reader_options->np_chunks = trained.np_chunks;
 

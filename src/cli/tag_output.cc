@@ -109,6 +109,11 @@ absl::Status TagWriter::WriteConll(const TagResult& r, std::ostream& out) const 
         if (t < static_cast<int>(s.offsets.size()))
           out << '\t' << s.offsets[t].first << '\t' << s.offsets[t].second;
         out << '\n';
+      } else if (s.has_attributes()) {
+        // Attribute input (as CRFsuite's tag -r): the gold label if any, then one per model.
+        if (s.has_labels()) out << s.labels[t] << ' ';
+        for (const auto& l : layers) out << l[t] << ' ';
+        out << last[t] << '\n';
       } else {
         // Every input column (and a gold label column), then one column per model.
         for (int c = 0; c < s.num_columns(); ++c) out << (c ? " " : "") << s.columns[c][t];

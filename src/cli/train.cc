@@ -83,7 +83,16 @@ int RunTrain(const std::vector<std::string>& args) {
   }
   if (!vm.count("files")) return UsageError(cmd, "expected training files");
   const std::vector<std::string> files = vm["files"].as<std::vector<std::string>>();
-  if (vm.count("preset") == vm.count("template"))
+  auto reader_options = ReaderOptionsFrom(vm, files);
+  if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
+  // Attribute input (CRFsuite data format) carries its features: no templates.
+  const bool attribute_input = reader_options->format == CorpusFormat::kAttributes;
+  if (attribute_input && (vm.count("preset") || vm.count("template") || vm.count("lexicon"))) {
+    return UsageError(cmd,
+                      "--format attributes reads the features from the file; give no --preset, "
+                      "--template or --lexicon");
+  }
+  if (!attribute_input && vm.count("preset") == vm.count("template"))
     return UsageError(cmd, "give exactly one of --preset and --template");
 
   TrainOptions train_options;
@@ -99,8 +108,6 @@ int RunTrain(const std::vector<std::string>& args) {
   if (train_options.early_stopping > 0 && !vm.count("dev")) {
     return UsageError(cmd, "--early-stopping needs --dev (it stops on the dev score)");
   }
-  auto reader_options = ReaderOptionsFrom(vm, files);
-  if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
 
   std::shared_ptr<const Lexicon> lexicon;
   if (vm.count("lexicon")) {
@@ -110,7 +117,10 @@ int RunTrain(const std::vector<std::string>& args) {
   }
   absl::StatusOr<FeatureSpec> spec;
   std::string spec_name;
-  if (vm.count("preset")) {
+  if (attribute_input) {
+    spec = FeatureSpec::AttributeInput();
+    spec_name = "(attribute input)";
+  } else if (vm.count("preset")) {
     spec_name = vm["preset"].as<std::string>();
     spec = FeatureSpec::Preset(spec_name, lexicon);
     if (!spec.ok())

@@ -12,8 +12,9 @@ absl::StatusOr<CorpusFormat> ParseCorpusFormat(std::string_view name) {
   if (name == "conllu") return CorpusFormat::kConllu;
   if (name == "ptb") return CorpusFormat::kPtb;
   if (name == "tagged") return CorpusFormat::kTagged;
+  if (name == "attributes") return CorpusFormat::kAttributes;
   return absl::InvalidArgumentError(
-      absl::StrCat("expected a format (conll, conllu, ptb, tagged), found \"",
+      absl::StrCat("expected a format (conll, conllu, ptb, tagged, attributes), found \"",
                    corpus_internal::ToAbsl(name), "\""));
 }
 
@@ -27,6 +28,8 @@ std::string_view CorpusFormatName(CorpusFormat format) {
       return "ptb";
     case CorpusFormat::kTagged:
       return "tagged";
+    case CorpusFormat::kAttributes:
+      return "attributes";
   }
   return "conll";
 }

@@ -58,6 +58,11 @@ void SplitWhitespace(std::string_view line, std::vector<std::string_view>* field
 std::unique_ptr<SentenceReader> MakePtbReader(std::istream& in, std::unique_ptr<std::istream> owned,
                                               std::string name, const ReaderOptions& options);
 
+std::unique_ptr<SentenceReader> MakeAttributesReader(std::istream& in,
+                                                     std::unique_ptr<std::istream> owned,
+                                                     std::string name,
+                                                     const ReaderOptions& options);
+
 }  // namespace chaintag::corpus_internal
 
 #endif  // CHAINTAG_SRC_CORPUS_READER_BASE_H_

@@ -415,6 +415,8 @@ std::unique_ptr<SentenceReader> MakeReader(std::istream& in, std::unique_ptr<std
       return std::make_unique<TaggedReader>(in, std::move(owned), std::move(name), options);
     case CorpusFormat::kPtb:
       return MakePtbReader(in, std::move(owned), std::move(name), options);
+    case CorpusFormat::kAttributes:
+      return MakeAttributesReader(in, std::move(owned), std::move(name), options);
   }
   return std::make_unique<ConllReader>(in, std::move(owned), std::move(name), options);
 }

@@ -138,6 +138,29 @@ absl::Status WriteTagged(std::ostream& out, const Sentence& s,
   return absl::OkStatus();
 }
 
+// CRFsuite's data format: the label (predicted, else gold), then the token's attribute fields.
+absl::Status WriteAttributes(std::ostream& out, const Sentence& s,
+                             const std::vector<std::string>& predicted) {
+  const std::vector<std::string>& labels = predicted.empty() ? s.labels : predicted;
+  std::string text;
+  for (int t = 0; t < s.size(); ++t) {
+    if (!labels.empty()) {
+      for (char c : labels[t]) {
+        if (c == '\\' || c == ':') text.push_back('\\');
+        text.push_back(c);
+      }
+    }
+    if (!s.columns[0][t].empty() || labels.empty()) {
+      text.push_back('\t');
+      text += s.columns[0][t];
+    }
+    text.push_back('\n');
+  }
+  text.push_back('\n');
+  out << text;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status WriteSentence(std::ostream& out, const Sentence& sentence,
@@ -154,6 +177,9 @@ absl::Status WriteSentence(std::ostream& out, const Sentence& sentence,
       break;
     case CorpusFormat::kTagged:
       status = WriteTagged(out, sentence, predicted, options.tagged_separator);
+      break;
+    case CorpusFormat::kAttributes:
+      status = WriteAttributes(out, sentence, predicted);
       break;
     case CorpusFormat::kPtb:
       return absl::UnimplementedError(

@@ -95,6 +95,27 @@ Featurizer::Featurizer(Featurizer&&) noexcept = default;
 Featurizer& Featurizer::operator=(Featurizer&&) noexcept = default;
 
 absl::Status Featurizer::CheckColumns(const Sentence& sentence) const {
+  if (spec_.reads_attributes()) {
+    if (!sentence.has_attributes()) {
+      return ErrorAt(sentence, 0,
+                     "expected attribute input (the model was trained on --format attributes), "
+                     "found columns");
+    }
+    const size_t k = sentence.attribute_names.size();
+    if (sentence.attribute_offsets.size() != static_cast<size_t>(sentence.size()) + 1 ||
+        sentence.attribute_values.size() != k || sentence.attribute_offsets.front() != 0 ||
+        sentence.attribute_offsets.back() != static_cast<int32_t>(k) ||
+        !std::is_sorted(sentence.attribute_offsets.begin(), sentence.attribute_offsets.end())) {
+      return ErrorAt(sentence, 0,
+                     "expected attribute offsets, names and values that agree with the tokens");
+    }
+    return absl::OkStatus();
+  }
+  if (sentence.has_attributes()) {
+    return ErrorAt(sentence, 0,
+                   "expected the input columns the model's templates read, found attribute input "
+                   "(--format attributes is for models trained on attributes)");
+  }
   const int needed = spec_.num_input_columns();
   const std::string where = Location(sentence);
   if (sentence.num_columns() < needed) {
@@ -521,6 +542,11 @@ void Featurizer::GeneratePosition(int t, std::vector<std::string>* out) {
 
 void Featurizer::Featurize(const Sentence& sentence, const AttributeDictionary& dict,
                            FeaturizedSentence* out) {
+  out->values.clear();
+  if (spec_.reads_attributes()) {
+    FeaturizeAttributes(sentence, dict, out);
+    return;
+  }
   if (scratch_->cache_dict == &dict && FeaturizeCached(sentence, dict, out)) return;
   Prepare(sentence);
   const FeatureSpec::Impl& impl = spec_.impl();
@@ -564,7 +590,43 @@ void Featurizer::Featurize(const Sentence& sentence, const AttributeDictionary& 
   }
 }
 
+void Featurizer::FeaturizeAttributes(const Sentence& sentence, const AttributeDictionary& dict,
+                                     FeaturizedSentence* out) {
+  const int n = sentence.size();
+  out->offsets.resize(n + 1);
+  out->offsets[0] = 0;
+  out->attributes.clear();
+  if (!sentence.has_attributes()) {  // CheckColumns refuses this; featurize as no attributes
+    std::fill(out->offsets.begin(), out->offsets.end(), 0);
+    return;
+  }
+  bool weighted = false;
+  for (int t = 0; t < n; ++t) {
+    for (int32_t k = sentence.attribute_offsets[t]; k < sentence.attribute_offsets[t + 1]; ++k) {
+      const int id = dict.Find(sentence.attribute_names[k]);
+      if (id < 0) continue;
+      const float value = sentence.attribute_values[k];
+      if (value != 1.0f && !weighted) {
+        weighted = true;
+        out->values.assign(out->attributes.size(), 1.0f);
+      }
+      out->attributes.push_back(id);
+      if (weighted) out->values.push_back(value);
+    }
+    out->offsets[t + 1] = static_cast<int32_t>(out->attributes.size());
+  }
+}
+
 std::vector<std::string> Featurizer::Attributes(const Sentence& sentence, int t) {
+  if (spec_.reads_attributes()) {
+    std::vector<std::string> fields;
+    if (!sentence.has_attributes()) return fields;
+    for (int32_t k = sentence.attribute_offsets[t]; k < sentence.attribute_offsets[t + 1]; ++k) {
+      fields.push_back(
+          FormatAttributeField(sentence.attribute_names[k], sentence.attribute_values[k]));
+    }
+    return fields;
+  }
   Prepare(sentence);
   GeneratePosition(t, &scratch_->position);
   return scratch_->position;

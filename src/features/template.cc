@@ -406,6 +406,18 @@ absl::StatusOr<FeatureSpec> FeatureSpec::ReadFile(const std::string& path,
 const std::string& FeatureSpec::text() const { return impl_->text; }
 int FeatureSpec::num_input_columns() const { return impl_->num_input_columns; }
 bool FeatureSpec::has_label_bigram() const { return impl_->has_label_bigram; }
+bool FeatureSpec::reads_attributes() const { return impl_->attribute_input; }
+FeatureSpec FeatureSpec::AttributeInput() {
+  static const auto* impl = [] {
+    auto made = std::make_shared<Impl>();
+    made->attribute_input = true;
+    made->has_label_bigram = true;
+    return new std::shared_ptr<const Impl>(std::move(made));
+  }();
+  FeatureSpec spec;
+  spec.impl_ = *impl;
+  return spec;
+}
 int FeatureSpec::num_templates() const { return static_cast<int>(impl_->templates.size()); }
 bool FeatureSpec::uses_lexicon() const { return impl_->lex_line > 0; }
 int FeatureSpec::num_history_templates() const {

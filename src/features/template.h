@@ -71,6 +71,8 @@ struct FeatureSpec::Impl {
   std::vector<features::CellSource> sources;
   int num_input_columns = 0;
   bool has_label_bigram = false;
+  // FeatureSpec::AttributeInput(): no templates, attributes come with the sentence.
+  bool attribute_input = false;
   // Out-of-sentence markers: before[k-1] = "_B-k", after[k-1] = "_B+k" (CRF++ convention).
   std::vector<std::string> before_markers;
   std::vector<std::string> after_markers;

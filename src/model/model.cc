@@ -23,14 +23,21 @@ void ModelParameters::Score(const FeaturizedSentence& sentence, absl::Span<const
   const int32_t* offsets = attribute_offsets.data();
   const int32_t* labels = feature_labels.data();
   const double* weight = w.data();
+  const bool weighted = sentence.weighted();
   for (int t = 0; t < m; ++t) {
     double* row = lattice->unary_row(t).data();
-    for (const int32_t a : sentence.at(t)) {
+    for (int32_t k = sentence.offsets[t]; k < sentence.offsets[t + 1]; ++k) {
+      const int32_t a = sentence.attributes[k];
       // Ids outside the dictionary cannot come from Featurize; skipping them keeps Score
       // memory-safe.
       if (a < 0 || a >= num_attr) continue;
       const int32_t end = offsets[a + 1];
-      for (int32_t f = offsets[a]; f < end; ++f) row[labels[f]] += weight[f];
+      if (weighted) {
+        const double v = sentence.values[k];
+        for (int32_t f = offsets[a]; f < end; ++f) row[labels[f]] += v * weight[f];
+      } else {
+        for (int32_t f = offsets[a]; f < end; ++f) row[labels[f]] += weight[f];
+      }
     }
   }
   FillChain(w, lattice);

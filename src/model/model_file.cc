@@ -500,12 +500,16 @@ absl::Status CheckStrings(const Model& model, const std::string& name) {
     CHAINTAG_RETURN_IF_ERROR(CheckModelString(value, StringRule::kLine,
                                               absl::StrCat("metadata value '", key, "'"), name));
   }
+  // Attribute input keeps each token's tab-separated attribute fields in one cell.
+  const StringRule cell_rule = model.input_options().format == CorpusFormat::kAttributes
+                                   ? StringRule::kLine
+                                   : StringRule::kCell;
   for (size_t k = 0; k < model.self_tests().size(); ++k) {
     for (const std::vector<std::string>& column : model.self_tests()[k].sentence.columns) {
       for (const std::string& cell : column) {
         if (printable_ascii(cell)) continue;
-        CHAINTAG_RETURN_IF_ERROR(CheckModelString(
-            cell, StringRule::kCell, absl::StrCat("a cell of self-test ", k + 1), name));
+        CHAINTAG_RETURN_IF_ERROR(
+            CheckModelString(cell, cell_rule, absl::StrCat("a cell of self-test ", k + 1), name));
       }
     }
   }
@@ -952,7 +956,10 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     }
     lexicon = std::make_shared<const Lexicon>(*std::move(parsed));
   }
-  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(template_text, std::move(lexicon));
+  // No templates: a model of attribute input (checked with the input options below).
+  absl::StatusOr<FeatureSpec> spec = template_text.empty()
+                                         ? FeatureSpec::AttributeInput()
+                                         : FeatureSpec::Parse(template_text, std::move(lexicon));
   if (!spec.ok()) {
     return absl::DataLossError(
         absl::StrCat(name, ": stored templates do not parse: ", spec.status().message()));
@@ -1139,6 +1146,28 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     }
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
     model.self_tests_ = std::move(tests);
+  }
+  if (model.spec_.reads_attributes() !=
+      (model.input_options_.format == CorpusFormat::kAttributes)) {
+    return absl::DataLossError(absl::StrCat(
+        name, model.spec_.reads_attributes()
+                  ? ": stored templates do not parse: expected at least one unigram template, "
+                    "found none"
+                  : ": expected no templates in a model of attribute input, found some"));
+  }
+  if (model.spec_.reads_attributes()) {
+    // Attribute models store no templates; their self-tests keep the attribute fields as text.
+    for (size_t k = 0; k < model.self_tests_.size(); ++k) {
+      Sentence& sentence = model.self_tests_[k].sentence;
+      if (sentence.num_columns() != 1) {
+        return absl::DataLossError(absl::StrCat(name, ": expected one column in self-test ", k + 1,
+                                                " of a model of attribute input, found ",
+                                                sentence.num_columns()));
+      }
+      if (absl::Status s = ParseAttributeColumn(&sentence); !s.ok()) {
+        return absl::DataLossError(absl::StrCat(name, ": self-test ", k + 1, ": ", s.message()));
+      }
+    }
   }
   CHAINTAG_RETURN_IF_ERROR(Validate(model, name));
   CHAINTAG_RETURN_IF_ERROR(RunSelfTests(model, name));

@@ -54,32 +54,48 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
   const int32_t* ids = featurized_.attributes.data();
   const int32_t* offsets = featurized_.offsets.data();
   const int32_t total = m == 0 ? 0 : offsets[m];
-  // Random attribute ids miss the cache; prefetching ranges two steps and entries one step ahead
-  // keeps several misses in flight (the additions stay in Score's order, so sums are identical).
-  constexpr int32_t kDistance = 8;
-  auto valid = [num_attr](int32_t a) { return a >= 0 && a < num_attr; };
-  for (int32_t i = 0; i < std::min(total, 2 * kDistance); ++i) {
-    if (valid(ids[i])) __builtin_prefetch(ranges + 2 * ids[i]);
-  }
-  for (int32_t i = 0; i < std::min(total, kDistance); ++i) {
-    if (valid(ids[i])) __builtin_prefetch(entries + ranges[2 * ids[i]]);
-  }
-  int32_t i = 0;
-  for (int t = 0; t < m; ++t) {
-    double* row = lattice->unary_row(t).data();
-    for (const int32_t row_end = offsets[t + 1]; i < row_end; ++i) {
-      if (i + 2 * kDistance < total && valid(ids[i + 2 * kDistance])) {
-        __builtin_prefetch(ranges + 2 * ids[i + 2 * kDistance]);
+  if (featurized_.weighted()) {
+    // Real-valued attributes (attribute input): value times weight, in Score's order.
+    const float* values = featurized_.values.data();
+    for (int t = 0; t < m; ++t) {
+      double* row = lattice->unary_row(t).data();
+      for (int32_t i = offsets[t]; i < offsets[t + 1]; ++i) {
+        const int32_t a = ids[i];
+        if (a < 0 || a >= num_attr) continue;
+        const double v = values[i];
+        const int32_t end = ranges[2 * a + 1];
+        for (int32_t f = ranges[2 * a]; f < end; ++f)
+          row[entries[f].label] += v * entries[f].weight;
       }
-      if (i + kDistance < total && valid(ids[i + kDistance])) {
-        __builtin_prefetch(entries + ranges[2 * ids[i + kDistance]]);
+    }
+  } else {
+    // Random attribute ids miss the cache; prefetching ranges two steps and entries one step ahead
+    // keeps several misses in flight (the additions stay in Score's order, so sums are identical).
+    constexpr int32_t kDistance = 8;
+    auto valid = [num_attr](int32_t a) { return a >= 0 && a < num_attr; };
+    for (int32_t i = 0; i < std::min(total, 2 * kDistance); ++i) {
+      if (valid(ids[i])) __builtin_prefetch(ranges + 2 * ids[i]);
+    }
+    for (int32_t i = 0; i < std::min(total, kDistance); ++i) {
+      if (valid(ids[i])) __builtin_prefetch(entries + ranges[2 * ids[i]]);
+    }
+    int32_t i = 0;
+    for (int t = 0; t < m; ++t) {
+      double* row = lattice->unary_row(t).data();
+      for (const int32_t row_end = offsets[t + 1]; i < row_end; ++i) {
+        if (i + 2 * kDistance < total && valid(ids[i + 2 * kDistance])) {
+          __builtin_prefetch(ranges + 2 * ids[i + 2 * kDistance]);
+        }
+        if (i + kDistance < total && valid(ids[i + kDistance])) {
+          __builtin_prefetch(entries + ranges[2 * ids[i + kDistance]]);
+        }
+        const int32_t a = ids[i];
+        // Ids outside the dictionary cannot come from Featurize; skipping them keeps this
+        // memory-safe.
+        if (!valid(a)) continue;
+        const int32_t end = ranges[2 * a + 1];
+        for (int32_t f = ranges[2 * a]; f < end; ++f) row[entries[f].label] += entries[f].weight;
       }
-      const int32_t a = ids[i];
-      // Ids outside the dictionary cannot come from Featurize; skipping them keeps this
-      // memory-safe.
-      if (!valid(a)) continue;
-      const int32_t end = ranges[2 * a + 1];
-      for (int32_t f = ranges[2 * a]; f < end; ++f) row[entries[f].label] += entries[f].weight;
     }
   }
   if (n > 0) {

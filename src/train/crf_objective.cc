@@ -19,6 +19,8 @@ constexpr double kInvFixedScale = 1.0 / kFixedScale;
 
 // Probabilities are in [0, 1] (up to rounding), so adding 0.5 rounds to nearest.
 inline int64_t ToFixed(double p) { return static_cast<int64_t>(p * kFixedScale + 0.5); }
+// For values of either sign (real-valued attributes).
+inline int64_t ToFixedSigned(double x) { return std::llround(x * kFixedScale); }
 
 double MaxOf(const double* x, int n) {
   double m = x[0];
@@ -302,14 +304,21 @@ CrfObjective::CrfObjective(const TrainingData& data, double c2, int threads,
 
 void CrfObjective::ProcessSentence(int s, const double* w, const ExpTables& tables,
                                    Worker* worker) {
+  const bool weighted = data_.weighted();
   if (count_bits_ > 0) {
-    ProcessSentenceImpl<true>(s, w, tables, worker);
+    if (weighted) {
+      ProcessSentenceImpl<true, true>(s, w, tables, worker);
+    } else {
+      ProcessSentenceImpl<true, false>(s, w, tables, worker);
+    }
+  } else if (weighted) {
+    ProcessSentenceImpl<false, true>(s, w, tables, worker);
   } else {
-    ProcessSentenceImpl<false>(s, w, tables, worker);
+    ProcessSentenceImpl<false, false>(s, w, tables, worker);
   }
 }
 
-template <bool kPacked>
+template <bool kPacked, bool kWeighted>
 void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& tables,
                                        Worker* worker) {
   const ModelParameters& params = data_.parameters;
@@ -336,12 +345,18 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
   };
   const int32_t* labels = data_.parameters.feature_labels.data();
   const int64_t* position_offsets = data_.position_offsets.data() + first;
+  const float* values = data_.position_values.data();
   for (int t = 0; t < m; ++t) {
     double* row = unary + static_cast<size_t>(t) * n;
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
       int32_t begin, end;
       range(k, &begin, &end);
-      for (int32_t f = begin; f < end; ++f) row[labels[f]] += w[f];
+      if constexpr (kWeighted) {
+        const double v = values[k];
+        for (int32_t f = begin; f < end; ++f) row[labels[f]] += v * w[f];
+      } else {
+        for (int32_t f = begin; f < end; ++f) row[labels[f]] += w[f];
+      }
     }
   }
   // Loss-augmented, tempered scores (Delta + F) / eps; exact no-ops for the plain CRF.
@@ -376,7 +391,12 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
       int32_t begin, end;
       range(k, &begin, &end);
-      for (int32_t f = begin; f < end; ++f) g[f] += q[labels[f]];
+      if constexpr (kWeighted) {
+        const double v = values[k];
+        for (int32_t f = begin; f < end; ++f) g[f] += ToFixedSigned(v * row[labels[f]]);
+      } else {
+        for (int32_t f = begin; f < end; ++f) g[f] += q[labels[f]];
+      }
     }
     if (t == 0) {
       for (int y = 0; y < n; ++y) g[params.start_offset() + y] += q[y];
@@ -433,13 +453,20 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
   for (double z : log_z_) objective += z;
   const int64_t size = params.size();
   const int32_t* empirical = data_.empirical.data();
+  const double* weighted_empirical = data_.weighted() ? data_.weighted_empirical.data() : nullptr;
   double gold_score = 0, norm = 0;
   const bool l2 = loss_.p == 2.0;
   const double c = 2.0 * c2_;  // (C/p) |w|_p^p with C = 2 c2
   for (int64_t i = 0; i < size; ++i) {
-    gold_score += w[i] * empirical[i];
     // Expected minus empirical counts, exact in fixed point before the one rounding to double.
-    int64_t sum = -(static_cast<int64_t>(empirical[i]) << kFixedBits);
+    int64_t sum;
+    if (weighted_empirical != nullptr) {
+      gold_score += w[i] * weighted_empirical[i];
+      sum = -ToFixedSigned(weighted_empirical[i]);
+    } else {
+      gold_score += w[i] * empirical[i];
+      sum = -(static_cast<int64_t>(empirical[i]) << kFixedBits);
+    }
     for (const Worker& worker : workers_) sum += worker.gradient[i];
     double reg_gradient;
     if (l2) {

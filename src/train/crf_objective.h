@@ -98,7 +98,8 @@ class CrfObjective : public Objective {
     ScaledForwardBackward2 kernel2;
   };
   void ProcessSentence(int s, const double* w, const ExpTables& tables, Worker* worker);
-  template <bool kPacked>
+  // kWeighted: real-valued attributes (TrainingData::position_values); otherwise all values are 1.
+  template <bool kPacked, bool kWeighted>
   void ProcessSentenceImpl(int s, const double* w, const ExpTables& tables, Worker* worker);
 
   const TrainingData& data_;

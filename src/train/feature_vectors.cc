@@ -26,6 +26,15 @@ const FeatureAccumulator::Sparse& FeatureAccumulator::Build(const TrainingData& 
   const int32_t* labels = params.feature_labels.data();
   for (int t = 0; t < m; ++t) {
     const double* row = unary + static_cast<size_t>(t) * n;
+    if (data.weighted()) {
+      const int64_t p = first + t;
+      for (int64_t k = data.position_offsets[p]; k < data.position_offsets[p + 1]; ++k) {
+        const int32_t a = data.position_attributes[k];
+        const double v = data.position_values[k];
+        for (int32_t f = offsets[a]; f < offsets[a + 1]; ++f) dense_[f] += v * row[labels[f]];
+      }
+      continue;
+    }
     for (int32_t a : data.attributes_at(first + t)) {
       for (int32_t f = offsets[a]; f < offsets[a + 1]; ++f) dense_[f] += row[labels[f]];
     }

@@ -21,6 +21,7 @@ namespace {
 constexpr double kFixedScale = static_cast<double>(int64_t{1} << CrfObjective::kFixedBits);
 constexpr double kInvFixedScale = 1.0 / kFixedScale;
 inline int64_t ToFixed(double p) { return static_cast<int64_t>(p * kFixedScale + 0.5); }
+inline int64_t ToFixedSigned(double x) { return std::llround(x * kFixedScale); }
 
 absl::Status BadSpec(std::string_view text, std::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat("option latent: ", ToAbsl(why),
@@ -104,6 +105,7 @@ void ExpandToHiddenStates(const LatentLayout& layout, TrainingData* data) {
   hidden.weights.assign(hidden.size(), 0.0);
   p = std::move(hidden);
   std::vector<int32_t>().swap(data->empirical);
+  std::vector<double>().swap(data->weighted_empirical);
 }
 
 void RandomInitialWeights(uint64_t seed, double scale, std::vector<double>* w) {
@@ -137,9 +139,20 @@ void LdcrfObjective::Accumulate(int s, int sign, const ScaledForwardBackward& ke
   for (int t = 0; t < m; ++t) {
     const double* row = marginals + static_cast<size_t>(t) * h;
     for (int y = 0; y < h; ++y) q[y] = sign * ToFixed(row[y]);
-    for (const int32_t a : data_.attributes_at(first + t)) {
-      for (int32_t f = params.attribute_offsets[a]; f < params.attribute_offsets[a + 1]; ++f) {
-        g[f] += q[labels[f]];
+    if (data_.weighted()) {
+      const int64_t p = first + t;
+      for (int64_t k = data_.position_offsets[p]; k < data_.position_offsets[p + 1]; ++k) {
+        const int32_t a = data_.position_attributes[k];
+        const double v = sign * data_.position_values[k];
+        for (int32_t f = params.attribute_offsets[a]; f < params.attribute_offsets[a + 1]; ++f) {
+          g[f] += ToFixedSigned(v * row[labels[f]]);
+        }
+      }
+    } else {
+      for (const int32_t a : data_.attributes_at(first + t)) {
+        for (int32_t f = params.attribute_offsets[a]; f < params.attribute_offsets[a + 1]; ++f) {
+          g[f] += q[labels[f]];
+        }
       }
     }
     if (t == 0) {
@@ -167,9 +180,12 @@ void LdcrfObjective::ProcessSentence(int s, const double* w, const ExpTables& ta
   const int32_t* labels = params.feature_labels.data();
   for (int t = 0; t < m; ++t) {
     double* row = unary + static_cast<size_t>(t) * h;
-    for (const int32_t a : data_.attributes_at(first + t)) {
+    const int64_t p = first + t;
+    for (int64_t k = data_.position_offsets[p]; k < data_.position_offsets[p + 1]; ++k) {
+      const int32_t a = data_.position_attributes[k];
+      const double v = data_.value(k);
       for (int32_t f = params.attribute_offsets[a]; f < params.attribute_offsets[a + 1]; ++f) {
-        row[labels[f]] += w[f];
+        row[labels[f]] += v * w[f];
       }
     }
   }

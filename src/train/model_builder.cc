@@ -87,6 +87,9 @@ absl::StatusOr<Model> ModelBuilder::Build() && {
       Model::SelfTest test;
       // Only the columns are stored in the file, so keep exactly those in memory too.
       test.sentence.columns = std::move(sentence.columns);
+      test.sentence.attribute_offsets = std::move(sentence.attribute_offsets);
+      test.sentence.attribute_names = std::move(sentence.attribute_names);
+      test.sentence.attribute_values = std::move(sentence.attribute_values);
       test.expected.reserve(best->labels.size());
       for (const int y : best->labels) test.expected.push_back(model.labels()[y]);
       tests.push_back(std::move(test));

@@ -52,10 +52,13 @@ absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const Boun
       for (int t = 0; t < m; ++t) {
         if (gold[t] != pred[t]) {
           ++mistakes;
-          for (int32_t a : data.attributes_at(first + t)) {
-            update(data.FindFeature(a, gold[t]), 1.0);
+          const int64_t p = first + t;
+          for (int64_t k = data.position_offsets[p]; k < data.position_offsets[p + 1]; ++k) {
+            const int32_t a = data.position_attributes[k];
+            const double v = data.value(k);
+            update(data.FindFeature(a, gold[t]), v);
             const int64_t f = data.FindFeature(a, pred[t]);
-            if (f >= 0) update(f, -1.0);
+            if (f >= 0) update(f, -v);
           }
         }
         if (t > 0 && (gold[t - 1] != pred[t - 1] || gold[t] != pred[t])) {

@@ -179,6 +179,17 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   if (!resolved.ok()) return resolved.status();
   const TrainOptions& o = *resolved;
   const bool lmsbn = o.objective == Objective::kLmsbn;
+  if (spec.reads_attributes() != (info.input.format == CorpusFormat::kAttributes)) {
+    return absl::InvalidArgumentError(
+        spec.reads_attributes()
+            ? "attribute input: expected the training data's format to be attributes"
+            : "templates: attribute input (--format attributes) takes no templates or preset");
+  }
+  if (lmsbn && spec.reads_attributes()) {
+    return absl::InvalidArgumentError(
+        "attribute input: the lmsbn objective needs label-history templates; train attribute "
+        "input with another objective");
+  }
   if (lmsbn && spec.has_label_bigram()) {
     return absl::InvalidArgumentError(
         "templates: the lmsbn objective has no label-bigram template 'B' (the history templates "

@@ -1,12 +1,14 @@
 #include "train/training_data.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "string_view_compat.h"
 
 namespace chaintag {
 namespace train_internal {
@@ -56,8 +58,32 @@ void BuildFeatureSet(TrainingData* data) {
   std::vector<uint64_t>().swap(seen);
   params.weights.assign(params.size(), 0.0);
 
-  data->empirical.assign(params.size(), 0);
   data->observed_transitions.assign(static_cast<size_t>(n + 1) * n, 0);
+  if (data->weighted()) {
+    // Real-valued attributes: the gold feature values are sums of attribute values.
+    data->empirical.clear();
+    std::vector<double>& empirical = data->weighted_empirical;
+    empirical.assign(params.size(), 0.0);
+    for (int s = 0; s < data->num_sentences(); ++s) {
+      const int64_t begin = data->sentence_offsets[s];
+      const int64_t end = data->sentence_offsets[s + 1];
+      if (begin == end) continue;
+      for (int64_t p = begin; p < end; ++p) {
+        const int y = data->gold[p];
+        for (int64_t k = data->position_offsets[p]; k < data->position_offsets[p + 1]; ++k) {
+          empirical[data->FindFeature(data->position_attributes[k], y)] += data->value(k);
+        }
+        const int prev = p == begin ? -1 : data->gold[p - 1];
+        data->observed_transitions[static_cast<size_t>(prev + 1) * n + y] = 1;
+        if (prev >= 0) empirical[params.transition_offset() + int64_t{prev} * n + y] += 1.0;
+      }
+      empirical[params.start_offset() + data->gold[begin]] += 1.0;
+      empirical[params.end_offset() + data->gold[end - 1]] += 1.0;
+    }
+    return;
+  }
+  data->weighted_empirical.clear();
+  data->empirical.assign(params.size(), 0);
   for (int s = 0; s < data->num_sentences(); ++s) {
     const int64_t begin = data->sentence_offsets[s];
     const int64_t end = data->sentence_offsets[s + 1];
@@ -82,6 +108,17 @@ void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lat
   const int64_t first = data.sentence_offsets[s];
   for (int t = 0; t < m; ++t) {
     absl::Span<double> row = lattice->unary_row(t);
+    if (data.weighted()) {
+      for (int64_t k = data.position_offsets[first + t]; k < data.position_offsets[first + t + 1];
+           ++k) {
+        const int32_t a = data.position_attributes[k];
+        const double v = data.position_values[k];
+        for (int32_t f = params.attribute_offsets[a]; f < params.attribute_offsets[a + 1]; ++f) {
+          row[params.feature_labels[f]] += v * w[f];
+        }
+      }
+      continue;
+    }
     for (int32_t a : data.attributes_at(first + t)) {
       for (int32_t f = params.attribute_offsets[a]; f < params.attribute_offsets[a + 1]; ++f) {
         row[params.feature_labels[f]] += w[f];
@@ -122,17 +159,23 @@ void DropRareAttributes(const std::vector<int64_t>& counts, int64_t min_count, T
     data->attributes = std::move(kept);
   }
   std::vector<int32_t>& attrs = data->position_attributes;
+  std::vector<float>& values = data->position_values;
+  const bool weighted = !values.empty();
   std::vector<int64_t>& offsets = data->position_offsets;
   int64_t read = 0, write = 0;
   for (size_t p = 0; p + 1 < offsets.size(); ++p) {
     const int64_t end = offsets[p + 1];
     for (; read < end; ++read) {
       const int32_t id = remap[attrs[read]];
-      if (id >= 0) attrs[write++] = id;
+      if (id >= 0) {
+        if (weighted) values[write] = values[read];
+        attrs[write++] = id;
+      }
     }
     offsets[p + 1] = write;
   }
   attrs.resize(write);
+  if (weighted) values.resize(write);
 }
 
 }  // namespace
@@ -152,6 +195,7 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
   std::vector<int64_t> counts;  // occurrences per attribute id, only when some may be dropped
   // Per-sentence scratch: (position, id) in emission order, bucketed by position afterwards.
   std::vector<int32_t> emitted_positions, emitted_ids, cursor;
+  bool weighted = false;  // some attribute value is not 1 (attribute input)
   int64_t num_sentences = 0;
   data.sentence_offsets.push_back(0);
   data.position_offsets.push_back(0);
@@ -174,6 +218,18 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     // in one pass instead of two.
     emitted_positions.clear();
     emitted_ids.clear();
+    if (spec.reads_attributes()) {
+      // Attribute input: values come in emission order (positions in order, as bucketed below).
+      const int64_t base = static_cast<int64_t>(data.position_attributes.size());
+      const std::vector<float>& values = sentence->attribute_values;
+      for (size_t k = 0; k < values.size(); ++k) {
+        if (values[k] != 1.0f && !weighted) {
+          weighted = true;
+          data.position_values.assign(base + static_cast<int64_t>(k), 1.0f);
+        }
+        if (weighted) data.position_values.push_back(values[k]);
+      }
+    }
     featurizer.ForEachAttribute(*sentence, [&](int t, std::string_view attribute) {
       const int id = data.attributes.Insert(attribute);
       if (count) {
@@ -248,6 +304,23 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
   }
   for (int32_t& y : data.gold) y = sorted_id[y];
   if (count) DropRareAttributes(counts, min_feature_count, &data);
+  if (weighted) {
+    // Training sums value x marginal in fixed point (CrfObjective::kFixedBits): keep every
+    // feature's total far from the int64 range.
+    std::vector<double> sums(data.attributes.size(), 0.0);
+    for (size_t k = 0; k < data.position_attributes.size(); ++k)
+      sums[data.position_attributes[k]] += std::abs(data.position_values[k]);
+    for (size_t a = 0; a < sums.size(); ++a) {
+      if (sums[a] > kMaxAttributeWeightSum) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("training data: expected the absolute weights of attribute '",
+                         ToAbsl(data.attributes.name_view(static_cast<int>(a))),
+                         "' to sum to at most ", kMaxAttributeWeightSum, " over the corpus, found ",
+                         sums[a], "; scale the weights down"));
+      }
+    }
+  }
+  data.position_values.shrink_to_fit();
   data.position_attributes.shrink_to_fit();
   data.position_offsets.shrink_to_fit();
   data.sentence_offsets.shrink_to_fit();

@@ -25,10 +25,15 @@ struct TrainingData {
   std::vector<int64_t> sentence_offsets;     // S + 1 entries: positions of sentence s
   std::vector<int64_t> position_offsets;     // P + 1 entries: attributes of position p
   std::vector<int32_t> position_attributes;  // attribute ids
-  std::vector<int32_t> gold;                 // P entries: gold label ids
-  ModelParameters parameters;                // feature structure; weights zero
-  std::vector<int32_t> empirical;            // parameters.size() entries: gold feature counts
-  std::vector<char> observed_transitions;    // (N + 1) x N, row 0 = sentence start
+  // Attribute input with real values: one per entry of position_attributes. Empty when every
+  // value is 1 (template features), which every trainer takes as its fast path.
+  std::vector<float> position_values;
+  std::vector<int32_t> gold;       // P entries: gold label ids
+  ModelParameters parameters;      // feature structure; weights zero
+  std::vector<int32_t> empirical;  // parameters.size() entries: gold feature counts
+  // Instead of `empirical` when weighted(): gold feature values (sums of attribute values).
+  std::vector<double> weighted_empirical;
+  std::vector<char> observed_transitions;  // (N + 1) x N, row 0 = sentence start
 
   int num_labels() const { return static_cast<int>(labels.size()); }
   int num_sentences() const { return static_cast<int>(sentence_offsets.size()) - 1; }
@@ -36,6 +41,9 @@ struct TrainingData {
   int sentence_size(int s) const {
     return static_cast<int>(sentence_offsets[s + 1] - sentence_offsets[s]);
   }
+  bool weighted() const { return !position_values.empty(); }
+  // The value of attribute occurrence k (an index into position_attributes).
+  double value(int64_t k) const { return position_values.empty() ? 1.0 : position_values[k]; }
   absl::Span<const int32_t> attributes_at(int64_t p) const {
     return absl::MakeConstSpan(position_attributes.data() + position_offsets[p],
                                position_offsets[p + 1] - position_offsets[p]);
@@ -53,6 +61,8 @@ void BuildFeatureSet(TrainingData* data);
 using SentencePull = absl::FunctionRef<absl::StatusOr<const Sentence*>()>;
 
 inline constexpr int kDefaultMaxLabels = 1000;
+// Attribute input: most a single attribute's absolute values may sum to over the corpus.
+inline constexpr double kMaxAttributeWeightSum = double{int64_t{1} << 24};
 
 // Featurizes a labelled corpus in one streaming pass and builds the feature set (attributes seen
 // fewer than `min_feature_count` times are dropped). Each sentence is read once and not kept, so

@@ -138,6 +138,40 @@ TEST(CrfObjectiveTest, SecondOrderResultsIdenticalForEveryThreadCount) {
   const double v = two.Evaluate(w, absl::MakeSpan(g));
   EXPECT_EQ(std::memcmp(&v, &v1, sizeof v), 0);
   EXPECT_EQ(std::memcmp(g.data(), g1.data(), g.size() * sizeof(double)), 0);
+// Attribute input with real values: the values multiply the features in scores and gradients.
+TEST(CrfObjectiveTest, WeightedAttributesObjectiveAndGradient) {
+  for (uint64_t seed = 21; seed <= 23; ++seed) {
+    TrainingData data = WeightedRandomProblem(seed, 5, 4, 3, 5);
+    ASSERT_TRUE(data.weighted());
+    std::vector<double> w = RandomWeights(seed + 7, data.parameters.size(), 1.0);
+    CrfObjective objective(data, 0.3, 1);
+    std::vector<double> g(w.size());
+    const double value = objective.Evaluate(w, absl::MakeSpan(g));
+    EXPECT_NEAR(value, BruteObjective(data, w, 0.3), 1e-9 * std::max(1.0, std::abs(value)));
+    ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
+    // Softmax-margin (eps != 1, Hamming costs) on the same weighted data.
+    SmoothLoss loss;
+    loss.epsilon = 0.5;
+    const int n = data.num_labels();
+    loss.cost.assign(n * n, 1.0);
+    for (int y = 0; y < n; ++y) loss.cost[y * n + y] = 0.0;
+    CrfObjective margin(data, 0.3, 1, nullptr, loss);
+    const double margin_value = margin.Evaluate(w, absl::MakeSpan(g));
+    EXPECT_NEAR(margin_value, BruteEpsilonObjective(data, w, 0.3, loss),
+                1e-9 * std::max(1.0, std::abs(margin_value)));
+    ExpectGradientMatchesFiniteDifferences(margin, w, 2e-6);
+  }
+}
+
+TEST(CrfObjectiveTest, WeightedResultsIdenticalForEveryThreadCount) {
+  TrainingData data = WeightedRandomProblem(44, 200, 10, 4, 30);
+  std::vector<double> w = RandomWeights(45, data.parameters.size(), 1.0);
+  CrfObjective one(data, 0.5, 1);
+  std::vector<double> g1(w.size()), g3(w.size());
+  const double v1 = one.Evaluate(w, absl::MakeSpan(g1));
+  CrfObjective three(data, 0.5, 3);
+  EXPECT_EQ(three.Evaluate(w, absl::MakeSpan(g3)), v1);
+  EXPECT_EQ(std::memcmp(g1.data(), g3.data(), g1.size() * sizeof(double)), 0);
 }
 
 TEST(CrfObjectiveTest, ResultsIdenticalForEveryThreadCount) {

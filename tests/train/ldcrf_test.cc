@@ -24,10 +24,12 @@ struct LatentProblem {
   LatentLayout layout;
 };
 
-LatentProblem MakeProblem(uint64_t seed, int sentences, int max_length) {
+LatentProblem MakeProblem(uint64_t seed, int sentences, int max_length, bool weighted = false) {
   std::mt19937_64 rng(seed);
   const int labels = 2 + static_cast<int>(rng() % 2);
-  LatentProblem p{RandomProblem(seed, sentences, max_length, labels, 5), {}};
+  LatentProblem p{weighted ? WeightedRandomProblem(seed, sentences, max_length, labels, 5)
+                           : RandomProblem(seed, sentences, max_length, labels, 5),
+                  {}};
   std::vector<int> counts(labels);
   for (int& k : counts) k = 2 + static_cast<int>(rng() % 2);
   absl::StatusOr<LatentLayout> layout = LatentLayout::FromCounts(counts);
@@ -81,9 +83,21 @@ TEST(LdcrfObjectiveTest, ObjectiveEqualsEnumeration) {
   }
 }
 
+TEST(LdcrfObjectiveTest, WeightedAttributesObjectiveEqualsEnumeration) {
+  for (uint64_t seed : {11, 12}) {
+    const LatentProblem p = MakeProblem(seed, 6, 4, /*weighted=*/true);
+    ASSERT_TRUE(p.data.weighted());
+    const std::vector<double> w = RandomWeights(seed + 10, p.data.parameters.size(), 1.0);
+    LdcrfObjective objective(p.data, p.layout, 0.3, 1);
+    std::vector<double> g(w.size());
+    EXPECT_NEAR(objective.Evaluate(w, absl::MakeSpan(g)), BruteObjective(p, w, 0.3), 1e-9);
+  }
+}
+
 TEST(LdcrfObjectiveTest, GradientEqualsFiniteDifferences) {
-  for (uint64_t seed : {5, 6}) {
-    const LatentProblem p = MakeProblem(seed, 5, 5);
+  for (uint64_t seed : {5, 6, 7}) {
+    // Seed 7: real-valued attributes.
+    const LatentProblem p = MakeProblem(seed, 5, 5, /*weighted=*/seed == 7);
     const std::vector<double> w = RandomWeights(seed, p.data.parameters.size(), 1.0);
     LdcrfObjective objective(p.data, p.layout, 0.2, 2);
     std::vector<double> g(w.size()), scratch(w.size());

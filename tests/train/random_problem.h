@@ -37,6 +37,19 @@ inline TrainingData RandomProblem(uint64_t seed, int sentences, int max_length, 
   return data;
 }
 
+// RandomProblem with real-valued attributes: every occurrence gets a value in [-2, 2] (attribute
+// input with weights), so trainers must use the value instead of assuming 1.
+inline TrainingData WeightedRandomProblem(uint64_t seed, int sentences, int max_length,
+                                          int num_labels, int num_attributes) {
+  TrainingData data = RandomProblem(seed, sentences, max_length, num_labels, num_attributes);
+  std::mt19937_64 rng(seed + 1000);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  data.position_values.resize(data.position_attributes.size());
+  for (float& v : data.position_values) v = dist(rng);
+  BuildFeatureSet(&data);
+  return data;
+}
+
 inline std::vector<double> RandomWeights(uint64_t seed, int64_t n, double scale) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> dist(-scale, scale);
@@ -71,9 +84,10 @@ inline double BruteScore(const TrainingData& data, int s, const std::vector<int>
   const int64_t first = data.sentence_offsets[s];
   double score = w[p.start_offset() + y.front()] + w[p.end_offset() + y.back()];
   for (size_t t = 0; t < y.size(); ++t) {
-    for (int32_t a : data.attributes_at(first + t)) {
-      const int64_t f = data.FindFeature(a, y[t]);
-      if (f >= 0) score += w[f];
+    const int64_t pos = first + static_cast<int64_t>(t);
+    for (int64_t k = data.position_offsets[pos]; k < data.position_offsets[pos + 1]; ++k) {
+      const int64_t f = data.FindFeature(data.position_attributes[k], y[t]);
+      if (f >= 0) score += data.value(k) * w[f];
     }
     if (t > 0) score += w[p.transition_offset() + y[t - 1] * n + y[t]];
     if (t > 0 && p.order == 2) {
