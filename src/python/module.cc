@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "chaintag/corpus.h"
+#include "chaintag/eval.h"
 #include "chaintag/features.h"
 #include "chaintag/model.h"
 #include "chaintag/tagging.h"
@@ -65,8 +66,145 @@ bool IsPathLike(const py::handle& obj) {
 // ------------------------------------------------------------------------------------------
 // Input: token lists and column tuples as Sentences.
 
-// x: a list of str (one column) or of tuples/lists of str (columns, the word first).
-Sentence SentenceFrom(const py::handle& x, const char* what = "x") {
+std::string TypeName(const py::handle& v) {
+  return py::str(py::type::handle_of(v).attr("__name__")).cast<std::string>();
+}
+
+// Builds the attributes of one token the way python-crfsuite's ItemSequence reads an item: a dict
+// maps names to weights (a str value v gives the attribute "name=v" with weight 1, a nested dict
+// gives "name:inner" names, bool and numbers are weights), a list/tuple/set of str names has
+// weight 1 each.
+class AttributeBuilder {
+ public:
+  AttributeBuilder(Sentence* sentence, const char* what) : s_(sentence), what_(what) {}
+
+  void Token(const py::handle& item, size_t t) {
+    t_ = t;
+    fields_.clear();
+    if (py::isinstance<py::dict>(item)) {
+      std::string prefix;
+      AddDict(py::reinterpret_borrow<py::dict>(item), &prefix);
+    } else if (py::isinstance<py::list>(item) || py::isinstance<py::tuple>(item) ||
+               py::isinstance<py::set>(item) || py::isinstance<py::frozenset>(item)) {
+      for (py::handle v : item) {
+        if (!py::isinstance<py::str>(v)) {
+          throw py::type_error(absl::StrCat(what_, ": token ", t_,
+                                            ": expected str attribute names in a list, found ",
+                                            TypeName(v), " (use a dict for weights)"));
+        }
+        Add(v.cast<std::string>(), 1.0);
+      }
+    } else {
+      throw py::type_error(absl::StrCat(what_, ": token ", t_,
+                                        ": expected a dict of attribute weights or a list of "
+                                        "attribute names, found ",
+                                        TypeName(item)));
+    }
+    s_->attribute_offsets.push_back(static_cast<int32_t>(s_->attribute_names.size()));
+    s_->columns[0].push_back(std::move(fields_));
+  }
+
+ private:
+  void AddDict(const py::dict& d, std::string* prefix) {
+    const size_t keep = prefix->size();
+    for (auto kv : d) {
+      if (!py::isinstance<py::str>(kv.first)) {
+        throw py::type_error(absl::StrCat(
+            what_, ": token ", t_, ": expected str attribute names, found ", TypeName(kv.first)));
+      }
+      prefix->resize(keep);
+      *prefix += kv.first.cast<std::string>();
+      py::handle v = kv.second;
+      if (py::isinstance<py::str>(v)) {
+        Add(absl::StrCat(*prefix, "=", v.cast<std::string>()), 1.0);
+      } else if (py::isinstance<py::dict>(v)) {
+        *prefix += ':';
+        AddDict(py::reinterpret_borrow<py::dict>(v), prefix);
+      } else {
+        PyObject* number = PyNumber_Float(v.ptr());
+        if (number == nullptr) {
+          PyErr_Clear();
+          throw py::type_error(absl::StrCat(what_, ": token ", t_, ": attribute '", *prefix,
+                                            "': expected a number, bool, str or dict value, found ",
+                                            TypeName(v)));
+        }
+        const double w = PyFloat_AsDouble(number);
+        Py_DECREF(number);
+        Add(*prefix, w);
+      }
+    }
+    prefix->resize(keep);
+  }
+
+  void Add(const std::string& name, double weight) {
+    if (name.empty()) {
+      throw py::value_error(
+          absl::StrCat(what_, ": token ", t_, ": expected a non-empty attribute name"));
+    }
+    for (char c : name) {
+      if (static_cast<unsigned char>(c) < 0x20) {
+        throw py::value_error(absl::StrCat(what_, ": token ", t_, ": attribute '", name,
+                                           "': expected a name without tabs, line breaks or "
+                                           "control characters"));
+      }
+    }
+    if (!std::isfinite(weight) || std::abs(weight) > kMaxAttributeWeight) {
+      throw py::value_error(absl::StrCat(
+          what_, ": token ", t_, ": attribute '", name, "': expected a finite weight between -",
+          kMaxAttributeWeight, " and ", kMaxAttributeWeight, ", found ", NumberText(weight)));
+    }
+    const float w = static_cast<float>(weight);
+    if (!fields_.empty()) fields_.push_back('\t');
+    fields_ += FormatAttributeField(name, w);
+    s_->attribute_names.push_back(name);
+    s_->attribute_values.push_back(w);
+  }
+
+  Sentence* s_;
+  const char* what_;
+  size_t t_ = 0;
+  std::string fields_;
+};
+
+// x for a model trained on attributes: a list of per-token dicts or lists of names.
+Sentence AttributeSentenceFrom(const py::handle& x, const char* what) {
+  if (py::isinstance<py::str>(x) || py::isinstance<py::bytes>(x) ||
+      !py::isinstance<py::sequence>(x)) {
+    throw py::type_error(absl::StrCat(what,
+                                      ": expected a list of per-token attribute dicts or lists "
+                                      "(the model was trained on attributes)"));
+  }
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(x);
+  const size_t m = py::len(seq);
+  if (m == 0) throw py::value_error(absl::StrCat(what, ": expected at least one token"));
+  Sentence s;
+  s.file = "<python>";
+  s.columns.resize(1);
+  s.columns[0].reserve(m);
+  s.attribute_offsets.reserve(m + 1);
+  s.attribute_offsets.push_back(0);
+  AttributeBuilder builder(&s, what);
+  for (size_t t = 0; t < m; ++t) builder.Token(seq[t], t);
+  s.token_lines.assign(m, 0);
+  return s;
+}
+
+// Whether a token list looks like attribute input (its first token is a dict).
+bool LooksLikeAttributes(const py::handle& x) {
+  if (py::isinstance<py::str>(x) || !py::isinstance<py::sequence>(x)) return false;
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(x);
+  return py::len(seq) > 0 && py::isinstance<py::dict>(seq[0]);
+}
+
+// x: a list of str (one column) or of tuples/lists of str (columns, the word first); with
+// `attributes` (a model trained on attributes), per-token attribute dicts or lists of names.
+Sentence SentenceFrom(const py::handle& x, const char* what = "x", bool attributes = false) {
+  if (attributes) return AttributeSentenceFrom(x, what);
+  if (LooksLikeAttributes(x)) {
+    throw py::type_error(absl::StrCat(what,
+                                      ": feature dicts are for models trained on attributes; "
+                                      "this model reads tokens or column tuples"));
+  }
   if (py::isinstance<py::str>(x) || py::isinstance<py::bytes>(x)) {
     throw py::type_error(absl::StrCat(what,
                                       ": expected a list of tokens or of column tuples, found a "
@@ -368,6 +506,8 @@ class PyPipeline {
   const std::vector<std::shared_ptr<const Model>>& models() const { return models_; }
   const std::vector<const Model*>& ptrs() const { return ptrs_; }
   const Model& last() const { return *models_.back(); }
+  // Whether the first model reads attributes (per-token feature dicts) instead of columns.
+  bool reads_attributes() const { return models_.front()->spec().reads_attributes(); }
 
   // Python objects for a tagged sentence; `tokens` is a list of str.
   // `probability`: whether P(y|x) was computed (else Solution.probability is None).
@@ -481,7 +621,7 @@ std::vector<PySentence> TagSentences(PyPipeline& p, std::vector<TagResult> input
 PySentence TagOne(PyPipeline& p, const py::object& x, const py::kwargs& kwargs) {
   RequestArgs a = ParseRequest(p.last(), kwargs);
   TagResult r;
-  r.sentence = SentenceFrom(x);
+  r.sentence = SentenceFrom(x, "x", p.reads_attributes());
   r.excluded = a.exclude;
   r.forced = ForcedFor(a.forced_obj, r.sentence.size());
   std::vector<TagResult> inputs;
@@ -560,7 +700,7 @@ class TagStream {
       }
       py::object item = py::reinterpret_steal<py::object>(next);
       TagResult r;
-      r.sentence = SentenceFrom(item, "tag_many item");
+      r.sentence = SentenceFrom(item, "tag_many item", pipeline_->reads_attributes());
       tokens.push_back(TokensOf(r.sentence));
       inputs.push_back(std::move(r));
     }
@@ -673,14 +813,14 @@ class PyObserver : public TrainObserver {
 };
 
 // A training item: (tokens, labels) where tokens are str or column tuples.
-Sentence LabelledSentence(const py::handle& item, size_t index) {
+Sentence LabelledSentence(const py::handle& item, size_t index, bool attributes) {
   py::sequence pair = py::reinterpret_borrow<py::sequence>(item);
   if (!py::isinstance<py::sequence>(item) || py::isinstance<py::str>(item) || py::len(pair) != 2) {
     throw py::type_error(
         absl::StrCat("training sequence ", index, ": expected a (tokens, labels) pair"));
   }
   const std::string what = absl::StrCat("training sequence ", index);
-  Sentence s = SentenceFrom(pair[0], what.c_str());
+  Sentence s = SentenceFrom(pair[0], what.c_str(), attributes);
   py::object labels = pair[1];
   if (py::isinstance<py::str>(labels))
     throw py::type_error(what + ": expected a list of labels, found a string");
@@ -704,7 +844,10 @@ struct TrainData {
   std::vector<std::string> files;
   std::vector<Sentence> sentences;
 };
-TrainData TrainDataOf(const py::object& data, const char* what) {
+// `attributes`: in-memory sequences are per-token attribute dicts/lists; nullopt: decided by the
+// first sequence (dict tokens mean attributes) and returned through `detected`.
+TrainData TrainDataOf(const py::object& data, const char* what, std::optional<bool> attributes,
+                      bool* detected = nullptr) {
   TrainData d;
   if (IsPathLike(data)) {
     d.files.push_back(PathOf(data));
@@ -718,7 +861,17 @@ TrainData TrainDataOf(const py::object& data, const char* what) {
     for (const py::object& item : items) d.files.push_back(PathOf(item));
     return d;
   }
-  for (size_t i = 0; i < items.size(); ++i) d.sentences.push_back(LabelledSentence(items[i], i));
+  if (!attributes.has_value()) {
+    bool dicts = false;
+    if (!items.empty() && py::isinstance<py::sequence>(items[0]) &&
+        !py::isinstance<py::str>(items[0]) && py::len(items[0]) == 2) {
+      dicts = LooksLikeAttributes(py::reinterpret_borrow<py::sequence>(items[0])[0]);
+    }
+    attributes = dicts;
+  }
+  if (detected != nullptr) *detected = *attributes;
+  for (size_t i = 0; i < items.size(); ++i)
+    d.sentences.push_back(LabelledSentence(items[i], i, *attributes));
   if (d.sentences.empty()) throw py::value_error(absl::StrCat(what, ": no training sequences"));
   return d;
 }
@@ -748,12 +901,39 @@ PyModel TrainModel(const py::object& data, const py::object& preset, const py::o
   if (train_options.early_stopping > 0 && dev.is_none())
     throw py::value_error("early_stopping needs dev= (it stops on the dev score)");
 
+  // Attribute input (per-token feature dicts, or files in CRFsuite's format) has no templates.
+  std::optional<CorpusFormat> format_given;
+  if (!format.is_none())
+    format_given = Check(ParseCorpusFormat(py::str(format).cast<std::string>()));
+  std::optional<bool> in_memory_attributes;
+  if (format_given.has_value()) in_memory_attributes = *format_given == CorpusFormat::kAttributes;
+  bool detected = false;
+  TrainData train = TrainDataOf(data, "data", in_memory_attributes, &detected);
+  ReaderOptions reader;
+  if (format_given.has_value()) {
+    reader.format = *format_given;
+  } else if (!train.files.empty()) {
+    reader.format = CorpusFormatFromPath(train.files.front());
+  } else if (detected) {
+    reader.format = CorpusFormat::kAttributes;
+  }
+  reader.label_column = label_column;
+  const bool attribute_input = reader.format == CorpusFormat::kAttributes;
+
   const int given = !preset.is_none() + !templ.is_none() + !template_text.is_none();
-  if (given != 1)
+  if (attribute_input && given != 0) {
+    throw py::value_error(
+        "attribute input (feature dicts or format='attributes') takes no preset=, template= or "
+        "template_text=");
+  }
+  if (!attribute_input && given != 1)
     throw py::value_error("give exactly one of preset=, template= (a file) and template_text=");
   FeatureSpec spec;
   std::string spec_name;
-  if (!preset.is_none()) {
+  if (attribute_input) {
+    spec = FeatureSpec::AttributeInput();
+    spec_name = "(attribute input)";
+  } else if (!preset.is_none()) {
     spec_name = py::str(preset).cast<std::string>();
     auto s = FeatureSpec::Preset(spec_name);
     if (!s.ok()) {
@@ -770,17 +950,9 @@ PyModel TrainModel(const py::object& data, const py::object& preset, const py::o
     spec = Check(FeatureSpec::Parse(template_text.cast<std::string>()));
   }
 
-  TrainData train = TrainDataOf(data, "data");
-  ReaderOptions reader;
-  if (!format.is_none()) {
-    reader.format = Check(ParseCorpusFormat(py::str(format).cast<std::string>()));
-  } else if (!train.files.empty()) {
-    reader.format = CorpusFormatFromPath(train.files.front());
-  }
-  reader.label_column = label_column;
   std::vector<Sentence> dev_sentences;
   if (!dev.is_none()) {
-    TrainData d = TrainDataOf(dev, "dev");
+    TrainData d = TrainDataOf(dev, "dev", attribute_input);
     if (!d.files.empty()) {
       py::gil_scoped_release release;
       auto read = ReadCorpus(d.files, reader);
@@ -829,6 +1001,76 @@ PyModel TrainModel(const py::object& data, const py::object& preset, const py::o
   return m;
 }
 
+// conlleval-style scores of predicted against gold label sequences (the `eval` command's).
+py::dict Evaluate(const py::object& gold, const py::object& predicted) {
+  std::vector<std::vector<std::string>> g, p;
+  auto read = [](const py::object& seqs, const char* what,
+                 std::vector<std::vector<std::string>>* out) {
+    if (py::isinstance<py::str>(seqs))
+      throw py::type_error(absl::StrCat(what, ": expected a list of label lists"));
+    for (py::handle seq : seqs) {
+      if (py::isinstance<py::str>(seq))
+        throw py::type_error(
+            absl::StrCat(what, ": expected a list of label lists, found a string"));
+      std::vector<std::string> labels;
+      for (py::handle l : seq) {
+        if (!py::isinstance<py::str>(l))
+          throw py::type_error(absl::StrCat(what, ": expected str labels"));
+        labels.push_back(l.cast<std::string>());
+      }
+      out->push_back(std::move(labels));
+    }
+  };
+  read(gold, "gold", &g);
+  read(predicted, "predicted", &p);
+  if (g.size() != p.size()) {
+    throw py::value_error(absl::StrCat("expected as many predicted sequences as gold ones (",
+                                       g.size(), "), found ", p.size()));
+  }
+  Evaluator evaluator;
+  for (size_t i = 0; i < g.size(); ++i) {
+    absl::Status s = evaluator.Add(g[i], p[i]);
+    if (!s.ok()) throw py::value_error(absl::StrCat("sequence ", i, ": ", s.message()));
+  }
+  const EvalReport report = evaluator.Report();
+  auto phrase = [](const PhraseScore& s) {
+    py::dict d;
+    d["gold"] = s.gold;
+    d["predicted"] = s.predicted;
+    d["correct"] = s.correct;
+    d["precision"] = s.precision;
+    d["recall"] = s.recall;
+    d["f1"] = s.f1;
+    return d;
+  };
+  py::dict out;
+  out["sentences"] = report.sentences;
+  out["tokens"] = report.tokens;
+  out["accuracy"] = report.accuracy;
+  out["has_chunks"] = report.has_chunks;
+  out["precision"] = report.overall.precision;
+  out["recall"] = report.overall.recall;
+  out["f1"] = report.overall.f1;
+  out["phrases"] = phrase(report.overall);
+  py::dict types;
+  for (const PhraseScore& s : report.chunks) types[py::str(s.type)] = phrase(s);
+  out["types"] = types;
+  py::dict labels;
+  for (const LabelScore& s : report.labels) {
+    py::dict d;
+    d["gold"] = s.gold;
+    d["predicted"] = s.predicted;
+    d["correct"] = s.correct;
+    d["precision"] = s.precision;
+    d["recall"] = s.recall;
+    d["f1"] = s.f1;
+    labels[py::str(s.label)] = d;
+  }
+  out["labels"] = labels;
+  out["report"] = FormatEvalReport(report);
+  return out;
+}
+
 std::string SentenceRepr(const PySentence& s) {
   std::string out = "Sentence(";
   py::list last = s.labels[py::len(s.labels) - 1].is_none()
@@ -853,7 +1095,10 @@ std::string SentenceRepr(const PySentence& s) {
 constexpr const char* kTagDoc = R"(Tags one sentence.
 
 x: a list of tokens (str), or a list of column tuples (the word first, then the other input
-   columns the first model reads, e.g. (word, POS) for a chunker).
+   columns the first model reads, e.g. (word, POS) for a chunker); for a model trained on
+   attributes, a list of per-token feature dicts ({"lower": "the", "len": 0.5}: str
+   values give the attribute "name=value", numbers and bools are weights) or lists of
+   attribute names (weight 1), as python-crfsuite's ItemSequence.
 
 Keyword arguments (all optional; they apply to the last model of a pipeline):
   kbest=K              the K best distinct labelings, best first (Sentence.solutions)
@@ -1053,6 +1298,11 @@ with the same methods as a Pipeline (tag, tag_text, tag_many).)")
         return Check(ShippedModelPath(file, dirs));
       },
       py::arg("file"), py::arg("dirs"));
+  m.def("evaluate", &Evaluate, py::arg("gold"), py::arg("predicted"),
+        R"(Scores predicted label sequences against gold ones as `chaintag eval` does (conlleval
+counting for chunk/entity labels). Returns a dict: accuracy (token %), precision, recall, f1 (phrase
+%, over all types), phrases, types (per phrase type), labels (per label), sentences, tokens,
+has_chunks, and report (the eval command's text).)");
   m.def("_default_model_files", &DefaultModelFiles);
   m.def("_presets", &FeatureSpec::PresetNames);
   m.def("_train_options", []() {

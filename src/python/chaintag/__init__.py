@@ -9,16 +9,19 @@
 
 chaintag.load(*paths) makes a Pipeline; chaintag.Model.load(path) reads one model;
 chaintag.train(...) trains one. Model and Pipeline share tag(), tag_text() and tag_many().
+Models trained on attributes (per-token feature dicts, or CRFsuite data files) tag lists of
+feature dicts; chaintag.sklearn.CRF is a drop-in for sklearn_crfsuite.CRF. chaintag.evaluate
+scores label sequences as `chaintag eval` does (conlleval counting).
 Library errors raise ValueError (FileNotFoundError for missing files). numpy is needed only
 for marginals=True.
 """
 
 import os as _os
 
-from chaintag._core import Model, Pipeline, Sentence, Solution, TagStream
+from chaintag._core import Model, Pipeline, Sentence, Solution, TagStream, evaluate
 from chaintag import _core
 
-__all__ = ["load", "train", "Model", "Pipeline", "Sentence", "Solution", "TagStream",
+__all__ = ["load", "train", "evaluate", "Model", "Pipeline", "Sentence", "Solution", "TagStream",
            "presets", "train_options", "default_model_paths"]
 
 
@@ -71,7 +74,11 @@ def train(data, *, preset=None, template=None, template_text=None, format=None,
     data      a corpus file path (or a list of paths; format= or the extension says how to read
               them, label_column= which CoNLL column is the label, -1 = last), or in-memory
               sequences: an iterable of (tokens, labels) pairs, tokens being a list of str or of
-              column tuples (word first), labels a list of str of the same length
+              column tuples (word first), labels a list of str of the same length; or
+              attribute input (no templates): tokens as feature dicts ({"word.lower()": "the",
+              "bias": 1.0}: str values give "name=value" with weight 1, numbers are weights, as
+              in python-crfsuite), or lists of attribute names with format="attributes", or
+              files in CRFsuite's data format with format="attributes"
     preset    a feature template preset (chaintag.presets()), or
     template  a template file, or template_text the templates themselves (docs/templates.md)
     objective "crf", "softmax-margin", "ssvm-margin", "ssvm-slack" or "perceptron"

@@ -1,0 +1,254 @@
+"""chaintag.sklearn.CRF: a drop-in for sklearn_crfsuite.CRF.
+
+Code written for sklearn-crfsuite runs by changing the import::
+
+    from chaintag.sklearn import CRF          # was: from sklearn_crfsuite import CRF
+    crf = CRF(algorithm="lbfgs", c1=0.1, c2=0.1, max_iterations=100,
+              all_possible_transitions=True)
+    crf.fit(X_train, y_train)                 # X: list of sentences, each a list of feature dicts
+    y_pred = crf.predict(X_test)
+
+X is a list of sequences; each token is a dict of features as python-crfsuite reads them
+(str values give the attribute "name=value" with weight 1, numbers and bools are weights, nested
+dicts give "name:inner" attributes) or a list of attribute names (weight 1). y is a list of label
+sequences. Weighted attributes are real-valued features.
+
+Constructor arguments of sklearn-crfsuite and what they do here:
+
+    algorithm       "lbfgs" (L-BFGS; OWL-QN when c1 > 0, as CRFsuite does), "l2sgd" (the same CRF
+                    objective, solved by L-BFGS: chaintag has no SGD for it), "ap" (averaged
+                    perceptron), "pa" and "arow" (chaintag's nearest large-margin counterpart: the
+                    structural SVM, ssvm-margin with block-coordinate Frank-Wolfe)
+    c1, c2          L1 and L2 coefficients: objective + c1 |w|_1 + c2 |w|^2 (CRFsuite's
+                    convention; defaults 0 and 1)
+    max_iterations  iterations (L-BFGS) or passes (the other algorithms)
+    num_memories    L-BFGS corrections (lbfgs_memory)
+    delta, period   stop when the objective improved by less than delta (relative) over period
+                    iterations (chaintag's tolerance and period)
+    min_freq        attributes seen fewer times are dropped (min_feature_count)
+    verbose         print one line per iteration to stderr
+    model_filename  when given, the trained model is saved there
+    all_possible_transitions  chaintag always has a weight for every label pair, so True is what
+                    it does either way
+    all_possible_states, epsilon, linesearch, max_linesearch, calibration_*, pa_type, c,
+    error_sensitive, averaging, variance, gamma, keep_tempfiles, trainer_cls
+                    accepted for compatibility and not used (chaintag has no such setting: its
+                    features are the (attribute, label) pairs seen in training, as CRFsuite's
+                    default all_possible_states=False; L-BFGS stops on delta/period)
+
+chaintag's own arguments:
+
+    objective       "crf" (default for lbfgs/l2sgd), "softmax-margin", "ssvm-margin",
+                    "ssvm-slack", "perceptron" or "ldcrf"; overrides what algorithm implies
+    loss            the loss of the large-margin objectives, e.g. "hamming", "f1", "fbeta:0.5"
+    threads         training and tagging threads (0 = all cores; results do not depend on it)
+    options         a dict of further chaintag.train options (see chaintag.train_options())
+
+fit(X, y, X_dev=None, y_dev=None): with development data chaintag scores it every iteration and
+keeps the best iteration's weights (sklearn-crfsuite only reports the holdout score).
+"""
+
+import sys as _sys
+
+import chaintag as _chaintag
+
+try:  # sklearn is optional: with it, CRF is a real BaseEstimator (clone, cross_val_score, ...)
+    from sklearn.base import BaseEstimator as _Base
+except ImportError:  # pragma: no cover - depends on the environment
+    import inspect as _inspect
+
+    class _Base:
+        """get_params/set_params from the constructor's signature, as sklearn's BaseEstimator."""
+
+        @classmethod
+        def _get_param_names(cls):
+            sig = _inspect.signature(cls.__init__)
+            return sorted(p.name for p in sig.parameters.values()
+                          if p.name != "self" and p.kind != p.VAR_KEYWORD)
+
+        def get_params(self, deep=True):
+            return {name: getattr(self, name) for name in self._get_param_names()}
+
+        def set_params(self, **params):
+            valid = self._get_param_names()
+            for key, value in params.items():
+                if key not in valid:
+                    raise ValueError("invalid parameter %r for estimator %r" % (key, self))
+                setattr(self, key, value)
+            return self
+
+__all__ = ["CRF"]
+
+_LARGE_MARGIN = {"pa": "ssvm-margin", "arow": "ssvm-margin"}
+
+
+class CRF(_Base):
+    """A linear-chain CRF (or another chaintag objective) with sklearn-crfsuite's interface.
+    See the module docstring for every argument."""
+
+    def __init__(self, algorithm=None, min_freq=None, all_possible_states=None,
+                 all_possible_transitions=None, c1=None, c2=None, max_iterations=None,
+                 num_memories=None, epsilon=None, period=None, delta=None, linesearch=None,
+                 max_linesearch=None, calibration_eta=None, calibration_rate=None,
+                 calibration_samples=None, calibration_candidates=None,
+                 calibration_max_trials=None, pa_type=None, c=None, error_sensitive=None,
+                 averaging=None, variance=None, gamma=None, verbose=False, model_filename=None,
+                 keep_tempfiles=False, trainer_cls=None, objective=None, loss=None, threads=0,
+                 options=None):
+        self.algorithm = algorithm
+        self.min_freq = min_freq
+        self.all_possible_states = all_possible_states
+        self.all_possible_transitions = all_possible_transitions
+        self.c1 = c1
+        self.c2 = c2
+        self.max_iterations = max_iterations
+        self.num_memories = num_memories
+        self.epsilon = epsilon
+        self.period = period
+        self.delta = delta
+        self.linesearch = linesearch
+        self.max_linesearch = max_linesearch
+        self.calibration_eta = calibration_eta
+        self.calibration_rate = calibration_rate
+        self.calibration_samples = calibration_samples
+        self.calibration_candidates = calibration_candidates
+        self.calibration_max_trials = calibration_max_trials
+        self.pa_type = pa_type
+        self.c = c
+        self.error_sensitive = error_sensitive
+        self.averaging = averaging
+        self.variance = variance
+        self.gamma = gamma
+        self.verbose = verbose
+        self.model_filename = model_filename
+        self.keep_tempfiles = keep_tempfiles
+        self.trainer_cls = trainer_cls
+        self.objective = objective
+        self.loss = loss
+        self.threads = threads
+        self.options = options
+        self.model_ = None
+        self.training_log_ = None
+
+    # -- training ---------------------------------------------------------------------------
+
+    def _train_arguments(self):
+        """chaintag.train keyword arguments for the constructor's settings."""
+        algorithm = self.algorithm or "lbfgs"
+        kwargs = {}
+        if algorithm in ("lbfgs", "l2sgd"):
+            objective = "crf"
+            c1 = float(self.c1 or 0.0)
+            kwargs["algorithm"] = "owlqn" if c1 > 0 else "lbfgs"
+            if c1 > 0:
+                kwargs["c1"] = c1
+        elif algorithm == "ap":
+            objective = "perceptron"
+        elif algorithm in _LARGE_MARGIN:
+            objective = _LARGE_MARGIN[algorithm]
+        else:
+            raise ValueError("algorithm: expected lbfgs, l2sgd, ap, pa or arow, found %r"
+                             % (algorithm,))
+        if self.objective is not None:
+            objective = self.objective
+            if objective not in ("crf", "softmax-margin"):
+                kwargs.pop("algorithm", None)
+                kwargs.pop("c1", None)
+        kwargs["objective"] = objective
+        kwargs["c2"] = 1.0 if self.c2 is None else float(self.c2)
+        if self.max_iterations is not None:
+            kwargs["max_iterations"] = int(self.max_iterations)
+        if self.num_memories is not None:
+            kwargs["lbfgs_memory"] = int(self.num_memories)
+        if self.delta is not None:
+            kwargs["tolerance"] = float(self.delta)
+        if self.period is not None:
+            kwargs["period"] = int(self.period)
+        if self.min_freq is not None and self.min_freq > 1:
+            kwargs["min_feature_count"] = int(self.min_freq)
+        if self.loss is not None:
+            kwargs["loss"] = self.loss
+        kwargs["threads"] = int(self.threads or 0)
+        if self.options:
+            kwargs.update(self.options)
+        return kwargs
+
+    def fit(self, X, y, X_dev=None, y_dev=None):
+        """Trains on sequences X (per-token feature dicts or lists) with labels y; returns
+        self. X_dev/y_dev: development data, scored every iteration (the best iteration's
+        weights are kept)."""
+        X = list(X)
+        y = list(y)
+        if len(X) != len(y):
+            raise ValueError("expected as many label sequences as sequences (%d), found %d"
+                             % (len(X), len(y)))
+        dev = None
+        if X_dev is not None or y_dev is not None:
+            if X_dev is None or y_dev is None:
+                raise ValueError("give both X_dev and y_dev")
+            dev = list(zip(X_dev, y_dev))
+        log = []
+
+        def progress(p):
+            log.append(p)
+            if self.verbose:
+                print("iter %(iteration)d objective %(objective).6g" % p
+                      + (" dev %.4g" % p["dev_score"] if p.get("dev_score") is not None else ""),
+                      file=_sys.stderr)
+
+        self.model_ = _chaintag.train(list(zip(X, y)), format="attributes", dev=dev,
+                                      progress=progress, **self._train_arguments())
+        self.training_log_ = log
+        if self.model_filename:
+            self.model_.save(self.model_filename)
+        return self
+
+    # -- prediction -------------------------------------------------------------------------
+
+    def _model(self):
+        if self.model_ is None:
+            raise AttributeError("CRF: call fit() first (the estimator is not fitted)")
+        return self.model_
+
+    @property
+    def tagger_(self):
+        """The trained chaintag.Model (sklearn-crfsuite exposes a pycrfsuite.Tagger here)."""
+        return self._model()
+
+    @property
+    def classes_(self):
+        """The labels the model knows."""
+        return list(self._model().labels)
+
+    def predict(self, X):
+        """Label sequences for sequences X (tagged with self.threads threads, in order)."""
+        threads = self.threads if self.threads and self.threads > 0 else 1
+        return [s.labels[-1] for s in
+                self._model().tag_many(X, threads=threads, probability=False)]
+
+    def predict_single(self, xseq):
+        """The label sequence of one sequence."""
+        return self._model().tag(xseq, probability=False).labels[-1]
+
+    def predict_marginals_single(self, xseq):
+        """Per token, a dict label -> P(label at that token | x) (needs numpy)."""
+        s = self._model().tag(xseq, marginals=True, probability=False)
+        names = list(s.label_names)
+        return [dict(zip(names, (float(p) for p in row))) for row in s.marginals]
+
+    def predict_marginals(self, X):
+        """predict_marginals_single for each sequence of X."""
+        return [self.predict_marginals_single(xseq) for xseq in X]
+
+    def score(self, X, y):
+        """Token accuracy of predict(X) against y (sklearn-crfsuite's flat accuracy)."""
+        predicted = self.predict(X)
+        correct = total = 0
+        for gold, pred in zip(y, predicted):
+            gold = list(gold)
+            if len(gold) != len(pred):
+                raise ValueError("expected %d labels for a sequence, found %d"
+                                 % (len(pred), len(gold)))
+            correct += sum(1 for a, b in zip(gold, pred) if a == b)
+            total += len(gold)
+        return correct / total if total else 0.0
