@@ -134,13 +134,23 @@ void EnableSecondOrder(TrainingData* data) {
   const int n = params.num_labels;
   params.order = 2;
   params.weights.resize(params.size(), 0.0);
-  data->empirical.resize(params.size(), 0);
+  const bool weighted = data->weighted();
+  if (weighted) {
+    data->weighted_empirical.resize(params.size(), 0.0);
+  } else {
+    data->empirical.resize(params.size(), 0);
+  }
   for (int s = 0; s < data->num_sentences(); ++s) {
     const int64_t begin = data->sentence_offsets[s];
     for (int64_t p = begin + 1; p < data->sentence_offsets[s + 1]; ++p) {
       const int a = p - 1 == begin ? n : data->gold[p - 2];
-      ++data->empirical[params.trigram_offset() + (int64_t{a} * n + data->gold[p - 1]) * n +
-                        data->gold[p]];
+      const int64_t f =
+          params.trigram_offset() + (int64_t{a} * n + data->gold[p - 1]) * n + data->gold[p];
+      if (weighted) {
+        data->weighted_empirical[f] += 1.0;
+      } else {
+        ++data->empirical[f];
+      }
     }
   }
 }

@@ -115,6 +115,25 @@ TEST(AttributeTrainingTest, WeightsEqualDuplicatedAttributesForEveryTrainer) {
   }
 }
 
+TEST(AttributeTrainingTest, SecondOrderUsesTheValues) {
+  TrainOptions options;
+  ASSERT_TRUE(SetTrainOption(&options, "order", "2").ok());
+  options.max_iterations = 30;
+  options.threads = 1;
+  options.c2 = 0.1;
+  absl::StatusOr<Model> a = Train(options, FeatureSpec::AttributeInput(), Corpus(4, false), nullptr,
+                                  nullptr, AttributeInfo());
+  absl::StatusOr<Model> b = Train(options, FeatureSpec::AttributeInput(), Corpus(4, true), nullptr,
+                                  nullptr, AttributeInfo());
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  const ModelParameters pa = a->Parameters();
+  const ModelParameters pb = b->Parameters();
+  ASSERT_EQ(pa.weights.size(), pb.weights.size());
+  for (size_t i = 0; i < pa.weights.size(); ++i)
+    EXPECT_NEAR(pa.weights[i], pb.weights[i], 1e-2 * std::max(1.0, std::abs(pb.weights[i])));
+}
+
 TEST(AttributeTrainingTest, ValuesChangeTheModel) {
   // Scaling "x" changes the weights (a trainer that assumed 1 would give equal models).
   std::vector<Sentence> scaled = Corpus(1, false);

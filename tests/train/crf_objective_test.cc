@@ -138,6 +138,8 @@ TEST(CrfObjectiveTest, SecondOrderResultsIdenticalForEveryThreadCount) {
   const double v = two.Evaluate(w, absl::MakeSpan(g));
   EXPECT_EQ(std::memcmp(&v, &v1, sizeof v), 0);
   EXPECT_EQ(std::memcmp(g.data(), g1.data(), g.size() * sizeof(double)), 0);
+}
+
 // Attribute input with real values: the values multiply the features in scores and gradients.
 TEST(CrfObjectiveTest, WeightedAttributesObjectiveAndGradient) {
   for (uint64_t seed = 21; seed <= 23; ++seed) {
@@ -160,6 +162,19 @@ TEST(CrfObjectiveTest, WeightedAttributesObjectiveAndGradient) {
     EXPECT_NEAR(margin_value, BruteEpsilonObjective(data, w, 0.3, loss),
                 1e-9 * std::max(1.0, std::abs(margin_value)));
     ExpectGradientMatchesFiniteDifferences(margin, w, 2e-6);
+  }
+}
+
+TEST(CrfObjectiveTest, WeightedAttributesSecondOrder) {
+  for (uint64_t seed = 31; seed <= 32; ++seed) {
+    TrainingData data = WeightedRandomProblem(seed, 4, 5, 3, 6);
+    EnableSecondOrder(&data);
+    std::vector<double> w = RandomWeights(seed + 7, data.parameters.size(), 1.0);
+    CrfObjective objective(data, 0.3, 1);
+    std::vector<double> g(w.size());
+    const double value = objective.Evaluate(w, absl::MakeSpan(g));
+    EXPECT_NEAR(value, BruteObjective(data, w, 0.3), 1e-9 * std::max(1.0, std::abs(value)));
+    ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
   }
 }
 
