@@ -14,6 +14,7 @@ int RunConvert(const std::vector<std::string>& args);
 int RunStats(const std::vector<std::string>& args);
 int RunInfo(const std::vector<std::string>& args);
 int RunLexicon(const std::vector<std::string>& args);
+int RunClusters(const std::vector<std::string>& args);
 int RunClique(const std::vector<std::string>& args);
 
 }  // namespace chaintag::cli

@@ -1,0 +1,171 @@
+// Word clusters in Liang's paths format (chaintag::WordClusters), read by cluster().
+#include <algorithm>
+#include <istream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "chaintag/clusters.h"
+#include "chaintag/corpus.h"
+#include "corpus/line_reader.h"
+#include "string_view_compat.h"
+
+namespace chaintag {
+
+struct WordClusters::Impl {
+  std::vector<Entry> entries;                        // Serialize() order
+  absl::flat_hash_map<std::string, uint32_t> words;  // word -> entry
+  int num_clusters = 0;
+};
+
+namespace {
+
+constexpr int64_t kMaxPathsLineBytes = 1 << 16;
+
+bool EntryLess(const WordClusters::Entry& a, const WordClusters::Entry& b) {
+  if (a.path != b.path) return a.path < b.path;
+  if (a.count != b.count) return a.count > b.count;
+  return a.word < b.word;
+}
+
+// "" when `path` is a valid bit string, else what is wrong with it.
+std::string CheckPath(std::string_view path) {
+  if (path.size() > static_cast<size_t>(WordClusters::kMaxPathBits)) {
+    return absl::StrCat("a bit string of at most ", WordClusters::kMaxPathBits,
+                        " bits, found one of ", path.size());
+  }
+  if (path.find_first_not_of("01") != std::string_view::npos) {
+    return absl::StrCat("a bit string of 0s and 1s, found '", ToAbsl(path.substr(0, 40)), "'");
+  }
+  return "";
+}
+
+// Indexes sorted entries; an error names the first word listed twice.
+absl::StatusOr<std::shared_ptr<const WordClusters::Impl>> Index(
+    std::vector<WordClusters::Entry> entries) {
+  std::sort(entries.begin(), entries.end(), EntryLess);
+  auto impl = std::make_shared<WordClusters::Impl>();
+  impl->words.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!impl->words.emplace(entries[i].word, static_cast<uint32_t>(i)).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected each word once, found '", entries[i].word, "' twice"));
+    }
+    if (i == 0 || entries[i].path != entries[i - 1].path) ++impl->num_clusters;
+  }
+  impl->entries = std::move(entries);
+  return std::shared_ptr<const WordClusters::Impl>(std::move(impl));
+}
+
+absl::StatusOr<std::shared_ptr<const WordClusters::Impl>> ReadLines(std::istream& in,
+                                                                    const std::string& name) {
+  corpus_internal::LineReader reader(in, name, kMaxPathsLineBytes);
+  std::vector<WordClusters::Entry> entries;
+  absl::flat_hash_map<std::string, int64_t> line_of_word;
+  std::string_view line;
+  while (true) {
+    absl::StatusOr<bool> more = reader.Next(&line);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    const size_t tab1 = line.find('\t');
+    if (tab1 == std::string_view::npos) {
+      return reader.Error(absl::StrCat("expected BITSTRING<TAB>WORD<TAB>COUNT, found no tab in ",
+                                       corpus_internal::QuoteLine(line)));
+    }
+    const size_t tab2 = line.find('\t', tab1 + 1);
+    WordClusters::Entry entry;
+    entry.path = std::string(line.substr(0, tab1));
+    entry.word = std::string(line.substr(
+        tab1 + 1, tab2 == std::string_view::npos ? std::string_view::npos : tab2 - tab1 - 1));
+    if (std::string bad = CheckPath(entry.path); !bad.empty()) {
+      return reader.Error(absl::StrCat("expected ", bad));
+    }
+    if (entry.word.empty()) return reader.Error("expected a word after the bit string, found none");
+    if (tab2 != std::string_view::npos) {
+      const std::string_view count = line.substr(tab2 + 1);
+      if (!absl::SimpleAtoi(ToAbsl(count), &entry.count) || entry.count < 0) {
+        return reader.Error(absl::StrCat("expected a count (a non-negative integer), found ",
+                                         corpus_internal::QuoteLine(count)));
+      }
+    }
+    auto [it, inserted] = line_of_word.try_emplace(entry.word, reader.line_number());
+    if (!inserted) {
+      return reader.Error(absl::StrCat("expected each word once, found '", entry.word,
+                                       "' again (first on line ", it->second, ")"));
+    }
+    entries.push_back(std::move(entry));
+  }
+  if (entries.empty()) {
+    return ErrorAt(name, std::max<int64_t>(reader.line_number(), 1),
+                   "expected BITSTRING<TAB>WORD<TAB>COUNT lines, found none");
+  }
+  return Index(std::move(entries));
+}
+
+}  // namespace
+
+WordClusters::WordClusters() : impl_(std::make_shared<const Impl>()) {}
+
+absl::StatusOr<WordClusters> WordClusters::Read(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<std::istream>> in = OpenInputStream(path);
+  if (!in.ok()) return in.status();
+  auto impl = ReadLines(**in, path == "-" ? "<stdin>" : path);
+  if (!impl.ok()) return impl.status();
+  if ((*in)->bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
+  WordClusters clusters;
+  clusters.impl_ = *std::move(impl);
+  return clusters;
+}
+
+absl::StatusOr<WordClusters> WordClusters::Parse(std::string_view text, const std::string& name) {
+  std::istringstream in{std::string(text)};
+  auto impl = ReadLines(in, name);
+  if (!impl.ok()) return impl.status();
+  WordClusters clusters;
+  clusters.impl_ = *std::move(impl);
+  return clusters;
+}
+
+absl::StatusOr<WordClusters> WordClusters::FromEntries(std::vector<Entry> entries) {
+  for (const Entry& e : entries) {
+    if (std::string bad = CheckPath(e.path); !bad.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("word '", e.word, "': expected ", bad));
+    }
+    if (e.word.empty() || e.word.find_first_of("\t\n\r") != std::string::npos) {
+      return absl::InvalidArgumentError(
+          "expected words that are not empty and hold no tab or line break");
+    }
+  }
+  auto impl = Index(std::move(entries));
+  if (!impl.ok()) return impl.status();
+  WordClusters clusters;
+  clusters.impl_ = *std::move(impl);
+  return clusters;
+}
+
+std::string_view WordClusters::Lookup(std::string_view word) const {
+  auto it = impl_->words.find(ToAbsl(word));
+  if (it == impl_->words.end()) return kAbsent;
+  return impl_->entries[it->second].path;
+}
+
+int WordClusters::num_words() const { return static_cast<int>(impl_->entries.size()); }
+int WordClusters::num_clusters() const { return impl_->num_clusters; }
+const std::vector<WordClusters::Entry>& WordClusters::entries() const { return impl_->entries; }
+
+std::string WordClusters::Serialize() const {
+  std::string out;
+  for (const Entry& e : impl_->entries)
+    absl::StrAppend(&out, e.path, "\t", e.word, "\t", e.count, "\n");
+  return out;
+}
+
+}  // namespace chaintag
