@@ -16,6 +16,7 @@ packages=(
   python3 time
   python3-dev python3-pybind11 python3-numpy python3-sklearn
   clang libfuzzer-14-dev clang-format
+  wordnet-base
 )
 
 missing=()

@@ -5,7 +5,8 @@
 //   U02:%x[0,0]          the word at offset 0 (column 0)
 //   U11:%x[-1,1]/%x[0,1] conjunction of the POS at -1 and at 0 ('/' is literal text)
 //   U20:lower(%x[0,0])   functions over a cell: lower, suf1..4, pre1..4, shape, shortshape,
-//                        hasdigit, hashyphen, hasupper, allcaps, lex (a Lexicon's classes);
+//                        hasdigit, hashyphen, hasupper, allcaps, lex and lex2 (a Lexicon's
+//                        classes), cluster(EXPR[, P]) (a word cluster's bit string, P bits);
 //                        they nest: suf3(lower(%x[0,0]))
 //   B                    label bigram (transition) feature (any line starting with 'B')
 // An attribute string is the template line with every cell expression replaced by its value, so
@@ -27,6 +28,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "chaintag/clusters.h"
 #include "chaintag/corpus.h"
 
 namespace chaintag {
@@ -96,6 +98,21 @@ class TagLexiconBuilder {
   std::vector<std::string> labels_;
 };
 
+// What templates' word-class functions read; a model stores each one it was trained with.
+struct FeatureResources {
+  std::shared_ptr<const Lexicon> lexicon;        // lex()
+  std::shared_ptr<const Lexicon> lexicon2;       // lex2()
+  std::shared_ptr<const WordClusters> clusters;  // cluster()
+};
+
+// A word-class lexicon from a WordNet 3.0 database directory (Debian wordnet-base:
+// /usr/share/wordnet): each case-folded word gets its WordNet parts of speech (n, v, a, r; P for
+// a noun WordNet also lists capitalised) and each inflected form its class (n-s, v-s, v-ed,
+// v-ing, a-er, a-est, r-er, r-est) from the exception lists (*.exc) and the regular inflections
+// (the inverse of morphy's detachment rules). Multiword entries are left out. Errors name the
+// file and line (`chaintag lexicon --from-wordnet DIR`).
+absl::StatusOr<Lexicon> WordNetLexicon(const std::string& dir);
+
 // A parsed template set. Immutable; cheap to share across threads.
 class FeatureSpec {
  public:
@@ -103,17 +120,22 @@ class FeatureSpec {
   // need `lexicon`; the spec keeps it (and models store it).
   static absl::StatusOr<FeatureSpec> Parse(std::string_view text,
                                            std::shared_ptr<const Lexicon> lexicon = nullptr);
+  // The same with every resource: templates that call lex2() need resources.lexicon2, those
+  // that call cluster() need resources.clusters.
+  static absl::StatusOr<FeatureSpec> Parse(std::string_view text, FeatureResources resources);
   // Reads and parses a template file ("-" is standard input, .gz is decompressed): refuses a
   // directory ("PATH: expected a template file, found a directory"), files over
   // kMaxTemplateFileBytes, bare CR line ends, NUL bytes and invalid UTF-8 ("PATH:LINE: ...");
   // skips a leading byte order mark. Parse errors are prefixed with "PATH: ".
   static absl::StatusOr<FeatureSpec> ReadFile(const std::string& path,
                                               std::shared_ptr<const Lexicon> lexicon = nullptr);
+  static absl::StatusOr<FeatureSpec> ReadFile(const std::string& path, FeatureResources resources);
   static constexpr int64_t kMaxTemplateFileBytes = int64_t{1} << 20;
   // Presets: "chunk-conll" (the standard CRF++ CoNLL-2000 template), "chunk", "np", "pos", and
   // "pos-lexicon" (pos plus word classes from a lexicon, which it needs).
   static absl::StatusOr<FeatureSpec> Preset(std::string_view name,
                                             std::shared_ptr<const Lexicon> lexicon = nullptr);
+  static absl::StatusOr<FeatureSpec> Preset(std::string_view name, FeatureResources resources);
   static std::vector<std::string> PresetNames();
   // The spec of models trained on attribute input (CRFsuite data format): no templates; the
   // Featurizer reads each token's attributes and weights from the Sentence (its attribute_*
@@ -124,6 +146,11 @@ class FeatureSpec {
   // Whether some template calls lex(), and the lexicon given to Parse (or null).
   bool uses_lexicon() const;
   const std::shared_ptr<const Lexicon>& lexicon() const;
+  // Likewise for lex2() and its second lexicon, and for cluster() and its word clusters.
+  bool uses_lexicon2() const;
+  const std::shared_ptr<const Lexicon>& lexicon2() const;
+  bool uses_clusters() const;
+  const std::shared_ptr<const WordClusters>& clusters() const;
 
   // The template text, exactly as parsed (stored in the model).
   const std::string& text() const;

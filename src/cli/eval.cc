@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "chaintag/chunks.h"
@@ -47,7 +48,10 @@ int RunEval(const std::vector<std::string>& args) {
       "bound-term", po::bool_switch(),
       "with -m: also compute the PAC-Bayes bound term of Hazan and Urtasun (2010, sec. 4.2), the "
       "mean over sentences of max_y 1[F(y*) - F(y) <= FP + FN] (1 - F1), chunks against the gold "
-      "labels, exactly");
+      "labels, exactly")(
+      "unseen-from", po::value<std::vector<std::string>>()->multitoken(),
+      "also score the tokens whose word (column 0, exact form) occurs in none of these files "
+      "(e.g. the training files; read with the same reader options)");
   AddReaderOptions(&options);
   po::variables_map vm;
   if (int rc = ParseOrExit(cmd, "(-m MODEL | --gold-column N --pred-column N) [options] FILE...",
@@ -89,6 +93,30 @@ int RunEval(const std::vector<std::string>& args) {
     reader_options->label_column = 0;  // every column is data; the two named ones are compared
   }
 
+  // Words of the --unseen-from files; tokens of other words are scored apart.
+  absl::flat_hash_set<std::string> seen_words;
+  const bool score_unseen = vm.count("unseen-from") > 0;
+  if (score_unseen) {
+    absl::Status s = ForEachSentence(vm["unseen-from"].as<std::vector<std::string>>(),
+                                     *reader_options, [&](Sentence&& sentence) {
+                                       for (const std::string& w : sentence.columns[0]) {
+                                         seen_words.insert(w);
+                                       }
+                                       return absl::OkStatus();
+                                     });
+    if (!s.ok()) return Fail(cmd, s);
+  }
+  int64_t unseen_tokens = 0, unseen_correct = 0, all_tokens = 0;
+  auto count_unseen = [&](const Sentence& sentence, const std::vector<std::string>& gold,
+                          const std::vector<std::string>& pred) {
+    if (!score_unseen) return;
+    for (size_t t = 0; t < gold.size() && t < pred.size(); ++t) {
+      ++all_tokens;
+      if (seen_words.contains(sentence.columns[0][t])) continue;
+      ++unseen_tokens;
+      if (gold[t] == pred[t]) ++unseen_correct;
+    }
+  };
   Evaluator evaluator;
   std::vector<std::string> predicted;
   std::optional<ChunkTable> chunks;
@@ -130,12 +158,14 @@ int RunEval(const std::vector<std::string>& args) {
           if (!labeling.ok()) return labeling.status();
           predicted.clear();
           for (int y : labeling->labels) predicted.push_back(model->labels()[y]);
+          count_unseen(sentence, sentence.labels, predicted);
           return evaluator.Add(sentence.labels, predicted);
         }
         auto gold = ResolveColumn(sentence, vm["gold-column"].as<int>(), "--gold-column");
         if (!gold.ok()) return gold.status();
         auto pred = ResolveColumn(sentence, vm["pred-column"].as<int>(), "--pred-column");
         if (!pred.ok()) return pred.status();
+        count_unseen(sentence, sentence.columns[*gold], sentence.columns[*pred]);
         return evaluator.Add(sentence.columns[*gold], sentence.columns[*pred]);
       });
   if (!read.ok()) return Fail(cmd, read);
@@ -154,6 +184,20 @@ int RunEval(const std::vector<std::string>& args) {
     } else {
       absl::StrAppendFormat(&text, "bound term: %.6f (mean over %d sentences)\n", mean,
                             bound_sentences);
+    }
+  }
+  if (score_unseen) {
+    const double share = all_tokens == 0 ? 0.0 : 100.0 * unseen_tokens / all_tokens;
+    const double accuracy = unseen_tokens == 0 ? 0.0 : 100.0 * unseen_correct / unseen_tokens;
+    if (vm["json"].as<bool>()) {
+      text.insert(text.find('{') + 1,
+                  absl::StrFormat("\"unseen_tokens\": %d, \"unseen_correct\": %d, "
+                                  "\"unseen_accuracy\": %.4f, ",
+                                  unseen_tokens, unseen_correct, accuracy));
+    } else {
+      absl::StrAppendFormat(&text,
+                            "unseen words: %d tokens (%.2f%%), accuracy %.2f%% (%d correct)\n",
+                            unseen_tokens, share, accuracy, unseen_correct);
     }
   }
   std::cout << text;

@@ -61,6 +61,10 @@ int RunInfo(const std::vector<std::string>& args) {
               << ", \"input_columns\": " << model->spec().num_input_columns()
               << ", \"lexicon_words\": "
               << (model->spec().lexicon() ? model->spec().lexicon()->num_words() : 0)
+              << ", \"lexicon2_words\": "
+              << (model->spec().lexicon2() ? model->spec().lexicon2()->num_words() : 0)
+              << ", \"cluster_words\": "
+              << (model->spec().clusters() ? model->spec().clusters()->num_words() : 0)
               << ", \"templates\": " << JsonString(model->spec().text())
               << ", \"input\": {\"format\": "
               << JsonString(std::string(CorpusFormatName(input.format)))
@@ -102,6 +106,14 @@ int RunInfo(const std::vector<std::string>& args) {
     if (const auto& lexicon = model->spec().lexicon(); lexicon != nullptr) {
       std::cout << "lexicon        " << lexicon->num_words() << " words, "
                 << lexicon->num_class_sets() << " class sets\n";
+    }
+    if (const auto& lexicon = model->spec().lexicon2(); lexicon != nullptr) {
+      std::cout << "lexicon 2      " << lexicon->num_words() << " words, "
+                << lexicon->num_class_sets() << " class sets\n";
+    }
+    if (const auto& clusters = model->spec().clusters(); clusters != nullptr) {
+      std::cout << "clusters       " << clusters->num_words() << " words, "
+                << clusters->num_clusters() << " clusters\n";
     }
     // How `tag` reads input for this model unless told otherwise.
     std::cout << "input          " << CorpusFormatName(input.format);

@@ -1,6 +1,8 @@
 // chaintag lexicon [--format F] [--label-column N | --label upos|xpos] [--min-share P]
 //                  [--min-count K] [--keep-case] [-o FILE] FILE...
-// Writes a tag lexicon (word<TAB>TAG ...) built from labelled corpus files, for train --lexicon.
+// chaintag lexicon --from-wordnet DIR [-o FILE]
+// Writes a tag lexicon (word<TAB>TAG ...) built from labelled corpus files, or a word-class
+// lexicon from a WordNet database, for train --lexicon / --lexicon2.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -21,6 +23,9 @@ int RunLexicon(const std::vector<std::string>& args) {
       "min-count", po::value<int64_t>()->default_value(1), "leave out words seen fewer times")(
       "keep-case", po::bool_switch(),
       "key words by their form, not their case folding (for lex(%x[0,0]))")(
+      "from-wordnet", po::value<std::string>(),
+      "build the lexicon from a WordNet database directory instead (e.g. /usr/share/wordnet, "
+      "Debian wordnet-base): parts of speech and inflected forms of each word")(
       "output,o", po::value<std::string>()->default_value("-"),
       "output file (default: standard output)");
   AddReaderOptions(&options);
@@ -29,6 +34,20 @@ int RunLexicon(const std::vector<std::string>& args) {
                            options, args, &vm);
       rc >= 0) {
     return rc;
+  }
+  if (vm.count("from-wordnet")) {
+    if (vm.count("files")) {
+      return UsageError(cmd, "--from-wordnet reads a WordNet directory, not corpus files");
+    }
+    absl::StatusOr<Lexicon> lexicon = WordNetLexicon(vm["from-wordnet"].as<std::string>());
+    if (!lexicon.ok()) return Fail(cmd, lexicon.status());
+    auto out = Output::Open(vm["output"].as<std::string>());
+    if (!out.ok()) return Fail(cmd, out.status());
+    (*out)->stream() << lexicon->Serialize();
+    if (absl::Status s = (*out)->Commit(); !s.ok()) return Fail(cmd, s);
+    std::cerr << "chaintag lexicon: " << lexicon->num_words() << " words, "
+              << lexicon->num_class_sets() << " class sets, from WordNet\n";
+    return kExitOk;
   }
   TagLexiconOptions lexicon_options;
   lexicon_options.min_share = vm["min-share"].as<double>();

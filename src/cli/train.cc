@@ -64,8 +64,13 @@ int RunTrain(const std::vector<std::string>& args) {
       "template", po::value<std::string>(), "feature template file (see docs/templates.md)")(
       "lexicon", po::value<std::string>(),
       "word-class lexicon (WORD<TAB>CLASS... lines) read by the lex() template function; stored "
-      "in the model")("dev", po::value<std::vector<std::string>>(),
-                      "development file(s), scored every iteration");
+      "in the model")("lexicon2", po::value<std::string>(),
+                      "a second word-class lexicon, read by the lex2() template function; stored "
+                      "in the model")(
+      "clusters", po::value<std::string>(),
+      "word clusters (a paths file, BITSTRING<TAB>WORD<TAB>COUNT lines, as chaintag clusters "
+      "writes) read by the cluster() template function; stored in the model")(
+      "dev", po::value<std::vector<std::string>>(), "development file(s), scored every iteration");
   po::options_description trainer("trainer options");
   for (const TrainOptionDef& def : TrainOptionTable()) {
     trainer.add_options()(FlagName(def.name).c_str(),
@@ -109,12 +114,22 @@ int RunTrain(const std::vector<std::string>& args) {
     return UsageError(cmd, "--early-stopping needs --dev (it stops on the dev score)");
   }
 
-  std::shared_ptr<const Lexicon> lexicon;
-  if (vm.count("lexicon")) {
-    absl::StatusOr<Lexicon> read = Lexicon::Read(vm["lexicon"].as<std::string>());
+  FeatureResources resources;
+  for (const char* option : {"lexicon", "lexicon2"}) {
+    if (!vm.count(option)) continue;
+    absl::StatusOr<Lexicon> read = Lexicon::Read(vm[option].as<std::string>());
     if (!read.ok()) return Fail(cmd, read.status());
-    lexicon = std::make_shared<const Lexicon>(*std::move(read));
+    (std::string(option) == "lexicon" ? resources.lexicon : resources.lexicon2) =
+        std::make_shared<const Lexicon>(*std::move(read));
   }
+  if (vm.count("clusters")) {
+    absl::StatusOr<WordClusters> read = WordClusters::Read(vm["clusters"].as<std::string>());
+    if (!read.ok()) return Fail(cmd, read.status());
+    resources.clusters = std::make_shared<const WordClusters>(*std::move(read));
+  }
+  const bool given_lexicon = resources.lexicon != nullptr;
+  const bool given_lexicon2 = resources.lexicon2 != nullptr;
+  const bool given_clusters = resources.clusters != nullptr;
   absl::StatusOr<FeatureSpec> spec;
   std::string spec_name;
   if (attribute_input) {
@@ -122,17 +137,25 @@ int RunTrain(const std::vector<std::string>& args) {
     spec_name = "(attribute input)";
   } else if (vm.count("preset")) {
     spec_name = vm["preset"].as<std::string>();
-    spec = FeatureSpec::Preset(spec_name, lexicon);
+    spec = FeatureSpec::Preset(spec_name, resources);
     if (!spec.ok())
       return UsageError(cmd, absl::StrCat("preset '", spec_name, "': ", spec.status().message()));
   } else {
     spec_name = vm["template"].as<std::string>();
-    spec = FeatureSpec::ReadFile(spec_name, lexicon);  // errors start with the path
+    spec = FeatureSpec::ReadFile(spec_name, resources);  // errors start with the path
     if (!spec.ok()) return Fail(cmd, spec.status());
   }
-  if (lexicon != nullptr && !spec->uses_lexicon()) {
+  if (given_lexicon && !spec->uses_lexicon()) {
     return UsageError(cmd, absl::StrCat("--lexicon is given, but no template of '", spec_name,
                                         "' calls lex() (try --preset pos-lexicon)"));
+  }
+  if (given_lexicon2 && !spec->uses_lexicon2()) {
+    return UsageError(cmd, absl::StrCat("--lexicon2 is given, but no template of '", spec_name,
+                                        "' calls lex2()"));
+  }
+  if (given_clusters && !spec->uses_clusters()) {
+    return UsageError(cmd, absl::StrCat("--clusters is given, but no template of '", spec_name,
+                                        "' calls cluster() (try --preset pos-clusters)"));
   }
 
   // Fail before hours of training, not after.

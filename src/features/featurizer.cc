@@ -162,12 +162,12 @@ void Featurizer::Prepare(const Sentence& sentence) {
       // Inner functions go through two ping-pong buffers; the last one writes into the arena.
       for (size_t f = 0; f + 1 < num_functions; ++f) {
         s.tmp_b.clear();
-        features::ApplyCellFunction(source.functions[f], value, &s.tmp_b, impl.lexicon.get());
+        features::ApplyCellFunction(source.functions[f], value, &s.tmp_b, &impl.resources);
         std::swap(s.tmp_a, s.tmp_b);
         value = s.tmp_a;
       }
       const auto begin = static_cast<uint32_t>(s.arena.size());
-      features::ApplyCellFunction(source.functions.back(), value, &s.arena, impl.lexicon.get());
+      features::ApplyCellFunction(source.functions.back(), value, &s.arena, &impl.resources);
       spans[t] = {begin, static_cast<uint32_t>(s.arena.size())};
     }
   }
@@ -412,7 +412,7 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
         std::string_view v = value;
         for (size_t f = 0; f + 1 < source.functions.size(); ++f) {
           s.tmp_b.clear();
-          features::ApplyCellFunction(source.functions[f], v, &s.tmp_b, impl.lexicon.get());
+          features::ApplyCellFunction(source.functions[f], v, &s.tmp_b, &impl.resources);
           std::swap(s.tmp_a, s.tmp_b);
           v = s.tmp_a;
         }
@@ -420,7 +420,7 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
         if (source.functions.empty()) {
           cache.arena.append(v);
         } else {
-          features::ApplyCellFunction(source.functions.back(), v, &cache.arena, impl.lexicon.get());
+          features::ApplyCellFunction(source.functions.back(), v, &cache.arena, &impl.resources);
         }
         cache.spans.emplace_back(begin, static_cast<uint32_t>(cache.arena.size()));
       }

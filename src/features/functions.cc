@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 
+#include "chaintag/clusters.h"
 #include "chaintag/features.h"
 #include "unicode/uchar.h"
 #include "unicode/unistr.h"
@@ -16,7 +17,7 @@ struct NamedFunction {
   CellFunction function;
 };
 
-constexpr std::array<NamedFunction, 16> kFunctions = {{
+constexpr std::array<NamedFunction, 18> kFunctions = {{
     {"lower", CellFunction::kLower},
     {"pre1", CellFunction::kPre1},
     {"pre2", CellFunction::kPre2},
@@ -33,6 +34,8 @@ constexpr std::array<NamedFunction, 16> kFunctions = {{
     {"hasupper", CellFunction::kHasUpper},
     {"allcaps", CellFunction::kAllCaps},
     {"lex", CellFunction::kLex},
+    {"lex2", CellFunction::kLex2},
+    {"cluster", CellFunction::kCluster},
 }};
 
 bool IsAscii(std::string_view s) {
@@ -98,7 +101,7 @@ std::string_view CellFunctionName(CellFunction f) {
 
 std::string_view CellFunctionNameList() {
   return "lower, pre1, pre2, pre3, pre4, suf1, suf2, suf3, suf4, shape, shortshape, hasdigit, "
-         "hashyphen, hasupper, allcaps, lex";
+         "hashyphen, hasupper, allcaps, lex, lex2, cluster";
 }
 
 void AppendLower(std::string_view value, std::string* out) {
@@ -173,12 +176,30 @@ void AppendShape(std::string_view value, bool collapse_runs, std::string* out) {
   });
 }
 
-void ApplyCellFunction(CellFunction f, std::string_view value, std::string* out,
-                       const Lexicon* lexicon) {
+void ApplyCellFunction(const CellCall& call, std::string_view value, std::string* out,
+                       const CellResources* resources) {
+  const CellFunction f = call.function;
   switch (f) {
     case CellFunction::kLex:
+    case CellFunction::kLex2: {
+      const Lexicon* lexicon = resources == nullptr      ? nullptr
+                               : f == CellFunction::kLex ? resources->lexicon
+                                                         : resources->lexicon2;
       out->append(lexicon == nullptr ? Lexicon::kAbsent : lexicon->Lookup(value));
       return;
+    }
+    case CellFunction::kCluster: {
+      std::string_view path = resources == nullptr || resources->clusters == nullptr
+                                  ? WordClusters::kAbsent
+                                  : resources->clusters->Lookup(value);
+      // A prefix of the bit string; the absent marker is never cut.
+      if (call.arg >= 0 && path != WordClusters::kAbsent &&
+          path.size() > static_cast<size_t>(call.arg)) {
+        path = path.substr(0, call.arg);
+      }
+      out->append(path);
+      return;
+    }
     case CellFunction::kLower:
       AppendLower(value, out);
       return;

@@ -11,7 +11,8 @@
 
 namespace chaintag {
 class Lexicon;
-}
+class WordClusters;
+}  // namespace chaintag
 
 namespace chaintag::features {
 
@@ -34,7 +35,26 @@ enum class CellFunction {
   kHasHyphen,
   kHasUpper,
   kAllCaps,
-  kLex,  // word classes from the spec's Lexicon
+  kLex,      // word classes from the spec's Lexicon
+  kLex2,     // word classes from the spec's second Lexicon
+  kCluster,  // the word's cluster bit string (a prefix of it) from the spec's WordClusters
+};
+
+// One function of a cell expression with its argument: cluster(EXPR, P) keeps P bits
+// (arg = P; -1 keeps the full path). Other functions take no argument.
+struct CellCall {
+  CellFunction function = CellFunction::kLower;
+  int arg = -1;
+  CellCall() = default;
+  CellCall(CellFunction f, int a = -1) : function(f), arg(a) {}  // NOLINT: implicit on purpose
+  bool operator==(const CellCall&) const = default;
+};
+
+// What lex(), lex2() and cluster() read (null when the spec has none).
+struct CellResources {
+  const Lexicon* lexicon = nullptr;
+  const Lexicon* lexicon2 = nullptr;
+  const WordClusters* clusters = nullptr;
 };
 
 // The function called `name` in templates, or nullopt.
@@ -45,9 +65,10 @@ std::string_view CellFunctionNameList();
 
 // Appends f(value) to *out. Boolean functions append "1" or "0". `value` is UTF-8 (readers
 // validate it); invalid bytes become U+FFFD in non-ASCII lower and are kept as-is elsewhere.
-// kLex looks `value` up in `lexicon` (Lexicon::kAbsent when it is null or lacks the word).
-void ApplyCellFunction(CellFunction f, std::string_view value, std::string* out,
-                       const Lexicon* lexicon = nullptr);
+// kLex and kLex2 look `value` up in the resources' lexicons (Lexicon::kAbsent when there is none
+// or it lacks the word); kCluster in its clusters (WordClusters::kAbsent likewise).
+void ApplyCellFunction(const CellCall& f, std::string_view value, std::string* out,
+                       const CellResources* resources = nullptr);
 
 // Exposed for tests.
 void AppendLower(std::string_view value, std::string* out);

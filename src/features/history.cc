@@ -166,11 +166,11 @@ struct HistoryFeaturizer::Impl {
     }
     for (size_t f = 0; f + 1 < source.functions.size(); ++f) {
       tmp_b.clear();
-      features::ApplyCellFunction(source.functions[f], v, &tmp_b, s->lexicon.get());
+      features::ApplyCellFunction(source.functions[f], v, &tmp_b, &s->resources);
       std::swap(tmp_a, tmp_b);
       v = tmp_a;
     }
-    features::ApplyCellFunction(source.functions.back(), v, out, s->lexicon.get());
+    features::ApplyCellFunction(source.functions.back(), v, out, &s->resources);
   }
 
   // Writes the attribute string of history template h at t into `scratch`.

@@ -136,6 +136,21 @@ constexpr char kPosLexicon[] =
     "U56:lex(lower(%x[-1,0]))/lex(lower(%x[0,0]))\n"
     "U57:lex(lower(%x[0,0]))/shortshape(%x[-1,0])\n";
 
+// Brown clusters (Brown et al. 1992) of the word and its neighbours as bit-string prefixes of
+// several lengths, after Koo et al. (2008) and Owoputi et al. (2013): a short prefix is a coarse
+// word class, the full path a fine one. Keyed by the word as written (clusters of cased text).
+constexpr char kPosClusters[] =
+    "# Word clusters (train --clusters FILE): bit-string prefixes of the word and neighbours.\n"
+    "U60:cluster(%x[0,0],4)\n"
+    "U61:cluster(%x[0,0],6)\n"
+    "U62:cluster(%x[0,0],10)\n"
+    "U63:cluster(%x[0,0],20)\n"
+    "U64:cluster(%x[0,0])\n"
+    "U65:cluster(%x[-1,0],4)\n"
+    "U66:cluster(%x[-1,0])\n"
+    "U67:cluster(%x[1,0],4)\n"
+    "U68:cluster(%x[1,0])\n";
+
 // Named entities from words (column 0) and POS (column 1), the feature set of the
 // sklearn-crfsuite CoNLL-2002 tutorial (word, case-folded word, suffixes, case and digit flags,
 // POS and its first two characters, the same for the neighbours) widened with prefixes, shapes,
@@ -242,6 +257,10 @@ std::string PresetText(std::string_view name) {
   }
   if (name == "pos") return kPos;
   if (name == "pos-lexicon") return Extend(kPos, kPosLexicon);
+  if (name == "pos-clusters") return Extend(kPos, kPosClusters);
+  if (name == "pos-lexicon-clusters") {
+    return Extend(kPos, absl::StrCat(kPosLexicon, kPosClusters));
+  }
   if (name == "ner") return kNer;
   if (name == "chunk-history") {
     return absl::StrCat(
@@ -259,19 +278,33 @@ std::string PresetText(std::string_view name) {
 }  // namespace
 
 std::vector<std::string> FeatureSpec::PresetNames() {
-  return {"chunk-conll", "chunk",         "np",         "pos", "pos-lexicon",
-          "ner",         "chunk-history", "pos-history"};
+  return {"chunk-conll",
+          "chunk",
+          "np",
+          "pos",
+          "pos-lexicon",
+          "pos-clusters",
+          "pos-lexicon-clusters",
+          "ner",
+          "chunk-history",
+          "pos-history"};
 }
 
 absl::StatusOr<FeatureSpec> FeatureSpec::Preset(std::string_view name,
                                                 std::shared_ptr<const Lexicon> lexicon) {
+  FeatureResources resources;
+  resources.lexicon = std::move(lexicon);
+  return Preset(name, std::move(resources));
+}
+
+absl::StatusOr<FeatureSpec> FeatureSpec::Preset(std::string_view name, FeatureResources resources) {
   std::string text = PresetText(name);
   if (text.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("feature preset: expected one of ",
                                                    absl::StrJoin(PresetNames(), ", "), "; found '",
                                                    features::ToAbsl(name), "'"));
   }
-  return Parse(text, std::move(lexicon));
+  return Parse(text, std::move(resources));
 }
 
 }  // namespace chaintag

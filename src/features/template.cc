@@ -137,11 +137,28 @@ class LineParser {
     *pos = end + 1;
     absl::Status s = ParseExpression(pos, source, row);
     if (!s.ok()) return s;
+    int arg = -1;
+    if (*f == CellFunction::kCluster && *pos < line_.size() && line_[*pos] == ',') {
+      // cluster(EXPR, P): the first P bits of the path.
+      size_t p = *pos + 1;
+      while (p < line_.size() && line_[p] == ' ') ++p;
+      const size_t begin = p;
+      while (p < line_.size() && IsDigit(line_[p])) ++p;
+      if (p == begin || !absl::SimpleAtoi(ToAbsl(line_.substr(begin, p - begin)), &arg) ||
+          arg < 1 || arg > WordClusters::kMaxPathBits) {
+        return Error(absl::StrCat("a prefix length from 1 to ", WordClusters::kMaxPathBits,
+                                  " in cluster(EXPR, P)"),
+                     begin);
+      }
+      *pos = p;
+    }
     if (*pos >= line_.size() || line_[*pos] != ')') {
-      return Error(absl::StrCat("')' closing ", ToAbsl(ident), "("), *pos);
+      return Error(absl::StrCat("')' closing ", ToAbsl(ident), "(",
+                                *f == CellFunction::kCluster && arg < 0 ? " (or ', P')" : ""),
+                   *pos);
     }
     ++*pos;
-    source->functions.push_back(*f);
+    source->functions.push_back(CellCall(*f, arg));
     return absl::OkStatus();
   }
 
@@ -293,10 +310,12 @@ absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
       if (p.source < 0) continue;
       max_before = std::max(max_before, -p.row);
       max_after = std::max(max_after, p.row);
-      const std::vector<CellFunction>& fns = impl.sources[p.source].functions;
-      if (impl.lex_line == 0 &&
-          std::find(fns.begin(), fns.end(), CellFunction::kLex) != fns.end()) {
-        impl.lex_line = line_number;
+      for (const CellCall& call : impl.sources[p.source].functions) {
+        int* first = call.function == CellFunction::kLex       ? &impl.lex_line
+                     : call.function == CellFunction::kLex2    ? &impl.lex2_line
+                     : call.function == CellFunction::kCluster ? &impl.cluster_line
+                                                               : nullptr;
+        if (first != nullptr && *first == 0) *first = line_number;
       }
     }
     if (num_history > kMaxHistoryRefs) {
@@ -339,14 +358,34 @@ const std::shared_ptr<const FeatureSpec::Impl>& EmptyImpl() {
 
 absl::StatusOr<FeatureSpec> FeatureSpec::Parse(std::string_view text,
                                                std::shared_ptr<const Lexicon> lexicon) {
+  FeatureResources resources;
+  resources.lexicon = std::move(lexicon);
+  return Parse(text, std::move(resources));
+}
+
+absl::StatusOr<FeatureSpec> FeatureSpec::Parse(std::string_view text, FeatureResources resources) {
   absl::StatusOr<Impl> impl = features::ParseTemplates(text);
   if (!impl.ok()) return impl.status();
-  if (impl->lex_line > 0 && lexicon == nullptr) {
+  if (impl->lex_line > 0 && resources.lexicon == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "template line ", impl->lex_line,
         ": lex() reads a word-class lexicon, but none was given (train --lexicon FILE)"));
   }
-  impl->lexicon = std::move(lexicon);
+  if (impl->lex2_line > 0 && resources.lexicon2 == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "template line ", impl->lex2_line,
+        ": lex2() reads a second word-class lexicon, but none was given (train --lexicon2 FILE)"));
+  }
+  if (impl->cluster_line > 0 && resources.clusters == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("template line ", impl->cluster_line,
+                     ": cluster() reads word clusters, but none were given (train --clusters "
+                     "FILE)"));
+  }
+  impl->lexicon = std::move(resources.lexicon);
+  impl->lexicon2 = std::move(resources.lexicon2);
+  impl->clusters = std::move(resources.clusters);
+  impl->resources = {impl->lexicon.get(), impl->lexicon2.get(), impl->clusters.get()};
   FeatureSpec spec;
   spec.impl_ = std::make_shared<const Impl>(*std::move(impl));
   return spec;
@@ -354,6 +393,13 @@ absl::StatusOr<FeatureSpec> FeatureSpec::Parse(std::string_view text,
 
 absl::StatusOr<FeatureSpec> FeatureSpec::ReadFile(const std::string& path,
                                                   std::shared_ptr<const Lexicon> lexicon) {
+  FeatureResources resources;
+  resources.lexicon = std::move(lexicon);
+  return ReadFile(path, std::move(resources));
+}
+
+absl::StatusOr<FeatureSpec> FeatureSpec::ReadFile(const std::string& path,
+                                                  FeatureResources resources) {
   struct stat st;
   if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(
@@ -396,7 +442,7 @@ absl::StatusOr<FeatureSpec> FeatureSpec::ReadFile(const std::string& path,
             : absl::StrFormat("%s: expected UTF-8 text, found invalid byte 0x%02X",
                               Location(path, line_of(bad)), static_cast<unsigned char>(text[bad])));
   }
-  absl::StatusOr<FeatureSpec> spec = Parse(text, std::move(lexicon));
+  absl::StatusOr<FeatureSpec> spec = Parse(text, std::move(resources));
   if (!spec.ok()) {
     return absl::Status(spec.status().code(), absl::StrCat(path, ": ", spec.status().message()));
   }
@@ -424,6 +470,10 @@ int FeatureSpec::num_history_templates() const {
   return static_cast<int>(impl_->history_templates.size());
 }
 const std::shared_ptr<const Lexicon>& FeatureSpec::lexicon() const { return impl_->lexicon; }
+bool FeatureSpec::uses_lexicon2() const { return impl_->lex2_line > 0; }
+bool FeatureSpec::uses_clusters() const { return impl_->cluster_line > 0; }
+const std::shared_ptr<const Lexicon>& FeatureSpec::lexicon2() const { return impl_->lexicon2; }
+const std::shared_ptr<const WordClusters>& FeatureSpec::clusters() const { return impl_->clusters; }
 
 FeatureSpec::FeatureSpec() : impl_(EmptyImpl()) {}
 FeatureSpec::~FeatureSpec() = default;

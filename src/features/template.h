@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "chaintag/clusters.h"
 #include "chaintag/features.h"
 #include "features/functions.h"
 
@@ -17,7 +18,7 @@ namespace chaintag::features {
 // each distinct source once per token per sentence.
 struct CellSource {
   int column = 0;
-  std::vector<CellFunction> functions;
+  std::vector<CellCall> functions;
   bool operator==(const CellSource&) const = default;
 };
 
@@ -79,9 +80,15 @@ struct FeatureSpec::Impl {
   // For sizing attribute buffers: literal bytes over all templates and the longest marker.
   size_t literal_bytes = 0;
   size_t longest_marker = 0;
-  // Set when a template calls lex(): the first such template line, and the lexicon it reads.
+  // Set when a template calls lex() (lex2(), cluster()): the first such template line, and what
+  // it reads; `resources` points into them for the cell functions.
   int lex_line = 0;
+  int lex2_line = 0;
+  int cluster_line = 0;
   std::shared_ptr<const Lexicon> lexicon;
+  std::shared_ptr<const Lexicon> lexicon2;
+  std::shared_ptr<const WordClusters> clusters;
+  features::CellResources resources;
 };
 
 namespace features {

@@ -84,6 +84,10 @@ const char* SectionName(uint32_t id) {
       return "family";
     case kSecondOrder:
       return "second order";
+    case kClusters:
+      return "clusters";
+    case kLexicon2:
+      return "second lexicon";
     default:
       return "unknown";
   }
@@ -854,6 +858,12 @@ std::string Model::ToBytes() const {
   if (spec_.lexicon() != nullptr) {
     sections.emplace_back(mf::kLexicon, spec_.lexicon()->Serialize());
   }
+  if (spec_.clusters() != nullptr) {
+    sections.emplace_back(mf::kClusters, spec_.clusters()->Serialize());
+  }
+  if (spec_.lexicon2() != nullptr) {
+    sections.emplace_back(mf::kLexicon2, spec_.lexicon2()->Serialize());
+  }
   // Linear chains write no family section, so their files stay as they were.
   if (family_ == ModelFamily::kLmsbn) sections.emplace_back(mf::kFamily, std::string("lmsbn"));
   {
@@ -945,21 +955,33 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   }
   const std::string_view template_text =
       bytes.substr(found[mf::kTemplates]->offset, found[mf::kTemplates]->length);
-  std::shared_ptr<const Lexicon> lexicon;
-  if (found[mf::kLexicon] != nullptr) {
+  FeatureResources resources;
+  for (const uint32_t id : {mf::kLexicon, mf::kLexicon2}) {
+    if (found[id] == nullptr) continue;
     absl::StatusOr<Lexicon> parsed =
-        Lexicon::Parse(bytes.substr(found[mf::kLexicon]->offset, found[mf::kLexicon]->length),
-                       absl::StrCat(name, " (lexicon section)"));
+        Lexicon::Parse(bytes.substr(found[id]->offset, found[id]->length),
+                       absl::StrCat(name, " (", mf::SectionName(id), " section)"));
+    if (!parsed.ok()) {
+      return absl::DataLossError(absl::StrCat(name, ": stored ", mf::SectionName(id),
+                                              " does not parse: ", parsed.status().message()));
+    }
+    (id == mf::kLexicon ? resources.lexicon : resources.lexicon2) =
+        std::make_shared<const Lexicon>(*std::move(parsed));
+  }
+  if (found[mf::kClusters] != nullptr) {
+    absl::StatusOr<WordClusters> parsed = WordClusters::Parse(
+        bytes.substr(found[mf::kClusters]->offset, found[mf::kClusters]->length),
+        absl::StrCat(name, " (clusters section)"));
     if (!parsed.ok()) {
       return absl::DataLossError(
-          absl::StrCat(name, ": stored lexicon does not parse: ", parsed.status().message()));
+          absl::StrCat(name, ": stored clusters do not parse: ", parsed.status().message()));
     }
-    lexicon = std::make_shared<const Lexicon>(*std::move(parsed));
+    resources.clusters = std::make_shared<const WordClusters>(*std::move(parsed));
   }
   // No templates: a model of attribute input (checked with the input options below).
   absl::StatusOr<FeatureSpec> spec = template_text.empty()
                                          ? FeatureSpec::AttributeInput()
-                                         : FeatureSpec::Parse(template_text, std::move(lexicon));
+                                         : FeatureSpec::Parse(template_text, std::move(resources));
   if (!spec.ok()) {
     return absl::DataLossError(
         absl::StrCat(name, ": stored templates do not parse: ", spec.status().message()));

@@ -43,6 +43,8 @@ enum SectionId : uint32_t {
   kInputOptions = 9,   // since version 2: format, label column, CoNLL-U label field, NP chunks
   kLatentStates = 10,  // optional: latent models' hidden state -> label (parameters are over them)
   kFamily = 11,        // optional: the model family's name ("lmsbn"); absent for linear chains
+  kClusters = 13,      // optional: the word clusters (paths file) of templates that call cluster()
+  kLexicon2 = 14,      // optional: the second word-class lexicon, of templates that call lex2()
   kSecondOrder = 15,   // optional: second-order chains' (N+1)*N*N trigram weights, float32
 };
 // Ids above it are skipped by this reader (sections added later).

@@ -1,6 +1,7 @@
 #include <cctype>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -234,8 +235,21 @@ TEST(FeaturizerTest, ValueCacheGivesUncachedIds) {
   absl::StatusOr<Lexicon> lexicon = Lexicon::Parse(lexicon_text, "test.lex");
   ASSERT_TRUE(lexicon.ok()) << lexicon.status();
   const auto shared_lexicon = std::make_shared<const Lexicon>(*lexicon);
+  // Clusters for pos-clusters: every other word, paths of 1 to 24 bits.
+  std::vector<WordClusters::Entry> entries;
+  std::set<std::string> listed;
+  for (size_t i = 0; i < vocabulary.size(); i += 2) {
+    if (!listed.insert(vocabulary[i]).second) continue;
+    std::string path;
+    for (size_t b = 0; b <= i % 24; ++b) path += ((i >> (b % 5)) & 1) ? '1' : '0';
+    if (!vocabulary[i].empty()) entries.push_back({path, vocabulary[i], 1});
+  }
+  absl::StatusOr<WordClusters> clusters = WordClusters::FromEntries(entries);
+  ASSERT_TRUE(clusters.ok()) << clusters.status();
+  const FeatureResources resources{shared_lexicon, nullptr,
+                                   std::make_shared<const WordClusters>(*clusters)};
   for (const std::string& preset : FeatureSpec::PresetNames()) {
-    absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(preset, shared_lexicon);
+    absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(preset, resources);
     ASSERT_TRUE(spec.ok()) << spec.status();
     Featurizer plain(*spec);
     const AttributeDictionary dict = BuildAttributeDictionary(plain, half, 1);

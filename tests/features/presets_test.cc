@@ -15,18 +15,26 @@ std::shared_ptr<const Lexicon> OneWordLexicon() {
   return std::make_shared<const Lexicon>(*lexicon);
 }
 
+FeatureResources LexiconAndClusters() {
+  absl::StatusOr<WordClusters> clusters = WordClusters::Parse("0\tthe\t2\n1\trun\t1\n", "p");
+  EXPECT_TRUE(clusters.ok()) << clusters.status();
+  return {OneWordLexicon(), nullptr, std::make_shared<const WordClusters>(*clusters)};
+}
+
 TEST(PresetTest, AllPresetsParseAndRoundTripThroughText) {
-  ASSERT_EQ(FeatureSpec::PresetNames().size(), 8u);
+  ASSERT_EQ(FeatureSpec::PresetNames().size(), 10u);
   for (const std::string& name : FeatureSpec::PresetNames()) {
-    absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(name, OneWordLexicon());
+    absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset(name, LexiconAndClusters());
     ASSERT_TRUE(spec.ok()) << name << ": " << spec.status();
     // History presets (LMSBN) replace the label bigram by history templates.
     const bool history = name.ends_with("-history");
     EXPECT_EQ(spec->has_label_bigram(), !history) << name;
     EXPECT_EQ(spec->num_history_templates() > 0, history) << name;
-    EXPECT_EQ(spec->uses_lexicon(), name == "pos-lexicon") << name;
-    // Models store the text (and the lexicon) and re-parse it at load.
-    absl::StatusOr<FeatureSpec> again = FeatureSpec::Parse(spec->text(), spec->lexicon());
+    EXPECT_EQ(spec->uses_lexicon(), name.find("lexicon") != std::string::npos) << name;
+    EXPECT_EQ(spec->uses_clusters(), name.find("clusters") != std::string::npos) << name;
+    // Models store the text (and the lexicon and clusters) and re-parse it at load.
+    absl::StatusOr<FeatureSpec> again = FeatureSpec::Parse(
+        spec->text(), FeatureResources{spec->lexicon(), spec->lexicon2(), spec->clusters()});
     ASSERT_TRUE(again.ok()) << name;
     EXPECT_EQ(again->num_templates(), spec->num_templates()) << name;
     EXPECT_EQ(again->num_history_templates(), spec->num_history_templates()) << name;
@@ -75,12 +83,19 @@ TEST(PresetTest, PosLexiconNeedsALexicon) {
   EXPECT_THAT(spec.status().message(), ::testing::HasSubstr("lex() reads a word-class lexicon"));
 }
 
+TEST(PresetTest, PosClustersNeedsClusters) {
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("pos-clusters");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(spec.status().message(),
+              ::testing::HasSubstr("cluster() reads word clusters, but none were given"));
+}
+
 TEST(PresetTest, UnknownPresetNamesTheChoices) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Preset("srl");
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.status().message(),
-            "feature preset: expected one of chunk-conll, chunk, np, pos, pos-lexicon, ner, "
-            "chunk-history, pos-history; found 'srl'");
+            "feature preset: expected one of chunk-conll, chunk, np, pos, pos-lexicon, "
+            "pos-clusters, pos-lexicon-clusters, ner, chunk-history, pos-history; found 'srl'");
 }
 
 TEST(PresetTest, HistoryPresetsKeepTheObservationTemplatesOfTheirBase) {

@@ -1,0 +1,101 @@
+// chaintag clusters, and train --clusters / --lexicon2 with cluster() and lex2() templates.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "integration/cli_test_util.h"
+
+namespace chaintag::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+TEST(ClustersCliTest, ClustersRawTextDeterministicallyAndFeedsTraining) {
+  TempDir dir;
+  const std::string text = (dir.path() / "text.txt").string();
+  {
+    std::ofstream out(text);
+    for (int i = 0; i < 3; ++i) {
+      for (const char* det : {"The", "A"}) {
+        for (const char* noun : {"dog", "cat", "wolf"}) {
+          for (const char* verb : {"barks.", "sleeps.", "runs."}) {
+            out << det << " " << noun << " " << verb << "\n";
+          }
+        }
+      }
+    }
+  }
+  const std::string paths = (dir.path() / "paths.txt").string();
+  RunResult r =
+      RunChaintag("clusters --clusters 4 --min-count 2 -o '" + paths + "' '" + text + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("chaintag clusters: 9 words in 4 clusters"));
+  const std::string first = ReadAll(paths);
+  // Liang's format: BITSTRING<TAB>WORD<TAB>COUNT; the tokeniser split off the periods.
+  EXPECT_THAT(first, HasSubstr("\t.\t54\n"));
+  EXPECT_THAT(first, HasSubstr("\tdog\t18\n"));
+  r = RunChaintag("clusters --clusters 4 --min-count 2 --threads 2 '" + text + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, first);
+
+  const std::string model = (dir.path() / "c.model").string();
+  const std::string lex2 = (dir.path() / "b.lex").string();
+  const std::string tmpl = (dir.path() / "t.txt").string();
+  std::ofstream(lex2) << "dog\tn\nbarks\tv\n";
+  std::ofstream(tmpl) << "U00:%x[0,0]\nU01:cluster(%x[0,0],2)\nU02:cluster(%x[0,0])\n"
+                         "U03:lex2(lower(%x[0,0]))\nB\n";
+  r = RunChaintag("train --format tagged --template '" + tmpl + "' --clusters '" + paths +
+                  "' --lexicon2 '" + lex2 + "' --max-iterations 30 -o '" + model +
+                  "' tests/fixtures/cli/pos.tagged");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The clusters and the second lexicon travel in the model.
+  std::filesystem::remove(paths);
+  std::filesystem::remove(lex2);
+  r = RunChaintag("info '" + model + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("clusters       9 words, 4 clusters"));
+  EXPECT_THAT(r.out, HasSubstr("lexicon 2      2 words, 2 class sets"));
+  r = RunChaintag("tag -m '" + model + "' --format tagged tests/fixtures/cli/pos.tagged");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("The DT DT\ndog NN NN\n"));
+}
+
+TEST(ClustersCliTest, ErrorsAreClearAndLeaveNoOutput) {
+  TempDir dir;
+  const std::string out = (dir.path() / "out").string();
+  std::filesystem::create_directory(out);
+  const std::string paths = out + "/paths.txt";
+  RunResult r =
+      RunChaintag("clusters --clusters 0 -o '" + paths + "' tests/fixtures/cli/pos.tagged");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--clusters: expected 1 to 2048, found 0"));
+  r = RunChaintag("clusters --min-count 1000 -o '" + paths + "' tests/fixtures/cli/pos.tagged");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("expected text with at least one word seen 1000 times"));
+  r = RunChaintag("clusters -o '" + paths + "' '" + out + "/missing.txt'");
+  EXPECT_EQ(r.exit_code, 1);
+  ExpectEmptyDirectory(out);
+  // A bad paths file is named by file and line; clusters no template reads are a usage error.
+  const std::string bad = (dir.path() / "bad.paths").string();
+  std::ofstream(bad) << "01\tdog\t3\n0x1\tcat\t2\n";
+  r = RunChaintag("train --format tagged --preset pos-clusters --clusters '" + bad + "' -o '" +
+                  out + "/m.model' tests/fixtures/cli/pos.tagged");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(bad + ":2: expected a bit string of 0s and 1s"));
+  std::ofstream(bad) << "01\tdog\t3\n";
+  r = RunChaintag("train --format tagged --preset pos --clusters '" + bad + "' -o '" + out +
+                  "/m.model' tests/fixtures/cli/pos.tagged");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--clusters is given, but no template of 'pos' calls cluster()"));
+  r = RunChaintag("train --format tagged --preset pos-clusters -o '" + out +
+                  "/m.model' tests/fixtures/cli/pos.tagged");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("cluster() reads word clusters, but none were given"));
+  ExpectEmptyDirectory(out);
+}
+
+}  // namespace
+}  // namespace chaintag::testing
