@@ -51,6 +51,11 @@ struct Sentence {
   std::vector<int32_t> attribute_offsets;
   std::vector<std::string> attribute_names;
   std::vector<float> attribute_values;
+  // The sentence opens a document: it follows a CoNLL `-DOCSTART-` line or carries a CoNLL-U
+  // `# newdoc` comment (the second piece of a split sentence never does). Collective tagging
+  // (`tag --collective`) joins the sentences of one document; the first sentence of every input
+  // file also starts one.
+  bool new_document = false;
 
   int size() const { return columns.empty() ? 0 : static_cast<int>(columns[0].size()); }
   int num_columns() const { return static_cast<int>(columns.size()); }

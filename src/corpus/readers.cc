@@ -156,6 +156,7 @@ class ConllReader : public LineSentenceReader {
       }
       SplitColumns(line, &fields_);
       if (fields_[0] == "-DOCSTART-") {
+        pending_document_ = true;
         if (num_fields >= 0) return true;  // a document boundary also ends a sentence
         continue;
       }
@@ -169,6 +170,8 @@ class ConllReader : public LineSentenceReader {
       if (num_fields < 0) {
         num_fields = n;
         first_line = lines_.line_number();
+        s->new_document = pending_document_;
+        pending_document_ = false;
         absl::StatusOr<int> index = LabelIndex(n);
         if (!index.ok()) return index.status();
         label_index = *index;
@@ -217,6 +220,7 @@ class ConllReader : public LineSentenceReader {
   int reserve_ = 32;
   std::string carry_;
   bool has_carry_ = false;
+  bool pending_document_ = false;  // a -DOCSTART- line was read; the next sentence opens a document
 };
 
 class ConlluReader : public LineSentenceReader {
@@ -266,6 +270,11 @@ class ConlluReader : public LineSentenceReader {
       }
       started = true;
       if (line[0] == '#') {
+        // "# newdoc" or "# newdoc id = ..." (CoNLL-U v2) opens a document.
+        if (absl::StartsWith(ToAbsl(line), "# newdoc") &&
+            (line.size() == 8 || line[8] == ' ' || line[8] == '\t')) {
+          s->new_document = true;
+        }
         s->comments.emplace_back(line);
         continue;
       }

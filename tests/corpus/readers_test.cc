@@ -67,6 +67,35 @@ TEST(ConllReaderTest, DocstartEndsASentence) {
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_EQ(got->size(), 2u);
   EXPECT_EQ((*got)[1].word(0), "b");
+  EXPECT_FALSE((*got)[0].new_document);
+  EXPECT_TRUE((*got)[1].new_document);
+}
+
+TEST(ConllReaderTest, DocstartMarksTheNextSentenceOnly) {
+  ReaderOptions options = Options(CorpusFormat::kConll);
+  options.max_sentence_tokens = 2;
+  options.split_long_sentences = true;
+  auto got =
+      ReadAll("-DOCSTART- -X- O\n\na X\nb X\nc X\n\nd X\n\n-DOCSTART- -X- O\n\ne X\n", options);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->size(), 4u);
+  std::vector<bool> starts;
+  for (const Sentence& s : *got) starts.push_back(s.new_document);
+  // "a b" opens the first document, its split-off piece "c" and "d" do not, "e" opens the next.
+  EXPECT_EQ(starts, (std::vector<bool>{true, false, false, true}));
+}
+
+TEST(ConlluReaderTest, NewdocCommentOpensADocument) {
+  const std::string word = "1\ta\t_\t_\t_\t_\t_\t_\t_\t_\n";
+  auto got = ReadAll("# newdoc id = d1\n# sent_id = 1\n" + word + "\n# sent_id = 2\n" + word +
+                         "\n# newdoc\n" + word + "\n# newdocument = x\n" + word + "\n",
+                     Options(CorpusFormat::kConllu));
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->size(), 4u);
+  EXPECT_TRUE((*got)[0].new_document);
+  EXPECT_FALSE((*got)[1].new_document);
+  EXPECT_TRUE((*got)[2].new_document);
+  EXPECT_FALSE((*got)[3].new_document);
 }
 
 TEST(ConlluReaderTest, KeepsCommentsMultiwordAndEmptyNodes) {
