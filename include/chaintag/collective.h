@@ -13,11 +13,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "chaintag/lattice.h"
 
 namespace chaintag {
 
@@ -175,6 +177,70 @@ class CliqueReader {
   int64_t line_number_ = 0;
   std::string line_;
 };
+
+// ---------------------------------------------------------------------------------------------
+// Document-level collective labelling (Gupta, Diwan and Sarawagi, Section 2.1): the sentences of
+// a document are chains (Lattices), and the positions that share a word are joined by a clique
+// whose potential depends only on the label counts. The joint objective of a labeling is
+//   J(y) = sum over chains of Lattice::Score(y_chain) + sum over cliques of C(n(y_clique)).
+
+// A clique over positions of a document: (chain, position) pairs and its potential (over the
+// chains' labels, for at least nodes.size() nodes).
+struct DocumentClique {
+  std::vector<std::pair<int, int>> nodes;
+  CliquePotential potential;
+};
+
+struct CollectiveDecodeOptions {
+  static constexpr int kMaxIterations = 1000;
+  // Rounds of message passing at most (1..kMaxIterations); decoding also stops when a round
+  // changes no label.
+  int max_iterations = 10;
+  // How clique max-marginals are computed (kAlphaPass: Section 3.1 / 3.3.1; kExact: brute force,
+  // for tests on tiny cliques; kMajorityExact for MAJORITY potentials).
+  CliqueAlgorithm algorithm = CliqueAlgorithm::kAlphaPass;
+};
+
+struct CollectiveDecodeResult {
+  std::vector<std::vector<int>> labels;        // per chain: the best labeling found (by J)
+  std::vector<std::vector<int>> plain_labels;  // per chain: its own Viterbi labeling
+  double objective = 0.0;                      // J(labels)
+  double plain_objective = 0.0;                // J(plain_labels)
+  int iterations = 0;                          // message-passing rounds run
+  bool converged = false;                      // stopped because a round changed no label
+};
+
+// J(labels) as above; `labels` has one labeling per chain.
+double JointObjective(absl::Span<const Lattice> chains, absl::Span<const DocumentClique> cliques,
+                      const std::vector<std::vector<int>>& labels);
+
+// Max-product message passing on the cluster graph of chains and cliques. A chain sends each of
+// its clique positions the max-marginal of a max-sum forward-backward over its lattice with the
+// incoming clique messages added to the unaries (minus that clique's own message); a clique sends
+// each node its max-marginal under the chosen algorithm with the chain messages as node
+// potentials (minus the node's own). After every round each chain is decoded by Viterbi with the
+// clique messages added; the result is the best labeling seen by J, starting from the chains'
+// own Viterbi labelings, so it is never worse than them. Exact when the cluster graph is a tree
+// and the clique max-marginals are exact. Fails with NotFound ("infeasible") when a chain has no
+// labeling of finite score, InvalidArgument on inconsistent input, ResourceExhausted when a
+// clique's max-marginals exceed kMaxCliqueWork.
+absl::StatusOr<CollectiveDecodeResult> CollectiveDecode(absl::Span<const Lattice> chains,
+                                                        absl::Span<const DocumentClique> cliques,
+                                                        const CollectiveDecodeOptions& options);
+
+// What tagging joins and how (tag --collective).
+enum class CollectivePotentialKind {
+  kPotts,     // lambda / n * sum_y n_y^2 (the paper's CoNLL setting, lambda = c / n)
+  kMajority,  // lambda * sum_y W[a][y] n_y, a = majority label, W estimated from training data
+};
+// "potts", "majority".
+absl::StatusOr<CollectivePotentialKind> ParseCollectivePotentialKind(std::string_view name);
+std::string_view CollectivePotentialKindName(CollectivePotentialKind kind);
+// How occurrences are matched: the word form as written, or its lower-case form.
+enum class CollectiveKey { kForm, kLower };
+// "form", "lower".
+absl::StatusOr<CollectiveKey> ParseCollectiveKey(std::string_view name);
+std::string_view CollectiveKeyName(CollectiveKey key);
 
 }  // namespace chaintag
 
