@@ -22,6 +22,7 @@
 #include "chaintag/aux_dp.h"
 #include "chaintag/branch_and_bound.h"
 #include "chaintag/chunks.h"
+#include "chaintag/collective.h"
 #include "chaintag/corpus.h"
 #include "chaintag/latent.h"
 #include "chaintag/model.h"
@@ -51,6 +52,31 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseExclusionLine(std::st
 enum class LatentDecoder { kLdi, kBhp, kMarginal };
 // "ldi", "bhp", "marginal".
 absl::StatusOr<LatentDecoder> ParseLatentDecoder(std::string_view name);
+
+// Collective tagging of documents (tag --collective; collective.h): the sentences of a document
+// are decoded jointly, every word key repeated in the document (after the filters) joining its
+// occurrences in a clique with a Potts or MAJORITY potential.
+struct CollectiveOptions {
+  static constexpr int kMaxDocumentSentencesCap = 100000;
+  static constexpr int64_t kMaxDocumentTokensCap = 1000000;
+  CollectivePotentialKind potential = CollectivePotentialKind::kPotts;
+  CollectiveKey key = CollectiveKey::kForm;
+  bool capitalised_only = false;  // only tokens whose first character is upper or title case
+  bool unseen_only = false;       // only words the model did not see in training
+  int iterations = 10;            // message-passing rounds at most (stops earlier when stable)
+  // Potts: lambda = c / n for a clique of n nodes (the paper's CoNLL setting); MAJORITY: the
+  // potential is c * sum_y W[a][y] n_y.
+  double c = 1.0;
+  // MAJORITY: W[a][y] row-major over the last model's labels (EstimateMajorityWeights).
+  std::vector<double> majority_weights;
+  // Larger cliques are split into consecutive pieces of at most this many nodes (clique
+  // max-marginals cost about n^2 m^3 steps).
+  int max_clique_nodes = 200;
+  // A document is held whole while it is tagged; one with more sentences or tokens is tagged
+  // sentence by sentence instead, with a warning on each of its sentences.
+  int max_document_sentences = 5000;
+  int64_t max_document_tokens = 200000;
+};
 
 // What a user asks of the last model of a pipeline.
 struct DecodeRequest {
@@ -88,6 +114,10 @@ struct DecodeRequest {
   static constexpr int64_t kMaxBbNodes = int64_t{1} << 40;
   int64_t bb_max_nodes = BranchAndBoundOptions::kDefaultMaxNodes;
   double bb_bound = std::numeric_limits<double>::infinity();
+  // Collective tagging of documents (BatchTagger groups sentences by Sentence::new_document).
+  // Not combined with counts, score ranges, k-best, diverse k-best, exclusions or forced labels,
+  // and only on linear-chain models.
+  std::optional<CollectiveOptions> collective;
   // Anything beyond plain Viterbi.
   bool Constrained() const {
     return !counts.empty() || score_range || kbest > 0 || diverse > 0 || exclusions ||
@@ -117,6 +147,20 @@ enum class SentenceStatus {
 // "ok", "infeasible", "too_large".
 const char* SentenceStatusName(SentenceStatus status);
 
+// Collective tagging: what happened to one document (shared by its sentences' TagResults).
+struct DocumentReport {
+  int64_t index = 0;  // 0-based, in input order
+  int sentences = 0;
+  int64_t tokens = 0;
+  std::vector<int> clique_sizes;  // one entry per clique
+  int iterations = 0;             // message-passing rounds
+  bool converged = false;         // stopped because a round changed no label
+  double plain_objective = 0.0;  // joint objective (chains + cliques) of the sentence-wise labeling
+  double objective = 0.0;        // joint objective of the labeling returned
+  int64_t changed_tokens = 0;    // tokens whose label differs from the sentence-wise labeling
+  std::string warning;           // why the document was tagged sentence by sentence, if it was
+};
+
 // What the pipeline produced for one sentence.
 struct TagResult {
   Sentence sentence;
@@ -141,6 +185,10 @@ struct TagResult {
   // labeling; k-best: no labeling left out beats the last), and the hidden paths LDI enumerated.
   std::optional<bool> exact;
   int64_t hidden_paths = 0;
+  // Collective tagging: the sentence's document (set on every sentence of it) and whether this is
+  // its first sentence.
+  std::shared_ptr<const DocumentReport> document;
+  bool document_first = false;
 };
 
 // Runs the models over a sentence. One per thread; the models are shared read-only.
@@ -150,8 +198,16 @@ class Pipeline {
   Pipeline(const std::vector<const Model*>& models, const DecodeRequest& request,
            std::string exclude_file = "");
   void Run(TagResult* r);
+  // Collective tagging (request.collective): tags the sentences of one document jointly and
+  // fills `report` (index and warning are the caller's). A data error goes to the first
+  // sentence's TagResult::error.
+  void RunDocument(absl::Span<TagResult> document, DocumentReport* report);
 
  private:
+  // Runs every model but the last; the last one tags (RunLast) or, when `last_lattice` is given,
+  // only builds its lattice there.
+  void RunModels(TagResult* r, Lattice* last_lattice);
+  absl::Status RunDocumentJointly(absl::Span<TagResult> document, DocumentReport* report);
   absl::Status RunLast(const Sentence& input, TagResult* r);
   // RunLast for a latent model, on the lattice with forced labels applied.
   absl::Status RunLatent(TagResult* r);
@@ -175,6 +231,7 @@ class Pipeline {
   ViterbiScratch viterbi_;
   ForwardBackwardScratch forward_backward_;
   LatentScratch latent_;
+  std::vector<Lattice> document_lattices_;
 };
 
 // Ordered multi-threaded tagging of a sentence stream: sentences are queued in batches, tagged by
@@ -194,15 +251,84 @@ class BatchTagger {
   int64_t sentences() const { return sentences_; }
   int64_t tokens() const { return tokens_; }
   int64_t too_large() const { return too_large_; }
+  // Collective tagging: documents tagged, and those tagged sentence by sentence (too large).
+  int64_t documents() const { return documents_; }
+  int64_t fallback_documents() const { return fallback_documents_; }
 
  private:
+  // Closes the open document (collective tagging) into a unit of the batch.
+  void CloseDocument();
+  // Tags every unit of the batch and passes the results on.
+  absl::Status TagBatch();
+  struct Unit {
+    size_t begin = 0, end = 0;
+    std::shared_ptr<DocumentReport> document;  // collective unit, else one sentence
+  };
   std::vector<std::unique_ptr<Pipeline>> pipelines_;
   Sink sink_;
   size_t batch_size_;
+  std::optional<CollectiveOptions> collective_;
   std::vector<TagResult> batch_;
+  std::vector<Unit> units_;
+  bool open_ = false;      // batch_[open_begin_..] is an open document
+  bool overflow_ = false;  // the current document is tagged sentence by sentence
+  size_t open_begin_ = 0;
+  int64_t open_tokens_ = 0;
+  int64_t documents_ = 0;
+  int64_t fallback_documents_ = 0;
   int64_t sentences_ = 0;
   int64_t tokens_ = 0;
   int64_t too_large_ = 0;
+};
+
+// Collective tagging helpers.
+// Checks a collective request against the last model (linear chain, MAJORITY weights of the
+// right size, a template that tells seen words when unseen_only is set).
+absl::Status CheckCollectiveRequest(const Model& model, const DecodeRequest& request);
+// Whether `word` was seen in training: the model's current-word attribute ("NAME:" + word of a
+// template "NAME:%x[0,0]", or its lower-case form for "NAME:lower(%x[0,0])") is in its attribute
+// dictionary. NotFound when the model has neither template.
+class SeenWordTest {
+ public:
+  static absl::StatusOr<SeenWordTest> ForModel(const Model& model);
+  bool Seen(std::string_view word) const;
+
+ private:
+  const Model* model_ = nullptr;
+  std::string prefix_;
+  bool lower_ = false;
+};
+// The clique key of a word under `key` ("form": as written; "lower": ICU root lower case).
+std::string CollectiveWordKey(std::string_view word, CollectiveKey key);
+// Whether the first character of `word` is an upper- or title-case letter.
+bool IsCapitalised(std::string_view word);
+
+// MAJORITY weights from labelled documents (Sentence::new_document separates them): every word
+// key repeated in a document (same key and capitalisation filter as tagging) is a clique; with
+// a its gold majority label, each occurrence labelled y counts (a, y). Then
+//   W[a][y] = P(y | a) / max_y' P(y' | a) - 1   (add-one smoothed counts), in (-1, 0],
+// so every row's commonest label costs nothing and a clique's potential sum_y W[a][y] n_y
+// charges each occurrence by how much rarer its label is, next to a majority a, than the
+// commonest one (at most 1 per occurrence, times c); no majority label is favoured by itself.
+// (Log-ratios were tried first: their near-infinite penalties under an 'O' majority wiped out
+// entity labels on held-out data.) Streams: only the
+// current document is held (at most max_document_tokens tokens; a longer one is cut there).
+class MajorityWeightEstimator {
+ public:
+  MajorityWeightEstimator(const Model& model, const CollectiveOptions& options);
+  // Errors name the file and line: sentences without labels, labels the model does not know.
+  absl::Status Add(const Sentence& sentence);
+  int64_t cliques() const { return cliques_; }
+  // W (m x m, row-major). FailedPrecondition when no clique was seen.
+  absl::StatusOr<std::vector<double>> Finish();
+
+ private:
+  void EndDocument();
+  const Model* model_;
+  CollectiveOptions options_;
+  std::vector<std::pair<std::string, int>> document_;  // (key, gold label id) of the open document
+  std::vector<double> counts_;                         // m x m
+  int64_t cliques_ = 0;
 };
 
 // The shipped default pipeline: "en-pos.model" then "en-chunk.model".

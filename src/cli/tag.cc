@@ -9,6 +9,7 @@
 // count.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -155,6 +156,45 @@ class Progress {
   std::chrono::steady_clock::time_point last_;
 };
 
+// Totals over the documents of a collective run, for one line on stderr.
+class CollectiveSummary {
+ public:
+  void Add(const DocumentReport& d) {
+    if (!d.warning.empty()) {
+      if (d.index != last_fallback_) ++fallback_;
+      last_fallback_ = d.index;
+      return;
+    }
+    ++documents_;
+    sizes_.insert(sizes_.end(), d.clique_sizes.begin(), d.clique_sizes.end());
+    iterations_ += d.iterations;
+    max_iterations_ = std::max(max_iterations_, d.iterations);
+    converged_ += d.converged;
+    changed_ += d.changed_tokens;
+    plain_ += d.plain_objective;
+    objective_ += d.objective;
+  }
+  std::string Line() {
+    std::sort(sizes_.begin(), sizes_.end());
+    const int median = sizes_.empty() ? 0 : sizes_[(sizes_.size() - 1) / 2];
+    const int largest = sizes_.empty() ? 0 : sizes_.back();
+    return absl::StrCat(
+        documents_, " documents jointly (", fallback_, " sentence by sentence), ", sizes_.size(),
+        " cliques (median size ", median, ", largest ", largest, "), iterations mean ",
+        documents_ ? static_cast<double>(iterations_) / documents_ : 0.0, " max ", max_iterations_,
+        ", converged ", converged_, "/", documents_, ", tokens changed ", changed_,
+        ", joint objective ", plain_, " -> ", objective_);
+  }
+
+ private:
+  int64_t documents_ = 0, fallback_ = 0, last_fallback_ = -1;
+  std::vector<int> sizes_;
+  int64_t iterations_ = 0;
+  int max_iterations_ = 0;
+  int64_t converged_ = 0, changed_ = 0;
+  double plain_ = 0, objective_ = 0;
+};
+
 }  // namespace
 
 int RunTag(const std::vector<std::string>& args) {
@@ -211,6 +251,34 @@ int RunTag(const std::vector<std::string>& args) {
       "bb-bound", po::value<double>(),
       "lmsbn models: initial cost bound S; only labelings costing less are found (default: the "
       "greedy labeling's cost)");
+  po::options_description collective(
+      "collective tagging (documents: -DOCSTART- lines in CoNLL, "
+      "'# newdoc' in CoNLL-U, one raw-text file = one document)");
+  collective.add_options()(
+      "collective", po::value<std::string>(),
+      "decode each document jointly, joining repeated words by cliques: potts (lambda = c/n) or "
+      "majority (W estimated from --collective-train)")(
+      "collective-key", po::value<std::string>()->default_value("form"),
+      "words that share a clique: form (as written) or lower (lower case)")(
+      "collective-capitalised", po::bool_switch(),
+      "only tokens whose first character is a capital letter join cliques")(
+      "collective-unseen", po::bool_switch(),
+      "only words the model did not see in training join cliques")(
+      "collective-iterations", po::value<int>()->default_value(CollectiveOptions().iterations),
+      "message-passing rounds at most (stops earlier when no label changes)")(
+      "collective-lambda", po::value<double>()->default_value(CollectiveOptions().c),
+      "clique strength c: Potts lambda = c/n for a clique of n words; majority: c * W")(
+      "collective-train", po::value<std::string>(),
+      "majority: labelled corpus (same --format, documents as above) to estimate W from")(
+      "collective-max-clique",
+      po::value<int>()->default_value(CollectiveOptions().max_clique_nodes),
+      "cliques larger than this are split into consecutive pieces")(
+      "collective-max-sentences",
+      po::value<int>()->default_value(CollectiveOptions().max_document_sentences),
+      "a document with more sentences is tagged sentence by sentence (with a warning)")(
+      "collective-max-tokens",
+      po::value<int64_t>()->default_value(CollectiveOptions().max_document_tokens),
+      "a document with more tokens is tagged sentence by sentence (with a warning)");
   po::options_description text("raw text options");
   text.add_options()("on-invalid", po::value<std::string>()->default_value("error"),
                      "invalid UTF-8 in raw text: error or replace (U+FFFD)")(
@@ -218,7 +286,7 @@ int RunTag(const std::vector<std::string>& args) {
       "longer sentences (raw text or corpus input) are split, with a warning")(
       "no-ptb-brackets", po::bool_switch(),
       "raw text: keep brackets as they are instead of -LRB- -RRB- ...");
-  options.add(decoding).add(text);
+  options.add(decoding).add(collective).add(text);
   AddReaderOptions(&options, /*with_label_column=*/false, /*with_sentence_limit=*/false);
   po::variables_map vm;
   if (int rc = ParseOrExit(cmd, "[-m MODEL ...] [options] FILE...|-", options, args, &vm); rc >= 0)
@@ -327,6 +395,49 @@ int RunTag(const std::vector<std::string>& args) {
                       "--forced-column and --exclude; --score-range, --diverse and --marginals "
                       "need a linear-chain model");
   }
+  if (vm.count("collective")) {
+    CollectiveOptions c;
+    auto kind = ParseCollectivePotentialKind(vm["collective"].as<std::string>());
+    if (!kind.ok()) return UsageError(cmd, "--collective: " + std::string(kind.status().message()));
+    c.potential = *kind;
+    auto key = ParseCollectiveKey(vm["collective-key"].as<std::string>());
+    if (!key.ok())
+      return UsageError(cmd, "--collective-key: " + std::string(key.status().message()));
+    c.key = *key;
+    c.capitalised_only = vm["collective-capitalised"].as<bool>();
+    c.unseen_only = vm["collective-unseen"].as<bool>();
+    c.iterations = vm["collective-iterations"].as<int>();
+    c.c = vm["collective-lambda"].as<double>();
+    c.max_clique_nodes = vm["collective-max-clique"].as<int>();
+    c.max_document_sentences = vm["collective-max-sentences"].as<int>();
+    c.max_document_tokens = vm["collective-max-tokens"].as<int64_t>();
+    if (c.potential == CollectivePotentialKind::kMajority) {
+      if (!vm.count("collective-train")) {
+        return UsageError(cmd, "--collective majority needs --collective-train FILE");
+      }
+      if (raw_text) {
+        return UsageError(cmd, "--collective-train is read with --format (a labelled corpus)");
+      }
+      ReaderOptions train_options = *reader_options;
+      last_model.input_options().ApplyTo(&train_options);
+      train_options.split_long_sentences = false;
+      MajorityWeightEstimator estimator(last_model, c);
+      if (absl::Status s =
+              ForEachSentence({vm["collective-train"].as<std::string>()}, train_options,
+                              [&](Sentence&& sentence) { return estimator.Add(sentence); });
+          !s.ok()) {
+        return Fail(cmd, s);
+      }
+      auto w = estimator.Finish();
+      if (!w.ok()) return Fail(cmd, w.status());
+      c.majority_weights = *std::move(w);
+    } else if (vm.count("collective-train")) {
+      return UsageError(cmd, "--collective-train is for --collective majority");
+    }
+    request.collective = std::move(c);
+    if (absl::Status s = CheckCollectiveRequest(last_model, request); !s.ok())
+      return UsageError(cmd, std::string(s.message()));
+  }
   if (absl::Status s = request.Validate(); !s.ok())
     return UsageError(cmd, std::string(s.message()));
   ExcludeReader exclude;
@@ -370,9 +481,13 @@ int RunTag(const std::vector<std::string>& args) {
   TagWriter writer(model_ptrs, *output_format, raw_text, request.Constrained(), *reader_options,
                    request.marginals_min);
   std::unique_ptr<Output> out;
+  CollectiveSummary summary;
   BatchTagger tagger(
       model_ptrs, request, *threads,
-      [&](const TagResult& r) { return writer.Write(r, out->stream()); },
+      [&](const TagResult& r) {
+        if (r.document != nullptr && r.document_first) summary.Add(*r.document);
+        return writer.Write(r, out->stream());
+      },
       vm.count("exclude") ? vm["exclude"].as<std::string>() : "");
   Progress progress(total_bytes);
   int64_t bytes_done = 0;
@@ -423,6 +538,8 @@ int RunTag(const std::vector<std::string>& args) {
           std::cerr << "chaintag tag: warning: " << w << "\n";
         if (!s.ok()) return Fail(cmd, s);
         for (Sentence& sentence : segmented) {
+          // One raw-text file is one document.
+          if (file_sentences == 0) sentence.new_document = true;
           ++file_sentences;
           if (absl::Status st = add(std::move(sentence)); !st.ok()) return Fail(cmd, st);
         }
@@ -434,6 +551,7 @@ int RunTag(const std::vector<std::string>& args) {
       absl::Status read = ForEachSentence(
           {file}, *reader_options,
           [&](Sentence&& sentence) {
+            if (file_sentences == 0) sentence.new_document = true;  // a file starts a document
             ++file_sentences;
             absl::Status st = add(std::move(sentence));
             progress.Update(0, tagger.sentences(), tagger.tokens());
@@ -460,6 +578,14 @@ int RunTag(const std::vector<std::string>& args) {
     }
   }
   progress.Update(bytes_done, tagger.sentences(), tagger.tokens(), /*final=*/true);
+  if (request.collective.has_value()) {
+    std::cerr << "chaintag tag: collective: " << summary.Line() << "\n";
+    if (tagger.fallback_documents() > 0) {
+      std::cerr << "chaintag tag: warning: " << tagger.fallback_documents()
+                << " document(s) exceeded --collective-max-sentences or --collective-max-tokens "
+                   "and were tagged sentence by sentence\n";
+    }
+  }
   if (tagger.too_large() > 0) {
     std::cerr << "chaintag tag: warning: " << tagger.too_large()
               << " sentence(s) exceeded a decoding limit: status too_large, with the reason in the "

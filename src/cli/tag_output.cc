@@ -1,5 +1,6 @@
 #include "cli/tag_output.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -286,6 +287,28 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
     // Latent models: certified most probable (k-best: no labeling left out beats the last one).
     out << ", \"exact\": " << (*r.exact ? "true" : "false")
         << ", \"hidden_paths\": " << r.hidden_paths;
+  }
+  // Collective tagging: the document, on its first sentence (on every sentence of a document
+  // tagged sentence by sentence, with the reason).
+  if (r.document != nullptr && r.document_first) {
+    const DocumentReport& d = *r.document;
+    out << ", \"document\": {\"index\": " << d.index;
+    if (!d.warning.empty()) {
+      out << ", \"warning\": " << JsonString(d.warning);
+    } else {
+      std::vector<int> sizes = d.clique_sizes;
+      std::sort(sizes.begin(), sizes.end());
+      out << ", \"sentences\": " << d.sentences << ", \"tokens\": " << d.tokens
+          << ", \"cliques\": " << sizes.size()
+          << ", \"median_clique\": " << (sizes.empty() ? 0 : sizes[(sizes.size() - 1) / 2])
+          << ", \"largest_clique\": " << (sizes.empty() ? 0 : sizes.back())
+          << ", \"iterations\": " << d.iterations
+          << ", \"converged\": " << (d.converged ? "true" : "false")
+          << ", \"plain_objective\": " << JsonNumber(d.plain_objective)
+          << ", \"objective\": " << JsonNumber(d.objective)
+          << ", \"changed_tokens\": " << d.changed_tokens;
+    }
+    out << '}';
   }
   if (!r.marginals.empty()) {
     const std::vector<std::string>& names = *r.label_names;

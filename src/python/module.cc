@@ -335,10 +335,60 @@ struct RequestArgs {
   bool per_sentence = false;             // exclude= or forced= given
 };
 
-const char* const kTagKeywords[] = {
-    "kbest",       "diverse",          "min_distance",     "diversity",      "counts",
-    "score_range", "score_resolution", "score_max_states", "exclude",        "forced",
-    "marginals",   "probability",      "max_memory_mb",    "latent_decoder", "ldi_max_paths"};
+// collective="potts"|"majority" and its options (as tag --collective-*); collective_train= is a
+// labelled corpus file (read as the model was trained) for the MAJORITY weights.
+template <typename Get, typename GetInt>
+void ParseCollective(const Model& last, Get&& get, GetInt&& get_int, DecodeRequest* q) {
+  CollectiveOptions c;
+  c.potential = Check(ParseCollectivePotentialKind(py::str(get("collective")).cast<std::string>()));
+  if (py::object k = get("collective_key"); !k.is_none())
+    c.key = Check(ParseCollectiveKey(py::str(k).cast<std::string>()));
+  if (py::object v = get("collective_capitalised"); !v.is_none())
+    c.capitalised_only = v.cast<bool>();
+  if (py::object v = get("collective_unseen"); !v.is_none()) c.unseen_only = v.cast<bool>();
+  c.iterations = get_int("collective_iterations", c.iterations);
+  if (py::object v = get("collective_lambda"); !v.is_none()) c.c = v.cast<double>();
+  py::object train = get("collective_train");
+  if (c.potential == CollectivePotentialKind::kMajority) {
+    if (train.is_none()) throw py::value_error("collective='majority' needs collective_train=PATH");
+    ReaderOptions options;
+    last.input_options().ApplyTo(&options);
+    MajorityWeightEstimator estimator(last, c);
+    auto reader = Check(OpenSentenceReader(py::str(train).cast<std::string>(), options));
+    while (true) {
+      std::optional<Sentence> next = Check(reader->Next());
+      if (!next.has_value()) break;
+      Check(estimator.Add(*next));
+    }
+    c.majority_weights = Check(estimator.Finish());
+  } else if (!train.is_none()) {
+    throw py::value_error("collective_train= is for collective='majority'");
+  }
+  q->collective = std::move(c);
+}
+
+const char* const kTagKeywords[] = {"kbest",
+                                    "diverse",
+                                    "min_distance",
+                                    "diversity",
+                                    "counts",
+                                    "score_range",
+                                    "score_resolution",
+                                    "score_max_states",
+                                    "exclude",
+                                    "forced",
+                                    "marginals",
+                                    "probability",
+                                    "max_memory_mb",
+                                    "latent_decoder",
+                                    "ldi_max_paths",
+                                    "collective",
+                                    "collective_key",
+                                    "collective_capitalised",
+                                    "collective_unseen",
+                                    "collective_iterations",
+                                    "collective_lambda",
+                                    "collective_train"};
 
 RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
   RequestArgs a;
@@ -458,7 +508,9 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
   }
   if (py::object m = get("marginals"); !m.is_none()) q.marginals = m.cast<bool>();
   if (py::object p = get("probability"); !p.is_none()) q.probability = p.cast<bool>();
+  if (py::object c = get("collective"); !c.is_none()) ParseCollective(last, get, get_int, &q);
   Check(q.Validate());
+  Check(CheckCollectiveRequest(last, q));
   return a;
 }
 
@@ -665,6 +717,8 @@ class TagStream {
     RequestArgs a = ParseRequest(pipeline_->last(), kwargs);
     if (a.per_sentence)
       throw py::value_error("exclude= and forced= are per sentence: give them to tag()");
+    if (a.request.collective.has_value())
+      throw py::value_error("collective= tags a document: give its text to tag_text()");
     request_ = a.request;
     if (threads < 1) throw py::value_error("threads: expected >= 1");
     if (batch_size < 1) throw py::value_error("batch_size: expected >= 1");
@@ -1119,6 +1173,11 @@ Keyword arguments (all optional; they apply to the last model of a pipeline):
                        sentence's status is "too_large"
   latent_decoder="ldi" latent-dynamic models: "ldi" (exact when certified), "bhp" or "marginal"
   ldi_max_paths=1000   latent-dynamic models: hidden paths LDI may enumerate
+  collective="potts"   tag_text() and tag(): the input is one document, decoded jointly with
+                       cliques over repeated words ("potts" or "majority"); options as the CLI's
+                       --collective-*: collective_key="form"|"lower", collective_capitalised=,
+                       collective_unseen=, collective_iterations=10, collective_lambda=1.0,
+                       collective_train=PATH (majority: labelled corpus for the weights W)
 
 Returns a Sentence; its .status is "ok", "infeasible" (no labeling satisfies the request; the
 last .labels entry is then None) or "too_large". Errors raise ValueError.)";

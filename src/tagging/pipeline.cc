@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/tagging.h"
 #include "worker_threads.h"
@@ -21,7 +22,9 @@ Pipeline::Pipeline(const std::vector<const Model*>& models, const DecodeRequest&
   decoder_.set_max_bytes(request_.max_memory_bytes);
 }
 
-void Pipeline::Run(TagResult* r) {
+void Pipeline::Run(TagResult* r) { RunModels(r, nullptr); }
+
+void Pipeline::RunModels(TagResult* r, Lattice* last_lattice) {
   for (size_t k = 0; k < taggers_.size(); ++k) {
     const Sentence* input = &r->sentence;
     if (k > 0) {
@@ -41,7 +44,12 @@ void Pipeline::Run(TagResult* r) {
     }
     absl::Status status;
     if (k + 1 == taggers_.size()) {
-      status = RunLast(*input, r);
+      if (last_lattice != nullptr) {
+        r->label_names = &models_.back()->labels();
+        status = taggers_.back().BuildLattice(*input, last_lattice);
+      } else {
+        status = RunLast(*input, r);
+      }
     } else if (auto labeling = taggers_[k].Tag(*input); labeling.ok()) {
       r->layers.push_back(std::move(labeling->labels));
       std::vector<std::string_view>& names = r->layer_names.emplace_back();
@@ -380,29 +388,227 @@ absl::Status Pipeline::RunLeftToRight(const Sentence& input, TagResult* r,
   return absl::OkStatus();
 }
 
+void Pipeline::RunDocument(absl::Span<TagResult> document, DocumentReport* report) {
+  if (document.empty()) return;
+  if (absl::Status s = RunDocumentJointly(document, report); !s.ok()) {
+    if (document[0].error.ok()) document[0].error = s;
+  }
+}
+
+absl::Status Pipeline::RunDocumentJointly(absl::Span<TagResult> document, DocumentReport* report) {
+  const CollectiveOptions& options = *request_.collective;
+  const Model& model = *models_.back();
+  const int m = model.num_labels();
+  if (absl::Status s = CheckCollectiveRequest(model, request_); !s.ok()) return s;
+  document_lattices_.resize(document.size());
+  report->sentences = static_cast<int>(document.size());
+  report->tokens = 0;
+  for (size_t i = 0; i < document.size(); ++i) {
+    RunModels(&document[i], &document_lattices_[i]);
+    if (!document[i].error.ok()) return absl::OkStatus();  // reported by the sentence
+    report->tokens += document[i].sentence.size();
+  }
+  // Cliques: the occurrences of every key (after the filters), in document order, split into
+  // pieces of at most max_clique_nodes.
+  std::optional<SeenWordTest> seen;
+  if (options.unseen_only) {
+    auto test = SeenWordTest::ForModel(model);
+    if (!test.ok()) return test.status();
+    seen = *std::move(test);
+  }
+  absl::flat_hash_map<std::string, std::vector<std::pair<int, int>>> groups;
+  std::vector<std::string> order;  // keys in order of first occurrence (deterministic cliques)
+  for (size_t i = 0; i < document.size(); ++i) {
+    const Sentence& s = document[i].sentence;
+    for (int t = 0; t < s.size(); ++t) {
+      const std::string& word = s.word(t);
+      if (options.capitalised_only && !IsCapitalised(word)) continue;
+      if (seen.has_value() && seen->Seen(word)) continue;
+      auto [it, inserted] = groups.try_emplace(CollectiveWordKey(word, options.key));
+      if (inserted) order.push_back(it->first);
+      it->second.emplace_back(static_cast<int>(i), t);
+    }
+  }
+  std::vector<DocumentClique> cliques;
+  std::vector<std::vector<double>> w;
+  if (options.potential == CollectivePotentialKind::kMajority) {
+    w.assign(m, std::vector<double>(m));
+    for (int a = 0; a < m; ++a) {
+      for (int y = 0; y < m; ++y) {
+        w[a][y] = options.c * options.majority_weights[static_cast<size_t>(a) * m + y];
+      }
+    }
+  }
+  for (const std::string& key : order) {
+    const std::vector<std::pair<int, int>>& nodes = groups[key];
+    for (size_t begin = 0; begin < nodes.size(); begin += options.max_clique_nodes) {
+      const size_t end = std::min(nodes.size(), begin + options.max_clique_nodes);
+      const int n = static_cast<int>(end - begin);
+      if (n < 2) continue;
+      absl::StatusOr<CliquePotential> potential =
+          options.potential == CollectivePotentialKind::kPotts
+              ? CliquePotential::Potts(options.c / n, m, n)
+              : CliquePotential::Majority(w);
+      if (!potential.ok()) return potential.status();
+      cliques.push_back(DocumentClique{
+          std::vector<std::pair<int, int>>(nodes.begin() + begin, nodes.begin() + end),
+          *std::move(potential)});
+      report->clique_sizes.push_back(n);
+    }
+  }
+  CollectiveDecodeOptions decode;
+  decode.max_iterations = options.iterations;
+  absl::StatusOr<CollectiveDecodeResult> result =
+      CollectiveDecode(document_lattices_, cliques, decode);
+  std::vector<std::vector<int>> labels;
+  if (result.ok()) {
+    report->iterations = result->iterations;
+    report->converged = result->converged;
+    report->plain_objective = result->plain_objective;
+    report->objective = result->objective;
+    for (size_t i = 0; i < document.size(); ++i) {
+      for (size_t t = 0; t < result->labels[i].size(); ++t) {
+        report->changed_tokens += result->labels[i][t] != result->plain_labels[i][t];
+      }
+    }
+    labels = std::move(result->labels);
+  } else if (IsInfeasible(result.status())) {
+    for (TagResult& r : document) r.status = SentenceStatus::kInfeasible;
+    return absl::OkStatus();
+  } else if (result.status().code() == absl::StatusCode::kResourceExhausted) {
+    // A clique too costly for its max-marginals: the sentences are tagged one by one.
+    report->warning = absl::StrCat("tagged sentence by sentence: ", result.status().message());
+    report->clique_sizes.clear();
+    for (size_t i = 0; i < document.size(); ++i) {
+      auto best = ViterbiDecode(document_lattices_[i], &viterbi_);
+      if (!best.ok()) return best.status();
+      labels.push_back(std::move(best->labels));
+    }
+  } else {
+    return result.status();
+  }
+  for (size_t i = 0; i < document.size(); ++i) {
+    TagResult& r = document[i];
+    const Lattice& lattice = document_lattices_[i];
+    double log_z = 0.0;
+    if (request_.marginals) {
+      auto marginals = ForwardBackward(lattice, &forward_backward_);
+      if (!marginals.ok()) return marginals.status();
+      log_z = marginals->log_z;
+      r.marginals = std::move(marginals->unary);
+    } else if (request_.probability) {
+      auto z = LogPartition(lattice, &forward_backward_);
+      if (!z.ok()) return z.status();
+      log_z = *z;
+    }
+    Solution solution;
+    solution.labels = std::move(labels[i]);
+    solution.score = lattice.Score(solution.labels);
+    solution.probability = request_.probability ? std::exp(solution.score - log_z) : 0.0;
+    for (int y : solution.labels) solution.names.push_back(model.labels()[y]);
+    r.solutions.push_back(std::move(solution));
+  }
+  return absl::OkStatus();
+}
+
 BatchTagger::BatchTagger(const std::vector<const Model*>& models, const DecodeRequest& request,
                          int threads, Sink sink, std::string exclude_file, size_t batch_size)
-    : sink_(std::move(sink)), batch_size_(std::max<size_t>(batch_size, 1)) {
+    : sink_(std::move(sink)),
+      batch_size_(std::max<size_t>(batch_size, 1)),
+      collective_(request.collective) {
   for (int i = 0; i < std::max(threads, 1); ++i) {
     pipelines_.push_back(std::make_unique<Pipeline>(models, request, exclude_file));
   }
 }
 
 absl::Status BatchTagger::Add(TagResult result) {
+  if (!collective_.has_value()) {
+    batch_.push_back(std::move(result));
+    units_.push_back(Unit{batch_.size() - 1, batch_.size(), nullptr});
+    if (batch_.size() >= batch_size_) return TagBatch();
+    return absl::OkStatus();
+  }
+  // Collective tagging: a document is queued whole, and the batch is tagged between documents.
+  if (result.sentence.new_document || !open_) {
+    CloseDocument();
+    if (batch_.size() >= batch_size_) {
+      if (absl::Status s = TagBatch(); !s.ok()) return s;
+    }
+    open_ = true;
+    overflow_ = false;
+    open_begin_ = batch_.size();
+    open_tokens_ = 0;
+    ++documents_;
+  }
+  open_tokens_ += result.sentence.size();
   batch_.push_back(std::move(result));
-  if (batch_.size() >= batch_size_) return Flush();
+  const int64_t sentences = static_cast<int64_t>(batch_.size() - open_begin_);
+  if (!overflow_ && (sentences > collective_->max_document_sentences ||
+                     open_tokens_ > collective_->max_document_tokens)) {
+    // Too large to hold: this document is tagged sentence by sentence, with a warning.
+    overflow_ = true;
+    ++fallback_documents_;
+  }
+  if (overflow_) {
+    auto report = std::make_shared<DocumentReport>();
+    report->index = documents_ - 1;
+    report->warning =
+        absl::StrCat("document larger than --collective-max-sentences ",
+                     collective_->max_document_sentences, " or --collective-max-tokens ",
+                     collective_->max_document_tokens, ": tagged sentence by sentence");
+    for (size_t i = open_begin_; i < batch_.size(); ++i) {
+      units_.push_back(Unit{i, i + 1, report});
+    }
+    open_begin_ = batch_.size();
+    if (batch_.size() >= batch_size_) return TagBatch();
+  }
   return absl::OkStatus();
 }
 
+void BatchTagger::CloseDocument() {
+  if (!open_) return;
+  if (open_begin_ < batch_.size()) {
+    auto report = std::make_shared<DocumentReport>();
+    report->index = documents_ - 1;
+    units_.push_back(Unit{open_begin_, batch_.size(), std::move(report)});
+  }
+  open_begin_ = batch_.size();
+}
+
 absl::Status BatchTagger::Flush() {
+  CloseDocument();
+  open_ = false;
+  return TagBatch();
+}
+
+absl::Status BatchTagger::TagBatch() {
   if (batch_.empty()) return absl::OkStatus();
-  // Workers take sentences by index and results stay in place, so order is the input's.
+  // Workers take units (a sentence or a document) by index and results stay in place, so order
+  // is the input's.
   std::atomic<size_t> next{0};
-  const size_t count = batch_.size();
+  const size_t count = units_.size();
   const int workers = static_cast<int>(std::min(pipelines_.size(), count));
   RunOnThreads(workers, [&](int worker) {
-    for (size_t i = next++; i < count; i = next++) pipelines_[worker]->Run(&batch_[i]);
+    for (size_t i = next++; i < count; i = next++) {
+      const Unit& unit = units_[i];
+      Pipeline& pipeline = *pipelines_[worker];
+      if (unit.document == nullptr) {
+        pipeline.Run(&batch_[unit.begin]);
+      } else if (!unit.document->warning.empty()) {
+        pipeline.Run(&batch_[unit.begin]);  // a document too large: sentence by sentence
+      } else {
+        pipeline.RunDocument(absl::MakeSpan(batch_).subspan(unit.begin, unit.end - unit.begin),
+                             unit.document.get());
+      }
+      for (size_t k = unit.begin; k < unit.end; ++k) {
+        batch_[k].document = unit.document;
+        batch_[k].document_first = false;
+      }
+    }
   });
+  for (const Unit& unit : units_) {
+    if (unit.document != nullptr) batch_[unit.begin].document_first = true;
+  }
   for (const TagResult& r : batch_) {
     if (!r.error.ok()) return r.error;
     if (r.status == SentenceStatus::kTooLarge) ++too_large_;
@@ -411,6 +617,8 @@ absl::Status BatchTagger::Flush() {
     tokens_ += r.sentence.size();
   }
   batch_.clear();
+  units_.clear();
+  open_begin_ = 0;
   return absl::OkStatus();
 }
 

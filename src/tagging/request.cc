@@ -225,6 +225,40 @@ absl::Status DecodeRequest::Validate() const {
   if (max_memory_bytes < (int64_t{1} << 20)) {
     return absl::InvalidArgumentError("the decoding memory limit must be at least 1 MB");
   }
+  if (collective.has_value()) {
+    const CollectiveOptions& c = *collective;
+    if (Constrained()) {
+      return absl::InvalidArgumentError(
+          "--collective does not combine with --count, --score-range, --kbest, --diverse, "
+          "--exclude or --forced-column");
+    }
+    if (c.iterations < 1 || c.iterations > CollectiveDecodeOptions::kMaxIterations) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--collective-iterations must be between 1 and ",
+                       CollectiveDecodeOptions::kMaxIterations));
+    }
+    if (!(c.c >= 0) || !std::isfinite(c.c) || c.c > 1e6) {
+      return absl::InvalidArgumentError("--collective-lambda must be a number from 0 to 1e6");
+    }
+    if (c.max_clique_nodes < 2 || c.max_clique_nodes > kMaxCliqueNodes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--collective-max-clique must be between 2 and ", kMaxCliqueNodes));
+    }
+    if (c.max_document_sentences < 1 ||
+        c.max_document_sentences > CollectiveOptions::kMaxDocumentSentencesCap ||
+        c.max_document_tokens < 1 ||
+        c.max_document_tokens > CollectiveOptions::kMaxDocumentTokensCap) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--collective-max-sentences must be between 1 and ",
+          CollectiveOptions::kMaxDocumentSentencesCap,
+          " and --collective-max-tokens between 1 and ", CollectiveOptions::kMaxDocumentTokensCap));
+    }
+    for (double w : c.majority_weights) {
+      if (!std::isfinite(w)) {
+        return absl::InvalidArgumentError("collective MAJORITY weights must be finite");
+      }
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -190,6 +190,30 @@ class TagTest(unittest.TestCase):
             list(self.m.tag_many([SENT], forced={1: "B-NP"}))
 
 
+class CollectiveTest(unittest.TestCase):
+    def test_text_is_one_document(self):
+        pos = chaintag.Model.load(POS_MODEL)
+        text = "Brown saw Brown. The brown dog met Brown."
+        plain = pos.tag_text(text)
+        joint = pos.tag_text(text, collective="potts", collective_lambda=50,
+                             collective_capitalised=True)
+        self.assertEqual([s.tokens for s in joint], [s.tokens for s in plain])
+        # A strong clique over the capitalised "Brown"s gives them one tag.
+        tags = {s.labels[0][i] for s in joint for i, w in enumerate(s.tokens) if w == "Brown"}
+        self.assertEqual(len(tags), 1)
+
+    def test_errors(self):
+        pos = chaintag.Model.load(POS_MODEL)
+        with self.assertRaises(ValueError):
+            pos.tag_text("A b.", collective="dense")
+        with self.assertRaises(ValueError):
+            pos.tag_text("A b.", collective="majority")
+        with self.assertRaises(ValueError):
+            pos.tag_text("A b.", collective="potts", collective_iterations=0)
+        with self.assertRaises(ValueError):
+            list(pos.tag_many([SENT], collective="potts"))
+
+
 class LatentTest(unittest.TestCase):
     """The shipped en-np is a latent-dynamic CRF: LDI, bhp and marginal decoding from Python."""
 
