@@ -222,8 +222,8 @@ double JointObjective(absl::Span<const Lattice> chains, absl::Span<const Documen
 // clique messages added; the result is the best labeling seen by J, starting from the chains'
 // own Viterbi labelings, so it is never worse than them. Exact when the cluster graph is a tree
 // and the clique max-marginals are exact. Fails with NotFound ("infeasible") when a chain has no
-// labeling of finite score, InvalidArgument on inconsistent input, ResourceExhausted when a
-// clique's max-marginals exceed kMaxCliqueWork.
+// labeling of finite score, InvalidArgument on inconsistent input (second-order chains included),
+// ResourceExhausted when a clique's max-marginals exceed kMaxCliqueWork.
 absl::StatusOr<CollectiveDecodeResult> CollectiveDecode(absl::Span<const Lattice> chains,
                                                         absl::Span<const DocumentClique> cliques,
                                                         const CollectiveDecodeOptions& options);

@@ -114,6 +114,10 @@ absl::StatusOr<CollectiveDecodeResult> CollectiveDecode(absl::Span<const Lattice
   // (chain, position) -> (clique, node) memberships, checked.
   std::vector<std::vector<std::vector<std::pair<int, int>>>> member(num_chains);
   for (int s = 0; s < num_chains; ++s) {
+    if (chains[s].order() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("collective decoding: chain ", s, " is second order; expected first order"));
+    }
     if (chains[s].num_labels() != n) {
       return absl::InvalidArgumentError(absl::StrCat("collective decoding: chain ", s, " has ",
                                                      chains[s].num_labels(),

@@ -244,6 +244,9 @@ TEST(CollectiveDecodeTest, RefusesInconsistentInput) {
   std::vector<DocumentClique> labels = {
       DocumentClique{{{0, 0}, {1, 0}}, *CliquePotential::Potts(0.5, 2, 2)}};
   EXPECT_THAT(CollectiveDecode(chains, labels, options).status().message(), HasSubstr("labels"));
+  std::vector<Lattice> second = chains;
+  second[0].EnableSecondOrder();
+  EXPECT_THAT(CollectiveDecode(second, {}, options).status().message(), HasSubstr("second order"));
   // A chain without a feasible labeling.
   chains[1].start(0) = chains[1].start(1) = chains[1].start(2) = kNegInf;
   auto infeasible = CollectiveDecode(chains, {}, options);
