@@ -163,6 +163,8 @@ class FeatureSpec {
   int num_templates() const;
   // Number of label-history templates (those with %y[-k] or %h[...]; LMSBN models only).
   int num_history_templates() const;
+  // The lines of the label-history templates, as written (`chaintag info` lists them).
+  std::vector<std::string> HistoryTemplateLines() const;
 
   FeatureSpec();
   ~FeatureSpec();

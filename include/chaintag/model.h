@@ -82,6 +82,8 @@ enum class ModelFileCompression { kNone, kGzip };
 // left-to-right large-margin model (LMSBN: every position scored from the input and the whole
 // label history, decoded by branch-and-bound; branch_and_bound.h).
 enum class ModelFamily { kLinearChain, kLmsbn };
+// "linear-chain" or "lmsbn" (the name `chaintag info` shows and the model file stores).
+std::string_view ModelFamilyName(ModelFamily family);
 
 class ModelBuilder;
 class LmsbnScorer;

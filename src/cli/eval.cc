@@ -85,6 +85,11 @@ int RunEval(const std::vector<std::string>& args) {
                         "--bound-term is not supported on a latent-dynamic model (its lattice is "
                         "over hidden states)");
     }
+    if (bound_term && model->family() == ModelFamily::kLmsbn) {
+      return UsageError(cmd,
+                        "--bound-term is not supported on an lmsbn model (it has no linear-chain "
+                        "lattice)");
+    }
     tagger.emplace(*model);
   } else {
     if (reader_options->format != CorpusFormat::kConll) {

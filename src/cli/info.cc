@@ -45,7 +45,15 @@ int RunInfo(const std::vector<std::string>& args) {
     for (int i = 0; i < model->num_labels(); ++i) {
       std::cout << (i ? ", " : "") << JsonString(model->labels()[i]);
     }
-    std::cout << "]";
+    std::cout << "], \"family\": " << JsonString(std::string(ModelFamilyName(model->family())));
+    if (model->family() == ModelFamily::kLmsbn) {
+      std::cout << ", \"history_templates\": [";
+      const std::vector<std::string> history = model->spec().HistoryTemplateLines();
+      for (size_t i = 0; i < history.size(); ++i) {
+        std::cout << (i ? ", " : "") << JsonString(history[i]);
+      }
+      std::cout << "]";
+    }
     if (model->latent()) {
       // Hidden states per label, in label order (label y owns a contiguous block of them).
       std::cout << ", \"hidden_states\": {";
@@ -90,6 +98,14 @@ int RunInfo(const std::vector<std::string>& args) {
               << (gzip ? " (gzip-compressed)" : "") << "\n"
               << "labels         " << model->num_labels() << ":";
     for (const std::string& label : model->labels()) std::cout << " " << label;
+    std::cout << "\n"
+              << "family         " << ModelFamilyName(model->family());
+    if (model->family() == ModelFamily::kLmsbn) {
+      std::cout << " (left-to-right large-margin model over the whole label history, decoded by "
+                   "branch-and-bound)\n"
+                << "history        " << model->spec().num_history_templates() << " templates:";
+      for (const std::string& line : model->spec().HistoryTemplateLines()) std::cout << " " << line;
+    }
     std::cout << "\n";
     if (model->latent()) {
       std::cout << "hidden states  " << model->num_states() << " (latent-dynamic model):";

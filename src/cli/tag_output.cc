@@ -72,8 +72,13 @@ void TagWriter::WriteHeader(const TagResult& r, size_t rank, std::ostream& out) 
   }
   const Solution& s = r.solutions[rank];
   char buf[96];
-  std::snprintf(buf, sizeof buf, "# solution %zu score %.6f probability %.6g\n", rank + 1, s.score,
-                s.probability);
+  if (r.nodes >= 0) {  // LMSBN: the search's cost (sum of hinge losses), no probability
+    std::snprintf(buf, sizeof buf, "# solution %zu score %.6f cost %.6g\n", rank + 1, s.score,
+                  s.cost);
+  } else {
+    std::snprintf(buf, sizeof buf, "# solution %zu score %.6f probability %.6g\n", rank + 1,
+                  s.score, s.probability);
+  }
   out << buf;
 }
 
@@ -264,9 +269,13 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
   if (!r.solutions.empty()) {
     out << ", \"labels\": ";
     list(SolutionLabels(r, 0));
-    out << ", \"score\": " << JsonNumber(r.solutions[0].score)
-        << ", \"probability\": " << JsonNumber(r.solutions[0].probability);
-    if (r.nodes >= 0) out << ", \"cost\": " << JsonNumber(r.solutions[0].cost);
+    out << ", \"score\": " << JsonNumber(r.solutions[0].score);
+    // LMSBN models have no probabilities; their solutions carry the search's cost instead.
+    if (r.nodes >= 0) {
+      out << ", \"cost\": " << JsonNumber(r.solutions[0].cost);
+    } else {
+      out << ", \"probability\": " << JsonNumber(r.solutions[0].probability);
+    }
   }
   // LMSBN models: whether the branch-and-bound search proved optimality, and its work.
   if (r.nodes >= 0) {
@@ -276,9 +285,12 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
   for (size_t rank = 0; rank < r.solutions.size(); ++rank) {
     out << (rank ? ", " : "") << "{\"labels\": ";
     list(SolutionLabels(r, rank));
-    out << ", \"score\": " << JsonNumber(r.solutions[rank].score)
-        << ", \"probability\": " << JsonNumber(r.solutions[rank].probability);
-    if (r.nodes >= 0) out << ", \"cost\": " << JsonNumber(r.solutions[rank].cost);
+    out << ", \"score\": " << JsonNumber(r.solutions[rank].score);
+    if (r.nodes >= 0) {
+      out << ", \"cost\": " << JsonNumber(r.solutions[rank].cost);
+    } else {
+      out << ", \"probability\": " << JsonNumber(r.solutions[rank].probability);
+    }
     out << '}';
   }
   out << ']';

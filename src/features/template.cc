@@ -469,6 +469,16 @@ bool FeatureSpec::uses_lexicon() const { return impl_->lex_line > 0; }
 int FeatureSpec::num_history_templates() const {
   return static_cast<int>(impl_->history_templates.size());
 }
+std::vector<std::string> FeatureSpec::HistoryTemplateLines() const {
+  std::vector<std::string> lines;
+  const std::vector<absl::string_view> text = absl::StrSplit(ToAbsl(impl_->text), '\n');
+  for (const features::UnigramTemplate& t : impl_->history_templates) {
+    if (t.line >= 1 && t.line <= static_cast<int>(text.size())) {
+      lines.emplace_back(absl::StripAsciiWhitespace(text[t.line - 1]));
+    }
+  }
+  return lines;
+}
 const std::shared_ptr<const Lexicon>& FeatureSpec::lexicon() const { return impl_->lexicon; }
 bool FeatureSpec::uses_lexicon2() const { return impl_->lex2_line > 0; }
 bool FeatureSpec::uses_clusters() const { return impl_->cluster_line > 0; }

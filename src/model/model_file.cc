@@ -575,6 +575,10 @@ absl::Status Validate(const Model& model, const std::string& name) {
 
 }  // namespace
 
+std::string_view ModelFamilyName(ModelFamily family) {
+  return family == ModelFamily::kLmsbn ? "lmsbn" : "linear-chain";
+}
+
 namespace model_file {
 
 absl::Status CheckParameters(const ModelParameters& p, int num_labels, int num_attributes,
@@ -865,7 +869,9 @@ std::string Model::ToBytes() const {
     sections.emplace_back(mf::kLexicon2, spec_.lexicon2()->Serialize());
   }
   // Linear chains write no family section, so their files stay as they were.
-  if (family_ == ModelFamily::kLmsbn) sections.emplace_back(mf::kFamily, std::string("lmsbn"));
+  if (family_ == ModelFamily::kLmsbn) {
+    sections.emplace_back(mf::kFamily, std::string(ModelFamilyName(family_)));
+  }
   {
     ByteWriter w;
     w.String(std::string(CorpusFormatName(input_options_.format)));

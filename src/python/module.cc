@@ -273,7 +273,7 @@ struct Tagged {
   struct Sol {
     int rank;
     std::vector<int> labels;
-    double score, probability;
+    double score, probability, cost;
   };
   std::vector<Sol> solutions;
   SentenceStatus status = SentenceStatus::kOk;
@@ -282,6 +282,8 @@ struct Tagged {
   std::vector<double> marginals;
   std::optional<bool> exact;  // latent models: whether the answer is certified
   int64_t hidden_paths = 0;   // latent models: hidden paths the search enumerated
+  int64_t nodes = -1;         // LMSBN models: nodes the branch-and-bound search expanded
+  bool optimal = true;        // LMSBN models: the search finished
 };
 
 Tagged TaggedOf(const TagResult& r) {
@@ -289,13 +291,15 @@ Tagged TaggedOf(const TagResult& r) {
   t.layers = r.layers;
   t.solutions.reserve(r.solutions.size());
   for (const Solution& s : r.solutions)
-    t.solutions.push_back({s.rank, s.labels, s.score, s.probability});
+    t.solutions.push_back({s.rank, s.labels, s.score, s.probability, s.cost});
   t.status = r.status;
   t.status_reason = r.status_reason;
   t.score_resolution = r.score_resolution;
   t.marginals = r.marginals;
   t.exact = r.exact;
   t.hidden_paths = r.hidden_paths;
+  t.nodes = r.nodes;
+  t.optimal = r.optimal;
   return t;
 }
 
@@ -305,6 +309,7 @@ struct PySolution {
   py::list labels;
   double score = 0.0;
   py::object probability;
+  py::object cost = py::none();  // LMSBN models: sum of the per-token hinge losses
 };
 
 // One tagged sentence as Python sees it.
@@ -322,6 +327,8 @@ struct PySentence {
   py::object score_resolution = py::none();
   py::object exact = py::none();         // latent models: True when certified
   py::object hidden_paths = py::none();  // latent models: hidden paths enumerated
+  py::object optimal = py::none();       // LMSBN models: the search finished
+  py::object nodes = py::none();         // LMSBN models: nodes expanded
 };
 
 // ------------------------------------------------------------------------------------------
@@ -388,12 +395,15 @@ const char* const kTagKeywords[] = {"kbest",
                                     "collective_unseen",
                                     "collective_iterations",
                                     "collective_lambda",
-                                    "collective_train"};
+                                    "collective_train",
+                                    "bb_max_nodes",
+                                    "bb_bound"};
 
 RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
   RequestArgs a;
   DecodeRequest& q = a.request;
-  q.probability = true;
+  // LMSBN models have no probabilities.
+  q.probability = last.family() != ModelFamily::kLmsbn;
   q.marginals_min = 0.0;
   for (auto item : kwargs) {
     const std::string key = py::str(item.first).cast<std::string>();
@@ -509,6 +519,12 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
   if (py::object m = get("marginals"); !m.is_none()) q.marginals = m.cast<bool>();
   if (py::object p = get("probability"); !p.is_none()) q.probability = p.cast<bool>();
   if (py::object c = get("collective"); !c.is_none()) ParseCollective(last, get, get_int, &q);
+  if (py::object v = get("bb_max_nodes"); !v.is_none()) {
+    if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
+      throw py::type_error("bb_max_nodes: expected an int");
+    q.bb_max_nodes = v.cast<int64_t>();
+  }
+  if (py::object v = get("bb_bound"); !v.is_none()) q.bb_bound = v.cast<double>();
   Check(q.Validate());
   Check(CheckCollectiveRequest(last, q));
   return a;
@@ -578,6 +594,7 @@ class PyPipeline {
       p.labels = Names(last_index, sol.labels);
       p.score = sol.score;
       p.probability = probability ? py::object(py::float_(sol.probability)) : py::none();
+      if (t.nodes >= 0) p.cost = py::float_(sol.cost);
       s.solutions.append(py::cast(std::move(p)));
     }
     if (t.solutions.empty()) {
@@ -592,6 +609,10 @@ class PyPipeline {
     if (t.exact.has_value()) {
       s.exact = py::bool_(*t.exact);
       s.hidden_paths = py::int_(t.hidden_paths);
+    }
+    if (t.nodes >= 0) {
+      s.optimal = py::bool_(t.optimal);
+      s.nodes = py::int_(t.nodes);
     }
     if (!t.marginals.empty()) {
       const py::ssize_t n = last().num_labels();
@@ -826,6 +847,9 @@ py::dict ModelInfo(const Model& model) {
   info["num_attributes"] = model.attributes().size();
   info["num_state_features"] = model.num_state_features();
   info["format"] = std::string(chaintag::CorpusFormatName(model.input_options().format));
+  info["family"] = std::string(ModelFamilyName(model.family()));
+  if (model.family() == ModelFamily::kLmsbn)
+    info["history_templates"] = model.spec().HistoryTemplateLines();
   py::dict metadata;
   for (const auto& [k, v] : model.metadata()) metadata[py::str(k)] = v;
   info["metadata"] = metadata;
@@ -1168,7 +1192,7 @@ Keyword arguments (all optional; they apply to the last model of a pipeline):
   forced={3: "B-NP"}   labels fixed at positions; or a list with a label or None per token
   marginals=True       Sentence.marginals: numpy array M x N of P(y_t = y), columns in
                        Sentence.label_names order (needs numpy)
-  probability=True     compute P(y|x) of each solution (default True)
+  probability=True     compute P(y|x) of each solution (default True; lmsbn models have none)
   max_memory_mb=512    memory one sentence's constrained decoding may use; beyond it the
                        sentence's status is "too_large"
   latent_decoder="ldi" latent-dynamic models: "ldi" (exact when certified), "bhp" or "marginal"
@@ -1178,6 +1202,8 @@ Keyword arguments (all optional; they apply to the last model of a pipeline):
                        --collective-*: collective_key="form"|"lower", collective_capitalised=,
                        collective_unseen=, collective_iterations=10, collective_lambda=1.0,
                        collective_train=PATH (majority: labelled corpus for the weights W)
+  bb_max_nodes=100000  lmsbn models: nodes the branch-and-bound search may expand (1: greedy)
+  bb_bound=S           lmsbn models: only labelings costing less than S
 
 Returns a Sentence; its .status is "ok", "infeasible" (no labeling satisfies the request; the
 last .labels entry is then None) or "too_large". Errors raise ValueError.)";
@@ -1196,6 +1222,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("labels", &PySolution::labels, "label per token")
       .def_readonly("score", &PySolution::score, "model score F(y)")
       .def_readonly("probability", &PySolution::probability, "P(y|x), or None if not computed")
+      .def_readonly("cost", &PySolution::cost,
+                    "lmsbn models: sum of the per-token hinge losses (lower is better), else None")
       .def("__repr__", [](const PySolution& s) {
         return absl::StrCat("Solution(rank=", s.rank, ", score=", NumberText(s.score),
                             ", labels=", py::repr(s.labels).cast<std::string>(), ")");
@@ -1232,6 +1260,11 @@ label_names  the last model's labels)")
                     "latent models: True when the answer is certified most probable, else None")
       .def_readonly("hidden_paths", &PySentence::hidden_paths,
                     "latent models: hidden paths the search enumerated, else None")
+      .def_readonly("optimal", &PySentence::optimal,
+                    "lmsbn models: True when the branch-and-bound search finished (the solutions "
+                    "are the lowest-cost ones), else None")
+      .def_readonly("nodes", &PySentence::nodes,
+                    "lmsbn models: nodes the branch-and-bound search expanded, else None")
       .def("__len__", [](const PySentence& s) { return py::len(s.tokens); })
       .def("__repr__", &SentenceRepr);
 
@@ -1295,7 +1328,8 @@ with the same methods as a Pipeline (tag, tag_text, tag_many).)")
       .def_property_readonly("path", [](const PyModel& m) { return m.path; })
       .def(
           "info", [](const PyModel& m) { return ModelInfo(*m.model); },
-          "A dict: labels, sizes, input format and the training metadata.")
+          "A dict: labels, sizes, input format, family (\"linear-chain\" or \"lmsbn\", whose "
+          "history_templates it lists) and the training metadata.")
       .def(
           "save",
           [](const PyModel& m, const py::object& path, bool compress) {

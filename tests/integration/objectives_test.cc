@@ -14,6 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 
 const char kFixture[] = "tests/fixtures/cli/sample.conll";
 
@@ -195,6 +196,77 @@ TEST(LatentCliTest, TrainInfoAndTagWithEveryDecoder) {
   EXPECT_THAT(bound.err, HasSubstr("latent-dynamic"));
   RunResult eval = RunChaintag("eval -m '" + model + "' " + kFixture);
   EXPECT_EQ(eval.exit_code, 0) << eval.err;
+}
+
+}  // namespace
+}  // namespace chaintag::testing
+
+namespace chaintag::testing {
+namespace {
+
+// Issue 15: an LMSBN trains from the CLI, shows its family and history templates, and tags by
+// branch-and-bound (JSONL cost, optimal, nodes); requests the search cannot serve are refused.
+TEST(LmsbnCliTest, TrainInfoTagAndRefusals) {
+  TempDir dir;
+  const std::string model = (dir.path() / "lm.model").string();
+  RunResult r = RunChaintag(
+      std::string("train --format conll --preset chunk-history --objective lmsbn -o '") + model +
+      "' " + kFixture);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RunResult info = RunChaintag("info '" + model + "'");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr("family         lmsbn"));
+  EXPECT_THAT(info.out, MatchesRegex("(.|\n)*history        [0-9]+ templates:.*%y\\[-1\\](.|\n)*"));
+  RunResult json = RunChaintag("info --json '" + model + "'");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"family\": \"lmsbn\", \"history_templates\": [\""));
+  RunResult chain = RunChaintag("info --json models/en-chunk.model");
+  if (chain.exit_code == 0) EXPECT_THAT(chain.out, HasSubstr("\"family\": \"linear-chain\""));
+
+  RunResult tagged =
+      RunChaintag("tag -m '" + model + "' --format conll --output-format jsonl " + kFixture);
+  ASSERT_EQ(tagged.exit_code, 0) << tagged.err;
+  int lines = 0;
+  for (size_t at = 0; (at = tagged.out.find('\n', at)) != std::string::npos; ++at) ++lines;
+  ASSERT_GT(lines, 0);
+  size_t with_all = 0;
+  for (size_t at = 0; (at = tagged.out.find("\"optimal\": true", at)) != std::string::npos; ++at)
+    ++with_all;
+  EXPECT_EQ(with_all, static_cast<size_t>(lines)) << tagged.out;
+  EXPECT_THAT(tagged.out, HasSubstr("\"nodes\": "));
+  EXPECT_THAT(tagged.out, HasSubstr("\"cost\": "));
+  RunResult kbest = RunChaintag("tag -m '" + model +
+                                "' --format conll --kbest 3 --count 'chunk:NP=..2' "
+                                "--output-format jsonl " +
+                                kFixture);
+  ASSERT_EQ(kbest.exit_code, 0) << kbest.err;
+  EXPECT_THAT(
+      kbest.out,
+      MatchesRegex("\\{.*\"solutions\": \\[(\\{[^}]*\"cost\": [^}]*\\}, ){2}\\{.*\n(.|\n)*"));
+  EXPECT_THAT(kbest.out, Not(HasSubstr("probability")));
+  RunResult headers = RunChaintag("tag -m '" + model + "' --format conll --kbest 2 " + kFixture);
+  ASSERT_EQ(headers.exit_code, 0) << headers.err;
+  EXPECT_THAT(headers.out, MatchesRegex("# solution 1 score [-0-9.]+ cost [0-9.e+-]+\n(.|\n)*"));
+  RunResult greedy = RunChaintag(
+      "tag -m '" + model + "' --format conll --bb-max-nodes 1 --output-format jsonl " + kFixture);
+  ASSERT_EQ(greedy.exit_code, 0) << greedy.err;
+  RunResult eval = RunChaintag("eval -m '" + model + "' " + kFixture);
+  EXPECT_EQ(eval.exit_code, 0) << eval.err;
+
+  const std::string out = (dir.path() / "out.txt").string();
+  for (const char* option : {"--score-range 0..1", "--diverse 2", "--marginals"}) {
+    RunResult refused = RunChaintag("tag -m '" + model + "' --format conll " + option + " -o '" +
+                                    out + "' " + kFixture);
+    EXPECT_EQ(refused.exit_code, 2) << option;
+    EXPECT_THAT(refused.err, HasSubstr("an lmsbn model (branch-and-bound search) supports"))
+        << option;
+    EXPECT_FALSE(std::ifstream(out).good()) << option;  // no partial output file
+  }
+  RunResult bound = RunChaintag("eval -m '" + model + "' --bound-term " + kFixture);
+  EXPECT_EQ(bound.exit_code, 2) << bound.err;
+  EXPECT_THAT(bound.err, HasSubstr("not supported on an lmsbn model"));
+  RunResult zero = RunChaintag("tag -m '" + model + "' --bb-max-nodes 0 " + kFixture);
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
 }
 
 }  // namespace

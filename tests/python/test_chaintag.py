@@ -249,6 +249,53 @@ class LatentTest(unittest.TestCase):
         self.assertIsNone(s.hidden_paths)
 
 
+class LmsbnTest(unittest.TestCase):
+    """LMSBN models: branch-and-bound results (cost, optimal, nodes) and its keyword arguments."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.m = chaintag.train(TRAIN, preset="pos-history", objective="lmsbn", max_iterations=50)
+
+    def test_info_search_and_keywords(self):
+        info = self.m.info()
+        self.assertEqual(info["family"], "lmsbn")
+        self.assertTrue(any("%y[-1]" in t for t in info["history_templates"]))
+        s = self.m.tag(["The", "cat", "sleeps"])
+        self.assertEqual(s.best, ["DT", "NN", "VBZ"])
+        self.assertIs(s.optimal, True)
+        self.assertGreaterEqual(s.nodes, 3)
+        self.assertIsNone(s.probability)
+        self.assertGreaterEqual(s.solutions[0].cost, 0.0)
+        k = self.m.tag(["The", "cat", "sleeps"], kbest=3)
+        costs = [x.cost for x in k.solutions]
+        self.assertEqual(len(costs), 3)
+        self.assertEqual(costs, sorted(costs))
+        self.assertEqual(k.solutions[0].labels, s.best)
+        greedy = self.m.tag(["The", "cat", "sleeps"], bb_max_nodes=1)
+        self.assertEqual(greedy.nodes, 3)
+        # A bound below the best cost leaves nothing to return.
+        bounded = self.m.tag(["The", "cat", "sleeps"], bb_bound=s.solutions[0].cost + 1e-9)
+        self.assertEqual(bounded.best, s.best)
+        if s.solutions[0].cost > 0:
+            self.assertEqual(self.m.tag(["The", "cat", "sleeps"],
+                                        bb_bound=s.solutions[0].cost).status, "infeasible")
+        with self.assertRaises(ValueError):
+            self.m.tag(["The", "cat"], bb_max_nodes=0)
+        with self.assertRaises(ValueError):
+            self.m.tag(["The", "cat"], bb_bound=-1.0)
+        with self.assertRaises(TypeError):
+            self.m.tag(["The", "cat"], bb_max_nodes=2.5)
+        with self.assertRaises(ValueError):
+            self.m.tag(["The", "cat"], score_range=(0, 1))
+
+    def test_chain_models_report_no_search(self):
+        s = chaintag.Model.load(CHUNK_MODEL).tag(SENT)
+        self.assertIsNone(s.optimal)
+        self.assertIsNone(s.nodes)
+        self.assertIsNone(s.solutions[0].cost)
+        self.assertEqual(chaintag.Model.load(CHUNK_MODEL).info()["family"], "linear-chain")
+
+
 class TagManyTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

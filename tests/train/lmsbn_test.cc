@@ -1,9 +1,12 @@
 // LMSBN training (Crammer-Singer dual coordinate descent with gold history): convergence on a
 // tiny separable set, determinism across thread counts, option checks, save/load.
+#include <algorithm>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "chaintag/branch_and_bound.h"
 #include "chaintag/model.h"
 #include "chaintag/tagging.h"
 #include "chaintag/train.h"
@@ -136,6 +139,82 @@ TEST(LmsbnTrainTest, RefusesTemplatesAndOptionsThatDoNotFit) {
   o = LmsbnOptions(1);
   o.c2 = 0;
   EXPECT_FALSE(ResolveTrainOptions(o).ok());
+}
+
+// The search on a real model (observation and history templates of every kind, a deliberately
+// poor fit so the search branches) equals enumeration whose every labeling is scored by a fresh
+// scorer, from scratch: checks the scorer's prefix reuse and the featurizer's id cache too.
+TEST(LmsbnTrainTest, SearchOnATrainedModelEqualsFreshEnumeration) {
+  std::vector<Sentence> train = Toy(30, 11);
+  std::mt19937_64 rng(12);
+  const std::vector<std::string> names = {"B-NP", "I-NP", "B-VP", "O"};
+  for (Sentence& s : train) {
+    for (std::string& l : s.labels) {
+      if (rng() % 4 == 0) l = names[rng() % names.size()];  // noise: the fit stays poor
+    }
+  }
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(
+      "U00:%x[0,0]\nH00:%y[-1]\nH01:%y[-2]/%y[-1]\nH02:%h[chunk]/%h[chunklen]\n"
+      "H03:%h[prevchunk]\nH04:%h[count:B-VP]\nH05:%h[chunks:NP]\nH06:%h[same]\n");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  TrainOptions o = LmsbnOptions(1);
+  o.c2 = 2;
+  o.max_iterations = 3;
+  absl::StatusOr<Model> model = Train(o, *spec, train, nullptr, nullptr);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const int n = model->num_labels();
+  ASSERT_EQ(n, 4);
+  const std::vector<std::string> words = {"the", "a", "big", "dog", "cat", "saw", "ran", "zz"};
+  Tagger tagger(*model);
+  int64_t branched = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    Sentence x;
+    x.file = "random";
+    x.columns.resize(1);
+    const int m = 1 + static_cast<int>(rng() % 6);
+    for (int t = 0; t < m; ++t) {
+      x.columns[0].push_back(words[rng() % words.size()]);
+      x.token_lines.push_back(t + 1);
+    }
+    // Every labeling's cost, each scored by a new scorer.
+    std::vector<std::pair<double, std::vector<int>>> all;
+    std::vector<int> y(m, 0);
+    std::vector<double> z(n), loss(n);
+    for (;;) {
+      LmsbnScorer fresh(*model);
+      ASSERT_TRUE(fresh.Prepare(x).ok());
+      double cost = 0;
+      for (int t = 0; t < m; ++t) {
+        fresh.Scores(t, y, absl::MakeSpan(z));
+        MulticlassHinge(z, absl::MakeSpan(loss));
+        cost += loss[y[t]];
+      }
+      all.emplace_back(cost, y);
+      int t = m - 1;
+      while (t >= 0 && ++y[t] == n) y[t--] = 0;
+      if (t < 0) break;
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    BranchAndBoundOptions options;
+    options.kbest = 4;
+    absl::StatusOr<BranchAndBoundResult> r = tagger.SearchLeftToRight(x, options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->optimal);
+    absl::StatusOr<BranchAndBoundResult> best = tagger.SearchLeftToRight(x, {});
+    ASSERT_TRUE(best.ok()) << best.status();
+    EXPECT_NEAR(best->solutions[0].cost, all[0].first, 1e-9) << "trial " << trial;
+    branched += best->nodes > m;
+    ASSERT_EQ(r->solutions.size(), std::min<size_t>(4, all.size()));
+    for (size_t k = 0; k < r->solutions.size(); ++k) {
+      EXPECT_NEAR(r->solutions[k].cost, all[k].first, 1e-9) << "trial " << trial << " rank " << k;
+      auto it = std::find_if(all.begin(), all.end(),
+                             [&](const auto& e) { return e.second == r->solutions[k].labels; });
+      ASSERT_NE(it, all.end());
+      EXPECT_NEAR(it->first, r->solutions[k].cost, 1e-9);
+    }
+  }
+  EXPECT_GT(branched, 10);  // the search did more than walk the greedy leaf
 }
 
 TEST(LmsbnTrainTest, PipelineRunsTheSearchWithConstraints) {
