@@ -29,9 +29,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import svgplot  # noqa: E402 (shared SVG helpers)
+
 NODES, LABELS = 100, 24
-COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-          "#7f7f7f", "#17becf"]
+COLORS = svgplot.COLORS
 FAMILIES = ["POTTS", "ENTROPY", "MAKESPAN", "MAKESPAN2", "MAJ-DENSE", "MAJ-SPARSE"]
 
 
@@ -85,8 +87,7 @@ def survival_svg(panels, path):
     pw, ph, left, top, bottom, gap = 420, 330, 60, 40, 50, 40
     w = len(panels) * (pw + gap) + 20
     h = ph + top + bottom + 20 * max(len(s) for _, s in panels)
-    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
-         'font-size="12">' % (w, h), '<rect width="100%" height="100%" fill="white"/>']
+    o = svgplot.header(w, h)
     for p, (title, series) in enumerate(panels):
         x0 = left + p * (pw + gap)
         allr = [r for _, rs in series for r in rs]
@@ -133,9 +134,7 @@ def survival_svg(panels, path):
             o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>'
                      % (x0, ly, x0 + 25, ly, color))
             o.append('<text x="%d" y="%d">%s</text>' % (x0 + 30, ly + 4, name))
-    o.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(o) + "\n")
+    svgplot.write(o, path)
 
 
 def main():

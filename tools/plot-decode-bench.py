@@ -15,9 +15,11 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import svgplot  # noqa: E402 (shared SVG helpers)
+
 NUM_LABELS = 23  # as in the benchmark (CoNLL-2000 chunk labels)
-COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-          "#7f7f7f", "#bcbd22", "#17becf"]
+COLORS = svgplot.COLORS
 
 
 def load(args):
@@ -70,8 +72,7 @@ def svg(modes, fits, path):
     def py(t):
         return top + (h - top - bottom) * (hi - math.log10(t)) / (hi - lo)
 
-    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
-         'font-size="12">' % (w, h), '<rect width="100%" height="100%" fill="white"/>']
+    o = svgplot.header(w, h)
     for e in range(lo, hi + 1):
         y = py(10 ** e)
         o.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (left, y, w - right, y))
@@ -99,9 +100,7 @@ def svg(modes, fits, path):
                  % (w - right + 15, ly, w - right + 40, ly, color))
         o.append('<text x="%d" y="%d">%s (R=%s)</text>'
                  % (w - right + 45, ly + 4, mode, "%g" % pts[-1][2]))
-    o.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(o) + "\n")
+    svgplot.write(o, path)
 
 
 def main():
