@@ -107,8 +107,10 @@ absl::StatusOr<Lexicon> WordNetLexicon(const std::string& dir) {
   Classes classes;
   // Lemmas per part of speech from the data files: "OFFSET LEXFILE SSTYPE WCNT WORD LEXID ...".
   std::map<char, std::set<std::string>> lemmas;
-  for (const auto& [file, pos] : std::vector<std::pair<std::string, char>>{
+  for (const auto& [file, part] : std::vector<std::pair<std::string, char>>{
            {"data.noun", 'n'}, {"data.verb", 'v'}, {"data.adj", 'a'}, {"data.adv", 'r'}}) {
+    // A copy: lambdas may not capture structured bindings before C++20 (clang 14).
+    const char pos = part;
     absl::Status s = ForEachLine(dir, file, [&](std::string_view line) -> absl::Status {
       std::vector<absl::string_view> f = absl::StrSplit(ToAbsl(line), ' ');
       int count = 0;
@@ -137,8 +139,9 @@ absl::StatusOr<Lexicon> WordNetLexicon(const std::string& dir) {
     for (const std::string& lemma : words) AddRegularForms(lemma, pos, &classes);
   }
   // Exception lists: "INFLECTED BASE [BASE ...]".
-  for (const auto& [file, pos] : std::vector<std::pair<std::string, char>>{
+  for (const auto& [file, part] : std::vector<std::pair<std::string, char>>{
            {"noun.exc", 'n'}, {"verb.exc", 'v'}, {"adj.exc", 'a'}, {"adv.exc", 'r'}}) {
+    const char pos = part;  // captured below (see above)
     absl::Status s = ForEachLine(dir, file, [&](std::string_view line) -> absl::Status {
       std::vector<absl::string_view> f = absl::StrSplit(ToAbsl(line), ' ', absl::SkipEmpty());
       if (f.size() < 2) return absl::InvalidArgumentError("expected INFLECTED BASE [BASE ...]");
