@@ -28,27 +28,30 @@ class Lattice {
     start_.assign(n_, 0.0);
     end_.assign(n_, 0.0);
     trigram_.clear();
-    shared_trigram_ = nullptr;
-    trigram_bounds_ = nullptr;
+    shared_ = SharedTrigram();
   }
 
   // Makes the lattice second order (after Reset): every position t >= 1 adds
   // trigram(y_{t-2}, y_{t-1}, y_t), with y_{-1} = kBos (= num_labels()). Scores start at 0.
   void EnableSecondOrder() {
     trigram_.assign(TrigramSize(), 0.0);
-    shared_trigram_ = nullptr;
-    trigram_bounds_ = nullptr;
+    shared_ = SharedTrigram();
   }
-  // Second order with trigram scores owned by someone else (a model's, shared by every sentence):
-  // `trigram` has (N+1) x N x N entries and `bounds` (may be null) 2N: per middle label b the
-  // minimum then, at N + b, the maximum of trigram(., b, .). Both must outlive the lattice's use;
-  // a mutable access copies them first.
-  void ShareSecondOrder(const double* trigram, const double* bounds) {
+  // Second order with trigram tables owned by someone else (a model's, shared by every
+  // sentence's lattice). They must outlive the lattice's use; a mutable access copies the scores.
+  struct SharedTrigram {
+    const double* scores = nullptr;  // (N+1) x N x N
+    // Optional: per middle label b the minimum of trigram(., b, .) at [b], the maximum at [N + b].
+    const double* bounds = nullptr;
+    // Optional: exp(scores - exp_shift), (N+1) x N x N, for probability-space sums.
+    const double* exp = nullptr;
+    double exp_shift = 0;
+  };
+  void ShareSecondOrder(const SharedTrigram& shared) {
     trigram_.clear();
-    shared_trigram_ = trigram;
-    trigram_bounds_ = bounds;
+    shared_ = shared;
   }
-  int order() const { return trigram_.empty() && shared_trigram_ == nullptr ? 1 : 2; }
+  int order() const { return trigram_.empty() && shared_.scores == nullptr ? 1 : 2; }
   int bos() const { return n_; }  // the label "before the sentence" in trigram()
 
   int size() const { return m_; }        // M: positions (tokens)
@@ -81,19 +84,18 @@ class Lattice {
   }
   // (N+1) x N x N, row (before, prev) contiguous over y; empty for first-order lattices.
   absl::Span<const double> trigram_data() const {
-    if (shared_trigram_ != nullptr) return absl::MakeConstSpan(shared_trigram_, TrigramSize());
+    if (shared_.scores != nullptr) return absl::MakeConstSpan(shared_.scores, TrigramSize());
     return trigram_;
   }
   absl::Span<double> trigram_data() {
-    if (shared_trigram_ != nullptr) {
-      trigram_.assign(shared_trigram_, shared_trigram_ + TrigramSize());
-      shared_trigram_ = nullptr;
-      trigram_bounds_ = nullptr;
+    if (shared_.scores != nullptr) {
+      trigram_.assign(shared_.scores, shared_.scores + TrigramSize());
+      shared_ = SharedTrigram();
     }
     return absl::MakeSpan(trigram_);
   }
-  // 2N bounds of shared trigram scores (see ShareSecondOrder), or null.
-  const double* trigram_bounds() const { return trigram_bounds_; }
+  // The shared tables (ShareSecondOrder); all null for owned or first-order scores.
+  const SharedTrigram& shared_trigram() const { return shared_; }
 
   const std::vector<double>& unary_data() const { return unary_; }
   const std::vector<double>& transition_data() const { return transition_; }
@@ -123,8 +125,7 @@ class Lattice {
   std::vector<double> end_;
   size_t TrigramSize() const { return static_cast<size_t>(n_ + 1) * n_ * n_; }
   std::vector<double> trigram_;
-  const double* shared_trigram_ = nullptr;
-  const double* trigram_bounds_ = nullptr;
+  SharedTrigram shared_;
 };
 
 }  // namespace chaintag

@@ -158,6 +158,8 @@ class Model {
     std::vector<double> end;             // N, masked
     std::vector<double> trigram;         // (N+1)*N*N for second-order models, else empty
     std::vector<double> trigram_bounds;  // 2N: per middle label min, then max (pruning bounds)
+    std::vector<double> trigram_exp;     // exp(trigram - trigram_exp_shift) (probabilities)
+    double trigram_exp_shift = 0;
   };
   const TaggingScores& tagging_scores() const { return tagging_; }
 

@@ -54,13 +54,6 @@ double FiniteMax(const double* v, size_t n) {
   return mx == kNegInf ? 0.0 : mx;
 }
 
-// exp(v - shift) of every entry into out (0 for -inf), returning the shift.
-double ExpShifted(const double* v, size_t n, double* out) {
-  const double shift = FiniteMax(v, n);
-  for (size_t i = 0; i < n; ++i) out[i] = std::exp(v[i] - shift);
-  return shift;
-}
-
 // log Z in probability space with the layer sums normalised at every position (as the trainer's
 // kernel), so exp runs once per score of the sentence instead of once per (a, b, c) and position.
 // Returns NaN when a factor underflows (a layer sums to 0 or is not finite); the caller then
@@ -69,14 +62,24 @@ double ScaledLogPartition(const Lattice& lattice) {
   const int m = lattice.size();
   const int n = lattice.num_labels();
   const size_t layer = PairCells(n);
-  std::vector<double> tri(layer * n), trans(static_cast<size_t>(n) * n), start(n), end(n);
+  std::vector<double> trans(static_cast<size_t>(n) * n), start(n), end(n);
   std::vector<double> u(n), tmp(n), prev(layer, 0.0), cur(layer, 0.0);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   double log_z = ExpShifted(lattice.start_data().data(), n, start.data()) +
                  ExpShifted(lattice.end_data().data(), n, end.data());
+  // A model's exponentiated trigram scores are shared; owned scores are exponentiated here.
+  const Lattice::SharedTrigram& shared = lattice.shared_trigram();
+  std::vector<double> owned_exp;
+  const double* tri = shared.exp;
+  double tri_shift = shared.exp_shift;
+  if (m > 1 && tri == nullptr) {
+    owned_exp.resize(layer * n);
+    tri_shift = ExpShifted(lattice.trigram_data().data(), owned_exp.size(), owned_exp.data());
+    tri = owned_exp.data();
+  }
   if (m > 1) {
-    log_z += (m - 1) * (ExpShifted(lattice.transition_data().data(), trans.size(), trans.data()) +
-                        ExpShifted(lattice.trigram_data().data(), tri.size(), tri.data()));
+    log_z += (m - 1) *
+             (ExpShifted(lattice.transition_data().data(), trans.size(), trans.data()) + tri_shift);
   }
   auto normalise = [&](std::vector<double>& v, double sum) {
     if (!(sum > 0) || !std::isfinite(sum)) return false;
@@ -93,8 +96,7 @@ double ScaledLogPartition(const Lattice& lattice) {
     log_z += ExpShifted(lattice.unary_row(t).data(), n, u.data());
     // Row N (before the sentence) is used at t = 0 only.
     std::fill(cur.begin() + static_cast<size_t>(n) * n, cur.end(), 0.0);
-    sum =
-        PairForwardStep(n, prev.data(), tri.data(), trans.data(), u.data(), tmp.data(), cur.data());
+    sum = PairForwardStep(n, prev.data(), tri, trans.data(), u.data(), tmp.data(), cur.data());
     if (!normalise(cur, sum)) return nan;
     prev.swap(cur);
   }
@@ -105,6 +107,12 @@ double ScaledLogPartition(const Lattice& lattice) {
 }
 
 }  // namespace
+
+double ExpShifted(const double* v, size_t n, double* out) {
+  const double shift = FiniteMax(v, n);
+  for (size_t i = 0; i < n; ++i) out[i] = std::exp(v[i] - shift);
+  return shift;
+}
 
 std::vector<double> TrigramBounds(const double* trigram, int n) {
   std::vector<double> bounds(2 * static_cast<size_t>(n));
@@ -148,7 +156,7 @@ absl::StatusOr<Labeling> SecondOrderViterbi(const Lattice& lattice, ViterbiScrat
   // best delta_{t-1}(a*, b) another a may start and still win (or tie) for some c:
   // delta(a, b) + max_b < delta(a*, b) + min_b means a loses to a* for every c.
   std::vector<double> bounds;
-  const double* tri_min = lattice.trigram_bounds();
+  const double* tri_min = lattice.shared_trigram().bounds;
   if (tri_min == nullptr) {
     bounds = TrigramBounds(lattice.trigram_data().data(), n);
     tri_min = bounds.data();

@@ -29,8 +29,11 @@ inline double LogSumExp(const double* v, int n) {
 // with the same sums.
 double PairForwardStep(int n, const double* prev, const double* tri, const double* trans,
                        const double* u, double* tmp, double* cur);
-// Per middle label b: min over (a, c) of trigram(a, b, c) at [b], max at [N + b] (what
-// Lattice::ShareSecondOrder takes as bounds).
+// exp(v - shift) of each of the n entries into out (0 for -inf), with shift the largest finite
+// entry (0 if none); returns the shift.
+double ExpShifted(const double* v, size_t n, double* out);
+// Per middle label b: min over (a, c) of trigram(a, b, c) at [b], max at [N + b]
+// (Lattice::SharedTrigram::bounds).
 std::vector<double> TrigramBounds(const double* trigram, int n);
 // The highest-scoring labeling (ties as ViterbiDecode's); scratch holds pair tables afterwards.
 absl::StatusOr<Labeling> SecondOrderViterbi(const Lattice& lattice, ViterbiScratch* scratch);

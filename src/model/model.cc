@@ -104,7 +104,8 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
     }
     t.ranges[2 * a + 1] = static_cast<int32_t>(t.entries.size());
   }
-  chain_weights_.assign(p.weights.begin() + p.transition_offset(), p.weights.end());
+  chain_weights_.assign(p.weights.begin() + p.transition_offset(),
+                        p.weights.begin() + p.trigram_offset());
   for (double& w : chain_weights_) w = static_cast<double>(static_cast<float>(w));
   // The masked scores are those Score + ApplyTransitionMask give every sentence.
   Lattice lattice(0, n);
@@ -126,8 +127,13 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
   }
   t.transition = lattice.transition_data();
   if (p.order == 2) {
-    t.trigram.assign(chain_weights_.begin() + nn + 2 * n, chain_weights_.end());
+    // Trigram weights are never masked: the tagging layout is also what the file stores.
+    t.trigram.assign(p.weights.begin() + p.trigram_offset(), p.weights.end());
+    for (double& w : t.trigram) w = static_cast<double>(static_cast<float>(w));
     t.trigram_bounds = decode_internal::TrigramBounds(t.trigram.data(), n);
+    t.trigram_exp.resize(t.trigram.size());
+    t.trigram_exp_shift =
+        decode_internal::ExpShifted(t.trigram.data(), t.trigram.size(), t.trigram_exp.data());
   }
   t.start.resize(n);
   t.end.resize(n);
@@ -146,12 +152,13 @@ ModelParameters Model::Parameters() const {
   p.attribute_offsets.push_back(0);
   for (size_t a = 0; a < num_attr; ++a) p.attribute_offsets.push_back(tagging_.ranges[2 * a + 1]);
   p.feature_labels.reserve(tagging_.entries.size());
-  p.weights.reserve(tagging_.entries.size() + chain_weights_.size());
+  p.weights.reserve(tagging_.entries.size() + chain_weights_.size() + tagging_.trigram.size());
   for (const TaggingScores::Entry& e : tagging_.entries) {
     p.feature_labels.push_back(e.label);
     p.weights.push_back(e.weight);
   }
   p.weights.insert(p.weights.end(), chain_weights_.begin(), chain_weights_.end());
+  p.weights.insert(p.weights.end(), tagging_.trigram.begin(), tagging_.trigram.end());
   return p;
 }
 

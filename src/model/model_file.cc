@@ -814,17 +814,13 @@ std::string Model::ToBytes() const {
     for (const int a : kept) w.I32(t.ranges[2 * a + 1]);
     for (const TaggingScores::Entry& e : t.entries) w.I32(e.label);
     for (const TaggingScores::Entry& e : t.entries) w.F32(e.weight);
-    const size_t first_order = static_cast<size_t>(num_states()) * (num_states() + 2);
-    for (size_t i = 0; i < first_order; ++i) w.F32(chain_weights_[i]);
+    for (const double weight : chain_weights_) w.F32(weight);
     sections.emplace_back(mf::kParameters, w.Take());
   }
   if (order() == 2) {
     // Only second-order models carry it, so first-order files are unchanged.
     ByteWriter w;
-    for (size_t i = static_cast<size_t>(num_states()) * (num_states() + 2);
-         i < chain_weights_.size(); ++i) {
-      w.F32(chain_weights_[i]);
-    }
+    for (const double weight : t.trigram) w.F32(weight);
     sections.emplace_back(mf::kSecondOrder, w.Take());
   }
   {

@@ -104,7 +104,8 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
     std::memcpy(&lattice->end(0), scores.end.data(), sizeof(double) * n);
     // The model's trigram scores are shared, not copied: (N+1) N^2 doubles per sentence.
     if (!scores.trigram.empty()) {
-      lattice->ShareSecondOrder(scores.trigram.data(), scores.trigram_bounds.data());
+      lattice->ShareSecondOrder({scores.trigram.data(), scores.trigram_bounds.data(),
+                                 scores.trigram_exp.data(), scores.trigram_exp_shift});
     }
   }
 }

@@ -1,4 +1,6 @@
 // Second-order lattices: every decoder against exhaustive enumeration of all N^M labelings.
+#include "decode/second_order.h"
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -208,12 +210,25 @@ TEST(SecondOrderTest, SharedTrigramScoresDecodeTheSame) {
     const int n = owned.num_labels();
     const std::vector<double> trigram(owned.trigram_data().begin(), owned.trigram_data().end());
     Lattice shared = owned;
-    shared.ShareSecondOrder(trigram.data(), nullptr);
+    shared.ShareSecondOrder({trigram.data()});
     EXPECT_EQ(shared.order(), 2);
     absl::StatusOr<Labeling> a = ViterbiDecode(owned), b = ViterbiDecode(shared);
     ASSERT_TRUE(a.ok() && b.ok());
     EXPECT_EQ(a->labels, b->labels);
     EXPECT_EQ(a->score, b->score);
+    // With the model's precomputed bounds and exponentiated scores too (as the tagger shares
+    // them): the same labeling and log Z.
+    const std::vector<double> bounds = decode_internal::TrigramBounds(trigram.data(), n);
+    std::vector<double> exp(trigram.size());
+    const double shift = decode_internal::ExpShifted(trigram.data(), trigram.size(), exp.data());
+    Lattice tables = owned;
+    tables.ShareSecondOrder({trigram.data(), bounds.data(), exp.data(), shift});
+    absl::StatusOr<Labeling> c = ViterbiDecode(tables);
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(c->labels, a->labels);
+    absl::StatusOr<double> z_owned = LogPartition(owned), z_tables = LogPartition(tables);
+    ASSERT_TRUE(z_owned.ok() && z_tables.ok());
+    EXPECT_NEAR(*z_tables, *z_owned, 1e-12);
     shared.trigram(n, 0, 0) += 1.0;  // copy on write
     EXPECT_EQ(trigram[static_cast<size_t>(n) * n * n], owned.trigram(n, 0, 0));
     EXPECT_EQ(shared.trigram(n, 0, 0), owned.trigram(n, 0, 0) + 1.0);
