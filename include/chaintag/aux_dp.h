@@ -262,8 +262,8 @@ class AuxDpDecoder {
   // trigram(history(state), prev, label) on second-order lattices (the same sum as Run's).
   double TransitionScore(int prev, int state, int label) const {
     const double tr = lattice_->transition(prev, label);
-    if (history_of_.empty()) return tr;
-    return tr + lattice_->trigram(history_of_[state], prev, label);
+    if (history_stride_ == 0) return tr;
+    return tr + lattice_->trigram(state / history_stride_, prev, label);
   }
   int Successor(int position, int prev_label, int state, int label) const;
   // A statistic's successor state as a stride-scaled product-state part (kDead if infeasible).
@@ -282,7 +282,7 @@ class AuxDpDecoder {
   std::vector<int> strides_;
   std::vector<const Statistic*> statistics_;
   std::unique_ptr<Statistic> history_;  // second-order lattices: appended to statistics_
-  std::vector<int> history_of_;         // R: the history component of each product state
+  int history_stride_ = 0;  // second order: stride of the (last) history component, else 0
   std::vector<char> position_independent_;
   std::vector<char> computes_rows_;    // per component: rows on demand, no tables
   mutable std::vector<int> stat_row_;  // N scratch for FillRow

@@ -124,12 +124,8 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
       components_[static_cast<size_t>(s) * k + c] = (s / strides_[c]) % sizes_[c];
     }
   }
-  history_of_.clear();
-  if (lattice.order() == 2) {
-    history_of_.resize(num_states_);
-    for (int s = 0; s < num_states_; ++s)
-      history_of_[s] = components_[static_cast<size_t>(s) * k + k - 1];
-  }
+  // The history is the last component, so its state is the product state / its stride.
+  history_stride_ = lattice.order() == 2 ? strides_[k - 1] : 0;
   if (m_ == 0 || n_ == 0) {
     forward_.clear();
     return absl::OkStatus();
@@ -234,7 +230,8 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
             next = row_.data();
           }
           if (trigram != nullptr) {
-            const double* xrow = trigram + (static_cast<size_t>(history_of_[st]) * n_ + prev) * n_;
+            const double* xrow =
+                trigram + (static_cast<size_t>(st / history_stride_) * n_ + prev) * n_;
             for (int y = 0; y < n_; ++y) {
               const int ns = next[y];
               if (ns < 0) continue;
