@@ -8,6 +8,7 @@
 #include "chaintag/tagging.h"
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
+#include "train/toy_corpus.h"
 
 namespace chaintag {
 namespace {
@@ -15,27 +16,17 @@ namespace {
 std::vector<Sentence> Corpus(int sentences, uint64_t seed) {
   const std::vector<std::string> det = {"the", "a"}, adj = {"big", "red"},
                                  noun = {"dog", "cat", "car"}, verb = {"saw", "likes"};
-  std::mt19937_64 rng(seed);
-  auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
-  std::vector<Sentence> corpus;
+  testing::ToyCorpusBuilder b(seed);
   for (int i = 0; i < sentences; ++i) {
-    Sentence s;
-    s.columns.resize(1);
-    s.file = "toy";
-    auto add = [&](const std::string& w, const std::string& l) {
-      s.columns[0].push_back(w);
-      s.labels.push_back(l);
-      s.token_lines.push_back(static_cast<int64_t>(i) * 10 + s.size());
-    };
-    add(pick(det), "B-NP");
-    if (rng() % 2) add(pick(adj), "I-NP");
-    add(pick(noun), "I-NP");
-    add(pick(verb), rng() % 4 ? "O" : "B-NP");  // some noise: the model is not certain
-    add(pick(det), "B-NP");
-    add(pick(noun), "I-NP");
-    corpus.push_back(std::move(s));
+    b.Begin();
+    b.Add(b.Pick(det), "B-NP");
+    if (b.Random() % 2) b.Add(b.Pick(adj), "I-NP");
+    b.Add(b.Pick(noun), "I-NP");
+    b.Add(b.Pick(verb), b.Random() % 4 ? "O" : "B-NP");  // some noise: the model is not certain
+    b.Add(b.Pick(det), "B-NP");
+    b.Add(b.Pick(noun), "I-NP");
   }
-  return corpus;
+  return b.Take();
 }
 
 const Model& LatentModel() {

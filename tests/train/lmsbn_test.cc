@@ -12,6 +12,7 @@
 #include "chaintag/train.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "train/toy_corpus.h"
 
 namespace chaintag {
 namespace {
@@ -21,29 +22,19 @@ namespace {
 std::vector<Sentence> Toy(int sentences, uint64_t seed) {
   const std::vector<std::string> det = {"the", "a"}, adj = {"big", "red"}, noun = {"dog", "cat"},
                                  verb = {"saw", "ran"};
-  std::mt19937_64 rng(seed);
-  auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
-  std::vector<Sentence> corpus;
+  testing::ToyCorpusBuilder b(seed);
   for (int i = 0; i < sentences; ++i) {
-    Sentence s;
-    s.columns.resize(1);
-    s.file = "toy";
-    auto add = [&](const std::string& w, const std::string& l) {
-      s.columns[0].push_back(w);
-      s.labels.push_back(l);
-      s.token_lines.push_back(i * 10 + s.size());
-    };
-    add(pick(det), "B-NP");
-    if (rng() % 2) add(pick(adj), "I-NP");
-    add(pick(noun), "I-NP");
-    add(pick(verb), "B-VP");
-    if (rng() % 2) {
-      add(pick(det), "B-NP");
-      add(pick(noun), "I-NP");
+    b.Begin();
+    b.Add(b.Pick(det), "B-NP");
+    if (b.Random() % 2) b.Add(b.Pick(adj), "I-NP");
+    b.Add(b.Pick(noun), "I-NP");
+    b.Add(b.Pick(verb), "B-VP");
+    if (b.Random() % 2) {
+      b.Add(b.Pick(det), "B-NP");
+      b.Add(b.Pick(noun), "I-NP");
     }
-    corpus.push_back(std::move(s));
   }
-  return corpus;
+  return b.Take();
 }
 
 FeatureSpec Spec() {
@@ -77,7 +68,7 @@ TEST(LmsbnTrainTest, ConvergesOnASeparableSetAndTagsItExactly) {
   EXPECT_EQ(model->Metadata("objective"), "lmsbn");
   EXPECT_EQ(model->Metadata("algorithm"), "dcd");
   // Stopped by the optimality conditions (LIBLINEAR's KKT criterion), not by the pass limit.
-  EXPECT_THAT(model->Metadata("stop_reason"), testing::HasSubstr("KKT violation"));
+  EXPECT_THAT(model->Metadata("stop_reason"), ::testing::HasSubstr("KKT violation"));
   ASSERT_GE(recorder.progress.size(), 2u);
   // The objective falls from the first pass to the last; on separable data the hinge vanishes.
   EXPECT_LT(recorder.progress.back().objective, recorder.progress.front().objective);
@@ -126,10 +117,10 @@ TEST(LmsbnTrainTest, RefusesTemplatesAndOptionsThatDoNotFit) {
   const std::vector<Sentence> train = Toy(5, 6);
   TrainOptions crf;
   absl::StatusOr<Model> m = Train(crf, Spec(), train, nullptr, nullptr);
-  EXPECT_THAT(m.status().message(), testing::HasSubstr("need --objective lmsbn"));
+  EXPECT_THAT(m.status().message(), ::testing::HasSubstr("need --objective lmsbn"));
   absl::StatusOr<FeatureSpec> bigram = FeatureSpec::Parse("U00:%x[0,0]\nB\n");
   m = Train(LmsbnOptions(1), *bigram, train, nullptr, nullptr);
-  EXPECT_THAT(m.status().message(), testing::HasSubstr("no label-bigram template"));
+  EXPECT_THAT(m.status().message(), ::testing::HasSubstr("no label-bigram template"));
   TrainOptions o = LmsbnOptions(1);
   o.loss = LossKind::kHamming;
   EXPECT_FALSE(ResolveTrainOptions(o).ok());
@@ -252,7 +243,7 @@ TEST(LmsbnTrainTest, PipelineRunsTheSearchWithConstraints) {
   TagResult r;
   r.sentence = train[0];
   refused.Run(&r);
-  EXPECT_THAT(r.error.message(), testing::HasSubstr("--marginals"));
+  EXPECT_THAT(r.error.message(), ::testing::HasSubstr("--marginals"));
 }
 
 }  // namespace

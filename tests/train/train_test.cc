@@ -13,6 +13,7 @@
 #include "chaintag/model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "train/toy_corpus.h"
 
 namespace chaintag {
 namespace {
@@ -23,30 +24,20 @@ std::vector<Sentence> ToyCorpus(int sentences, uint64_t seed) {
   const std::vector<std::string> det = {"the", "a", "this"}, adj = {"big", "red", "old"},
                                  noun = {"dog", "cat", "house", "car"},
                                  verb = {"saw", "likes", "ran"};
-  std::mt19937_64 rng(seed);
-  auto pick = [&](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
-  std::vector<Sentence> corpus;
+  testing::ToyCorpusBuilder b(seed);
   for (int i = 0; i < sentences; ++i) {
-    Sentence s;
-    s.columns.resize(1);
-    s.file = "toy";
-    auto add = [&](const std::string& w, const std::string& l) {
-      s.columns[0].push_back(w);
-      s.labels.push_back(l);
-      s.token_lines.push_back(static_cast<int64_t>(i) * 10 + s.size());
-    };
+    b.Begin();
     auto np = [&]() {
-      add(pick(det), "B-NP");
-      if (rng() % 2) add(pick(adj), "I-NP");
-      add(pick(noun), "I-NP");
+      b.Add(b.Pick(det), "B-NP");
+      if (b.Random() % 2) b.Add(b.Pick(adj), "I-NP");
+      b.Add(b.Pick(noun), "I-NP");
     };
     np();
-    add(pick(verb), "B-VP");
-    if (rng() % 2) np();
-    if (rng() % 3 == 0) add(".", "O");
-    corpus.push_back(std::move(s));
+    b.Add(b.Pick(verb), "B-VP");
+    if (b.Random() % 2) np();
+    if (b.Random() % 3 == 0) b.Add(".", "O");
   }
-  return corpus;
+  return b.Take();
 }
 
 FeatureSpec ToySpec() {
