@@ -68,76 +68,50 @@ void ExpectGradientMatchesFiniteDifferences(CrfObjective& objective, const std::
   }
 }
 
+// A random problem, made second order (trigram weights, their counts and expectations) when
+// `order` is 2.
+TrainingData RandomProblemOfOrder(int order, uint64_t seed, int sentences, int max_length,
+                                  int num_labels, int num_attributes) {
+  TrainingData data = RandomProblem(seed, sentences, max_length, num_labels, num_attributes);
+  if (order == 2) EnableSecondOrder(&data);
+  EXPECT_EQ(data.parameters.order, order);
+  return data;
+}
+
 TEST(CrfObjectiveTest, ObjectiveEqualsBruteForce) {
-  for (uint64_t seed = 1; seed <= 5; ++seed) {
-    TrainingData data = RandomProblem(seed, 4, 5, 3, 6);
-    std::vector<double> w = RandomWeights(seed + 100, data.parameters.size(), 1.0);
-    for (double c2 : {0.0, 0.7}) {
-      CrfObjective objective(data, c2, 1);
+  for (int order : {1, 2}) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      TrainingData data = RandomProblemOfOrder(order, seed, 4, 5, 3, 6);
+      std::vector<double> w = RandomWeights(seed + 100, data.parameters.size(), 1.0);
+      for (double c2 : {0.0, 0.7}) {
+        CrfObjective objective(data, c2, 1);
+        std::vector<double> g(w.size());
+        const double value = objective.Evaluate(w, absl::MakeSpan(g));
+        EXPECT_NEAR(value, BruteObjective(data, w, c2), 1e-9 * std::max(1.0, std::abs(value)))
+            << "order " << order << " seed " << seed << " c2 " << c2;
+      }
+      SmoothLoss loss;
+      loss.epsilon = 0.6;
+      loss.cost = {0, 1, 1, 1, 0, 1, 1, 1, 0};
+      CrfObjective tempered(data, 0.2, 1, nullptr, loss);
       std::vector<double> g(w.size());
-      const double value = objective.Evaluate(w, absl::MakeSpan(g));
-      EXPECT_NEAR(value, BruteObjective(data, w, c2), 1e-9 * std::max(1.0, std::abs(value)))
-          << "seed " << seed << " c2 " << c2;
+      const double value = tempered.Evaluate(w, absl::MakeSpan(g));
+      EXPECT_NEAR(value, BruteEpsilonObjective(data, w, 0.2, loss),
+                  1e-9 * std::max(1.0, std::abs(value)))
+          << "order " << order << " seed " << seed;
     }
   }
 }
 
 TEST(CrfObjectiveTest, GradientEqualsFiniteDifferences) {
-  for (uint64_t seed = 11; seed <= 13; ++seed) {
-    TrainingData data = RandomProblem(seed, 5, 4, 3, 5);
-    std::vector<double> w = RandomWeights(seed + 7, data.parameters.size(), 1.0);
-    CrfObjective objective(data, 0.3, 1);
-    ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
-  }
-}
-
-// Second-order chains: trigram weights, their empirical counts and expectations.
-TEST(CrfObjectiveTest, SecondOrderObjectiveEqualsBruteForce) {
-  for (uint64_t seed = 1; seed <= 5; ++seed) {
-    TrainingData data = RandomProblem(seed, 4, 5, 3, 6);
-    EnableSecondOrder(&data);
-    ASSERT_EQ(data.parameters.order, 2);
-    std::vector<double> w = RandomWeights(seed + 100, data.parameters.size(), 1.0);
-    for (double c2 : {0.0, 0.7}) {
-      CrfObjective objective(data, c2, 1);
-      std::vector<double> g(w.size());
-      const double value = objective.Evaluate(w, absl::MakeSpan(g));
-      EXPECT_NEAR(value, BruteObjective(data, w, c2), 1e-9 * std::max(1.0, std::abs(value)))
-          << "seed " << seed << " c2 " << c2;
+  for (int order : {1, 2}) {
+    for (uint64_t seed = 11; seed <= 13; ++seed) {
+      TrainingData data = RandomProblemOfOrder(order, seed, 5, 4, 3, 5);
+      std::vector<double> w = RandomWeights(seed + 7, data.parameters.size(), 1.0);
+      CrfObjective objective(data, 0.3, 1);
+      ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
     }
-    SmoothLoss loss;
-    loss.epsilon = 0.6;
-    loss.cost = {0, 1, 1, 1, 0, 1, 1, 1, 0};
-    CrfObjective tempered(data, 0.2, 1, nullptr, loss);
-    std::vector<double> g(w.size());
-    const double value = tempered.Evaluate(w, absl::MakeSpan(g));
-    EXPECT_NEAR(value, BruteEpsilonObjective(data, w, 0.2, loss),
-                1e-9 * std::max(1.0, std::abs(value)));
   }
-}
-
-TEST(CrfObjectiveTest, SecondOrderGradientEqualsFiniteDifferences) {
-  for (uint64_t seed = 11; seed <= 13; ++seed) {
-    TrainingData data = RandomProblem(seed, 5, 4, 3, 5);
-    EnableSecondOrder(&data);
-    std::vector<double> w = RandomWeights(seed + 7, data.parameters.size(), 1.0);
-    CrfObjective objective(data, 0.3, 1);
-    ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
-  }
-}
-
-TEST(CrfObjectiveTest, SecondOrderResultsIdenticalForEveryThreadCount) {
-  TrainingData data = RandomProblem(42, 200, 12, 5, 40);
-  EnableSecondOrder(&data);
-  std::vector<double> w = RandomWeights(43, data.parameters.size(), 2.0);
-  CrfObjective one(data, 0.5, 1);
-  std::vector<double> g1(w.size());
-  const double v1 = one.Evaluate(w, absl::MakeSpan(g1));
-  CrfObjective two(data, 0.5, 2);
-  std::vector<double> g(w.size());
-  const double v = two.Evaluate(w, absl::MakeSpan(g));
-  EXPECT_EQ(std::memcmp(&v, &v1, sizeof v), 0);
-  EXPECT_EQ(std::memcmp(g.data(), g1.data(), g.size() * sizeof(double)), 0);
 }
 
 // Attribute input with real values: the values multiply the features in scores and gradients.
@@ -190,19 +164,22 @@ TEST(CrfObjectiveTest, WeightedResultsIdenticalForEveryThreadCount) {
 }
 
 TEST(CrfObjectiveTest, ResultsIdenticalForEveryThreadCount) {
-  TrainingData data = RandomProblem(42, 300, 12, 5, 40);
-  std::vector<double> w = RandomWeights(43, data.parameters.size(), 2.0);
-  CrfObjective one(data, 0.5, 1);
-  std::vector<double> g1(w.size());
-  const double v1 = one.Evaluate(w, absl::MakeSpan(g1));
-  for (int threads : {2, 3, 8}) {
-    CrfObjective many(data, 0.5, threads);
-    EXPECT_EQ(many.threads(), threads);
-    std::vector<double> g(w.size());
-    const double v = many.Evaluate(w, absl::MakeSpan(g));
-    EXPECT_EQ(std::memcmp(&v, &v1, sizeof v), 0) << threads << " threads";
-    EXPECT_EQ(std::memcmp(g.data(), g1.data(), g.size() * sizeof(double)), 0)
-        << threads << " threads";
+  for (int order : {1, 2}) {
+    TrainingData data = RandomProblemOfOrder(order, 42, 300, 12, 5, 40);
+    std::vector<double> w = RandomWeights(43, data.parameters.size(), 2.0);
+    CrfObjective one(data, 0.5, 1);
+    std::vector<double> g1(w.size());
+    const double v1 = one.Evaluate(w, absl::MakeSpan(g1));
+    for (int threads : {2, 3, 8}) {
+      CrfObjective many(data, 0.5, threads);
+      EXPECT_EQ(many.threads(), threads);
+      std::vector<double> g(w.size());
+      const double v = many.Evaluate(w, absl::MakeSpan(g));
+      EXPECT_EQ(std::memcmp(&v, &v1, sizeof v), 0)
+          << "order " << order << ", " << threads << " threads";
+      EXPECT_EQ(std::memcmp(g.data(), g1.data(), g.size() * sizeof(double)), 0)
+          << "order " << order << ", " << threads << " threads";
+    }
   }
 }
 
