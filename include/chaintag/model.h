@@ -52,14 +52,17 @@ struct ModelParameters {
     return order == 2 ? int64_t{num_labels + 1} * num_labels * num_labels : 0;
   }
   int64_t size() const { return trigram_offset() + num_trigrams(); }
-  // Copies the transition, start, end (and trigram) weights of `w` into `lattice` (of this
-  // model's label count; made second order when the model is).
-  void FillChain(absl::Span<const double> w, Lattice* lattice) const;
+  // Copies the transition, start and end weights of `w` into `lattice` (of this model's label
+  // count). A second-order lattice shares the trigram weights of `w` (and `trigram_bounds`, 2N
+  // pruning bounds, if given; Lattice::SharedTrigram) instead of copying them, so `w` must
+  // outlive the lattice's use.
+  void FillChain(absl::Span<const double> w, Lattice* lattice,
+                 const double* trigram_bounds = nullptr) const;
 
   // Fills `lattice` (resized to M x N) with the scores of a featurized sentence under `w`
-  // (`w` has size() entries; pass `weights` for the model's own).
-  void Score(const FeaturizedSentence& sentence, absl::Span<const double> w,
-             Lattice* lattice) const;
+  // (`w` has size() entries; pass `weights` for the model's own); see FillChain.
+  void Score(const FeaturizedSentence& sentence, absl::Span<const double> w, Lattice* lattice,
+             const double* trigram_bounds = nullptr) const;
 };
 
 // Reader options that change what a model's input and labels are; recorded at training time so

@@ -14,7 +14,7 @@
 namespace chaintag {
 
 void ModelParameters::Score(const FeaturizedSentence& sentence, absl::Span<const double> w,
-                            Lattice* lattice) const {
+                            Lattice* lattice, const double* trigram_bounds) const {
   assert(static_cast<int64_t>(w.size()) == size());
   const int m = sentence.size();
   const int n = num_labels;
@@ -40,10 +40,11 @@ void ModelParameters::Score(const FeaturizedSentence& sentence, absl::Span<const
       }
     }
   }
-  FillChain(w, lattice);
+  FillChain(w, lattice, trigram_bounds);
 }
 
-void ModelParameters::FillChain(absl::Span<const double> w, Lattice* lattice) const {
+void ModelParameters::FillChain(absl::Span<const double> w, Lattice* lattice,
+                                const double* trigram_bounds) const {
   const int n = num_labels;
   const double* transition = w.data() + transition_offset();
   std::copy(transition, transition + static_cast<size_t>(n) * n, &lattice->transition(0, 0));
@@ -53,10 +54,7 @@ void ModelParameters::FillChain(absl::Span<const double> w, Lattice* lattice) co
     lattice->start(y) = start[y];
     lattice->end(y) = end[y];
   }
-  if (order == 2) {
-    lattice->EnableSecondOrder();
-    std::copy(w.data() + trigram_offset(), w.data() + size(), lattice->trigram_data().begin());
-  }
+  if (order == 2) lattice->ShareSecondOrder({w.data() + trigram_offset(), trigram_bounds});
 }
 
 void ModelInputOptions::ApplyTo(ReaderOptions* options) const {

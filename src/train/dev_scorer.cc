@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/eval.h"
+#include "decode/second_order.h"
 #include "train/parallel.h"
 
 namespace chaintag::train_internal {
@@ -56,12 +57,18 @@ absl::StatusOr<std::pair<double, std::string>> DevScorer::Score(absl::Span<const
   // Decoding runs on contiguous slices in parallel; counting stays sequential and ordered.
   const int num_workers = std::min<int>(workers_.size(), std::max(1, num_sentences));
   std::vector<absl::Status> status(num_workers);
+  // Second order: Viterbi's pruning bounds of the trigram weights, once per evaluation.
+  const ModelParameters& params = data_.parameters;
+  const std::vector<double> bounds =
+      params.order == 2
+          ? decode_internal::TrigramBounds(w.data() + params.trigram_offset(), params.num_labels)
+          : std::vector<double>();
   auto run = [&](int k) {
     Worker& worker = workers_[k];
     const int begin = static_cast<int>(int64_t{num_sentences} * k / num_workers);
     const int end = static_cast<int>(int64_t{num_sentences} * (k + 1) / num_workers);
     for (int i = begin; i < end; ++i) {
-      data_.parameters.Score(featurized_[i], w, &worker.lattice);
+      params.Score(featurized_[i], w, &worker.lattice, bounds.empty() ? nullptr : bounds.data());
       if (latent_ != nullptr) {
         ApplyTransitionMask(hidden_mask_, &worker.lattice);
         LdiOptions options;

@@ -486,8 +486,10 @@ TEST(TrainTest, SecondOrderFitsWhatFirstOrderCannotAndSurvivesSaveAndLoad) {
   EXPECT_EQ(first->order(), 1);
   EXPECT_EQ(first->Metadata("order"), "");  // not recorded for first-order models
   options.order = 2;
-  absl::StatusOr<Model> second = Train(options, *spec, train, nullptr, nullptr);
+  // With the training data as dev data: dev scoring decodes the second-order chain as well.
+  absl::StatusOr<Model> second = Train(options, *spec, train, &train, nullptr);
   ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->Metadata("dev_score"), "100");
   EXPECT_EQ(second->order(), 2);
   EXPECT_EQ(second->Metadata("order"), "2");
   EXPECT_LT(TrainAccuracy(*first, train), 0.95);
