@@ -155,7 +155,7 @@ int RunTrain(const std::vector<std::string>& args) {
   }
   if (given_clusters && !spec->uses_clusters()) {
     return UsageError(cmd, absl::StrCat("--clusters is given, but no template of '", spec_name,
-                                        "' calls cluster() (try --preset pos-clusters)"));
+                                        "' calls cluster() (see docs/templates.md)"));
   }
 
   // Fail before hours of training, not after.

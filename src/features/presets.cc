@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "chaintag/features.h"
@@ -150,6 +151,21 @@ constexpr char kPosClusters[] =
     "U66:cluster(%x[-1,0])\n"
     "U67:cluster(%x[1,0],4)\n"
     "U68:cluster(%x[1,0])\n";
+
+// The same for the presets of other tasks (chunking, base NPs, named entities), which add them
+// when train --clusters is given: cluster prefixes of the word in a +-1 window, and the word's
+// coarse class conjoined with its POS tag (column 1).
+constexpr char kWordClusters[] =
+    "# Word clusters (train --clusters FILE): bit-string prefixes of the word and neighbours.\n"
+    "U70:cluster(%x[0,0],4)\n"
+    "U71:cluster(%x[0,0],6)\n"
+    "U72:cluster(%x[0,0],10)\n"
+    "U73:cluster(%x[0,0])\n"
+    "U74:cluster(%x[-1,0],4)\n"
+    "U75:cluster(%x[-1,0])\n"
+    "U76:cluster(%x[1,0],4)\n"
+    "U77:cluster(%x[1,0])\n"
+    "U78:cluster(%x[0,0],6)/%x[0,1]\n";
 
 // Named entities from words (column 0) and POS (column 1), the feature set of the
 // sklearn-crfsuite CoNLL-2002 tutorial (word, case-folded word, suffixes, case and digit flags,
@@ -303,6 +319,14 @@ absl::StatusOr<FeatureSpec> FeatureSpec::Preset(std::string_view name, FeatureRe
     return absl::InvalidArgumentError(absl::StrCat("feature preset: expected one of ",
                                                    absl::StrJoin(PresetNames(), ", "), "; found '",
                                                    features::ToAbsl(name), "'"));
+  }
+  // A preset without cluster() templates adds its task's cluster templates when clusters are
+  // given (train --preset pos --clusters FILE is pos-clusters), so every preset can use them.
+  if (resources.clusters != nullptr && !absl::StrContains(text, "cluster(")) {
+    const bool pos = absl::StartsWith(features::ToAbsl(name), "pos");
+    const std::string_view extra = pos ? kPosClusters : kWordClusters;
+    text = absl::EndsWith(text, "\nB\n") ? Extend(text, extra)
+                                         : absl::StrCat(text, features::ToAbsl(extra));
   }
   return Parse(text, std::move(resources));
 }

@@ -31,7 +31,8 @@ TEST(PresetTest, AllPresetsParseAndRoundTripThroughText) {
     EXPECT_EQ(spec->has_label_bigram(), !history) << name;
     EXPECT_EQ(spec->num_history_templates() > 0, history) << name;
     EXPECT_EQ(spec->uses_lexicon(), name.find("lexicon") != std::string::npos) << name;
-    EXPECT_EQ(spec->uses_clusters(), name.find("clusters") != std::string::npos) << name;
+    // Given clusters, every preset reads them (those without cluster() add their task's set).
+    EXPECT_TRUE(spec->uses_clusters()) << name;
     // Models store the text (and the lexicon and clusters) and re-parse it at load.
     absl::StatusOr<FeatureSpec> again = FeatureSpec::Parse(
         spec->text(), FeatureResources{spec->lexicon(), spec->lexicon2(), spec->clusters()});
@@ -88,6 +89,30 @@ TEST(PresetTest, PosClustersNeedsClusters) {
   ASSERT_FALSE(spec.ok());
   EXPECT_THAT(spec.status().message(),
               ::testing::HasSubstr("cluster() reads word clusters, but none were given"));
+}
+
+TEST(PresetTest, PresetsAddTheirClusterTemplatesWhenClustersAreGiven) {
+  FeatureResources clusters;
+  clusters.clusters = LexiconAndClusters().clusters;
+  // train --preset pos --clusters FILE trains pos-clusters.
+  absl::StatusOr<FeatureSpec> pos = FeatureSpec::Preset("pos", clusters);
+  absl::StatusOr<FeatureSpec> pos_clusters = FeatureSpec::Preset("pos-clusters", clusters);
+  ASSERT_TRUE(pos.ok()) << pos.status();
+  ASSERT_TRUE(pos_clusters.ok()) << pos_clusters.status();
+  EXPECT_EQ(pos->text(), pos_clusters->text());
+  EXPECT_FALSE(FeatureSpec::Preset("pos")->uses_clusters());
+  // Other tasks get the word-window set, with the word's class conjoined with its POS tag.
+  for (const char* name : {"chunk-conll", "chunk", "np", "ner", "chunk-history"}) {
+    absl::StatusOr<FeatureSpec> plain = FeatureSpec::Preset(name);
+    absl::StatusOr<FeatureSpec> with = FeatureSpec::Preset(name, clusters);
+    ASSERT_TRUE(plain.ok() && with.ok()) << name;
+    EXPECT_FALSE(plain->uses_clusters()) << name;
+    EXPECT_TRUE(with->uses_clusters()) << name;
+    EXPECT_EQ(with->num_templates(), plain->num_templates() + 9) << name;
+    EXPECT_EQ(with->num_history_templates(), plain->num_history_templates()) << name;
+    EXPECT_EQ(with->has_label_bigram(), plain->has_label_bigram()) << name;
+    EXPECT_THAT(with->text(), ::testing::HasSubstr("U78:cluster(%x[0,0],6)/%x[0,1]\n")) << name;
+  }
 }
 
 TEST(PresetTest, UnknownPresetNamesTheChoices) {

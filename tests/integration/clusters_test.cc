@@ -61,6 +61,15 @@ TEST(ClustersCliTest, ClustersRawTextDeterministicallyAndFeedsTraining) {
   r = RunChaintag("tag -m '" + model + "' --format tagged tests/fixtures/cli/pos.tagged");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("The DT DT\ndog NN NN\n"));
+  // A preset without cluster() templates adds its own when --clusters is given.
+  std::ofstream(paths) << first;
+  r = RunChaintag("train --format tagged --preset pos --clusters '" + paths +
+                  "' --max-iterations 5 -o '" + model + "' tests/fixtures/cli/pos.tagged");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunChaintag("info '" + model + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("clusters       9 words, 4 clusters"));
+  EXPECT_THAT(r.out, HasSubstr("U64:cluster(%x[0,0])"));
 }
 
 TEST(ClustersCliTest, ErrorsAreClearAndLeaveNoOutput) {
@@ -86,10 +95,13 @@ TEST(ClustersCliTest, ErrorsAreClearAndLeaveNoOutput) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr(bad + ":2: expected a bit string of 0s and 1s"));
   std::ofstream(bad) << "01\tdog\t3\n";
-  r = RunChaintag("train --format tagged --preset pos --clusters '" + bad + "' -o '" + out +
-                  "/m.model' tests/fixtures/cli/pos.tagged");
+  const std::string tmpl = (dir.path() / "t.txt").string();
+  std::ofstream(tmpl) << "U00:%x[0,0]\nB\n";
+  r = RunChaintag("train --format tagged --template '" + tmpl + "' --clusters '" + bad + "' -o '" +
+                  out + "/m.model' tests/fixtures/cli/pos.tagged");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--clusters is given, but no template of 'pos' calls cluster()"));
+  EXPECT_THAT(r.err,
+              HasSubstr("--clusters is given, but no template of '" + tmpl + "' calls cluster()"));
   r = RunChaintag("train --format tagged --preset pos-clusters -o '" + out +
                   "/m.model' tests/fixtures/cli/pos.tagged");
   EXPECT_EQ(r.exit_code, 2);
