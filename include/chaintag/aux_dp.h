@@ -60,6 +60,13 @@ class Statistic {
   virtual bool ComputesRows() const { return false; }
   // row[y] = Next(state, position, prev_label, y) for every label y (one virtual call per row).
   virtual void FillRow(int position, int prev_label, int state, int num_labels, int* row) const;
+  // Second-order lattices: true if the successor also depends on the label two positions back
+  // (e.g. through a trigram score). The engine then asks NextAfter for live cells only, with
+  // `before` = that label (N, "before the sentence", at positions 0 and 1), instead of Next.
+  virtual bool ReadsHistory() const { return false; }
+  virtual int NextAfter(int state, int position, int /*before*/, int prev_label, int label) const {
+    return Next(state, position, prev_label, label);
+  }
 };
 
 bool IsInfeasible(const absl::Status& status);
@@ -165,6 +172,10 @@ class ScoreRangeStatistic : public Statistic {
   int Next(int state, int position, int prev_label, int label) const override;
   absl::Status Validate(const Lattice& lattice) const override;
   void FillSuccessors(int position, int num_labels, absl::Span<int> table) const override;
+  // On a second-order lattice the increments read the trigram scores, so the engine asks
+  // NextAfter (with the label two positions back); Next is then not used.
+  bool ReadsHistory() const override { return lattice_ != nullptr; }
+  int NextAfter(int state, int position, int before, int prev_label, int label) const override;
   double resolution() const { return resolution_; }
   double lower() const { return lower_; }
   double upper() const { return upper_; }
@@ -175,6 +186,10 @@ class ScoreRangeStatistic : public Statistic {
   ScoreRangeStatistic() = default;
   // State at `position` for quantised partial k (after the label at `position` is `label`).
   int Classify(int position, int label, int64_t k) const;
+  // The successor of `state` when the label at `position` adds the quantised increment `inc`.
+  int Advance(int state, int position, int label, int64_t inc) const;
+  // Second order: the rounded increment of (before, prev_label, label) at `position`.
+  int64_t SecondOrderIncrement(int position, int before, int prev_label, int label) const;
   double ErrorBound(int position) const;
   int m_ = 0;
   int n_ = 0;
@@ -183,6 +198,9 @@ class ScoreRangeStatistic : public Statistic {
   double resolution_ = 0;
   int num_states_ = 0;
   std::vector<int64_t> increment_;  // M x (N+1) x N increments / r, rounded (INT64_MIN if -inf)
+  // Second order: a copy of the lattice (trigram tables shared), whose increments are rounded as
+  // they are asked for (M x (N+1) x N x N would not fit for long sentences); null at first order.
+  std::shared_ptr<const Lattice> lattice_;
   std::vector<double> best_rest_;   // M x N: max score of positions after t (incl. end)
   std::vector<double> worst_rest_;  // M x N: min finite score of the rest
   std::shared_ptr<const ScoreRangeLayout> layout_;  // live intervals per position
@@ -285,6 +303,7 @@ class AuxDpDecoder {
   int history_stride_ = 0;  // second order: stride of the (last) history component, else 0
   std::vector<char> position_independent_;
   std::vector<char> computes_rows_;    // per component: rows on demand, no tables
+  std::vector<char> reads_history_;    // per component: rows by NextAfter (second order)
   mutable std::vector<int> stat_row_;  // N scratch for FillRow
   // Per component: one table (position-independent, or streaming) or M tables. Streaming tables
   // are refilled on demand by the const accessors, hence mutable.

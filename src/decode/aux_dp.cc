@@ -81,6 +81,7 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   strides_.assign(k, 1);
   position_independent_.assign(k, 0);
   computes_rows_.assign(k, 0);
+  reads_history_.assign(k, 0);
   int64_t r = 1;
   for (int c = 0; c < k; ++c) {
     const Statistic* s = statistics_[c];
@@ -99,7 +100,14 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
           absl::StrCat("AuxDpDecoder: product of statistic state counts exceeds ", kMaxStates));
     }
     position_independent_[c] = s->PositionIndependent();
-    computes_rows_[c] = s->ComputesRows();
+    reads_history_[c] = s->ReadsHistory();
+    if (reads_history_[c] && lattice.order() != 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("AuxDpDecoder: statistic ", c,
+                       " reads the label two positions back; expected a "
+                       "second-order lattice"));
+    }
+    computes_rows_[c] = s->ComputesRows() || reads_history_[c];
   }
   num_states_ = static_cast<int>(r);
   if (int64_t{m_} * n_ * r > kMaxCells) {
@@ -302,7 +310,15 @@ void AuxDpDecoder::ComputeSuccessorRow(int position, int prev_label, int state, 
   const int* comp = components_.data() + static_cast<size_t>(state) * k;
   for (int c = 0; c < k; ++c) {
     const int* t;
-    if (computes_rows_[c]) {
+    if (reads_history_[c]) {
+      int* fresh = stat_row_.data();
+      const int before = state / history_stride_;
+      for (int y = 0; y < n_; ++y) {
+        fresh[y] = ConvertState(
+            c, position, statistics_[c]->NextAfter(comp[c], position, before, prev_label, y));
+      }
+      t = fresh;
+    } else if (computes_rows_[c]) {
       int* fresh = stat_row_.data();
       statistics_[c]->FillRow(position, prev_label, comp[c], n_, fresh);
       for (int y = 0; y < n_; ++y) fresh[y] = ConvertState(c, position, fresh[y]);
@@ -336,7 +352,11 @@ int AuxDpDecoder::Successor(int position, int prev_label, int state, int label) 
   const int* comp = components_.data() + state * k;
   int sum = 0;
   for (size_t c = 0; c < k; ++c) {
-    if (computes_rows_[c]) {
+    if (reads_history_[c]) {
+      sum += ConvertState(
+          static_cast<int>(c), position,
+          statistics_[c]->NextAfter(comp[c], position, state / history_stride_, prev_label, label));
+    } else if (computes_rows_[c]) {
       sum += ConvertState(static_cast<int>(c), position,
                           statistics_[c]->Next(comp[c], position, prev_label, label));
     } else {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -42,6 +43,85 @@ struct Interval {
   int64_t lo;
   int64_t hi;
 };
+
+// Second order: per (t, y) the max / min score of the rest of the chain after t and of the prefix
+// up to t, by Viterbi both ways over label pairs (prev, y) (prev = N before the sentence), reduced
+// over prev (sound bounds, looser than per pair). `increment(t, before, prev, y)` is the exact
+// score the label y adds at t.
+template <typename Increment>
+void SecondOrderBounds(int m, int n, const Increment& increment, std::vector<double>* best_rest,
+                       std::vector<double>* worst_rest, std::vector<double>* best_prefix,
+                       std::vector<double>* worst_prefix) {
+  const size_t pairs = static_cast<size_t>(n + 1) * n;  // (prev, y); prev = n only at t = 0
+  auto prevs = [n](int t) { return t == 0 ? std::pair{n, n + 1} : std::pair{0, n}; };
+  auto at = [n](int p, int y) { return static_cast<size_t>(p) * n + y; };
+  // Backward: hi / lo[(p, y)] = max / min score of the rest after (t - 1, t) = (p, y).
+  std::vector<double> hi(pairs, 0.0), lo(pairs, 0.0), next_hi(pairs), next_lo(pairs);
+  for (int t = m - 1; t >= 0; --t) {
+    const auto [p0, p1] = prevs(t);
+    if (t < m - 1) {
+      std::fill(next_hi.begin(), next_hi.end(), kNegInf);
+      std::fill(next_lo.begin(), next_lo.end(), kPosInf);
+      for (int p = p0; p < p1; ++p) {
+        for (int y = 0; y < n; ++y) {
+          for (int z = 0; z < n; ++z) {
+            const double inc = increment(t + 1, p, y, z);
+            if (!std::isfinite(inc) || hi[at(y, z)] == kNegInf) continue;
+            next_hi[at(p, y)] = std::max(next_hi[at(p, y)], inc + hi[at(y, z)]);
+            next_lo[at(p, y)] = std::min(next_lo[at(p, y)], inc + lo[at(y, z)]);
+          }
+        }
+      }
+      hi.swap(next_hi);
+      lo.swap(next_lo);
+    }
+    for (int y = 0; y < n; ++y) {
+      for (int p = p0; p < p1; ++p) {
+        if (hi[at(p, y)] == kNegInf) continue;
+        double& h = (*best_rest)[static_cast<size_t>(t) * n + y];
+        double& l = (*worst_rest)[static_cast<size_t>(t) * n + y];
+        h = std::max(h, hi[at(p, y)]);
+        l = std::min(l, lo[at(p, y)]);
+      }
+    }
+  }
+  // Forward: hi / lo[(p, y)] = max / min prefix score ending in (t - 1, t) = (p, y).
+  std::fill(hi.begin(), hi.end(), kNegInf);
+  std::fill(lo.begin(), lo.end(), kPosInf);
+  for (int y = 0; y < n; ++y) {
+    const double inc = increment(0, n, -1, y);
+    if (std::isfinite(inc)) hi[at(n, y)] = lo[at(n, y)] = inc;
+  }
+  for (int t = 0; t < m; ++t) {
+    const auto [p0, p1] = prevs(t);
+    if (t > 0) {
+      std::fill(next_hi.begin(), next_hi.end(), kNegInf);
+      std::fill(next_lo.begin(), next_lo.end(), kPosInf);
+      const auto [b0, b1] = prevs(t - 1);
+      for (int b = b0; b < b1; ++b) {
+        for (int p = 0; p < n; ++p) {
+          if (hi[at(b, p)] == kNegInf) continue;
+          for (int y = 0; y < n; ++y) {
+            const double inc = increment(t, b, p, y);
+            if (!std::isfinite(inc)) continue;
+            next_hi[at(p, y)] = std::max(next_hi[at(p, y)], hi[at(b, p)] + inc);
+            next_lo[at(p, y)] = std::min(next_lo[at(p, y)], lo[at(b, p)] + inc);
+          }
+        }
+      }
+      hi.swap(next_hi);
+      lo.swap(next_lo);
+    }
+    for (int y = 0; y < n; ++y) {
+      for (int p = p0; p < p1; ++p) {
+        double& h = (*best_prefix)[static_cast<size_t>(t) * n + y];
+        double& l = (*worst_prefix)[static_cast<size_t>(t) * n + y];
+        h = std::max(h, hi[at(p, y)]);
+        l = std::min(l, lo[at(p, y)]);
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -81,71 +161,80 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
     return s;
   }
 
-  // Exact increments per (t, prev, y); the end score is folded into position M-1.
-  auto increment = [&](int t, int prev, int y) {
+  // Exact increments per (t, [before,] prev, y); the end score is folded into position M-1.
+  const bool second_order = lattice.order() == 2;
+  auto increment = [&](int t, int before, int prev, int y) {
     double v = t == 0 ? lattice.start(y) : lattice.transition(prev, y);
+    if (second_order && t > 0) v += lattice.trigram(t == 1 ? n : before, prev, y);
     v += lattice.unary(t, y);
     if (t == m - 1) v += lattice.end(y);
     return v;
   };
-  const size_t per_t = static_cast<size_t>(n + 1) * n;
-  s->increment_.assign(per_t * m, kNoIncrement);
-  for (int t = 0; t < m; ++t) {
-    for (int prev = (t == 0 ? -1 : 0); prev < (t == 0 ? 0 : n); ++prev) {
-      for (int y = 0; y < n; ++y) {
-        const double v = increment(t, prev, y);
-        if (std::isfinite(v)) {
-          s->increment_[per_t * t + static_cast<size_t>(prev + 1) * n + y] =
-              ClampIndex(std::nearbyint(v / r));
+  const size_t cells = static_cast<size_t>(m) * n;
+  s->best_rest_.assign(cells, kNegInf);
+  s->worst_rest_.assign(cells, kPosInf);
+  std::vector<double> best_prefix(cells, kNegInf);
+  std::vector<double> worst_prefix(cells, kPosInf);
+  if (second_order) {
+    // Increments are rounded as the engine asks for them (SecondOrderIncrement).
+    s->lattice_ = std::make_shared<const Lattice>(lattice);
+    SecondOrderBounds(m, n, increment, &s->best_rest_, &s->worst_rest_, &best_prefix,
+                      &worst_prefix);
+  } else {
+    const size_t per_t = static_cast<size_t>(n + 1) * n;
+    s->increment_.assign(per_t * m, kNoIncrement);
+    for (int t = 0; t < m; ++t) {
+      for (int prev = (t == 0 ? -1 : 0); prev < (t == 0 ? 0 : n); ++prev) {
+        for (int y = 0; y < n; ++y) {
+          const double v = increment(t, 0, prev, y);
+          if (std::isfinite(v)) {
+            s->increment_[per_t * t + static_cast<size_t>(prev + 1) * n + y] =
+                ClampIndex(std::nearbyint(v / r));
+          }
         }
       }
     }
-  }
-  // Exact max / min score of the rest of the chain after (t, y) (backward Viterbi both ways).
-  s->best_rest_.assign(static_cast<size_t>(m) * n, kNegInf);
-  s->worst_rest_.assign(static_cast<size_t>(m) * n, kPosInf);
-  for (int y = 0; y < n; ++y) {
-    s->best_rest_[static_cast<size_t>(m - 1) * n + y] = 0.0;
-    s->worst_rest_[static_cast<size_t>(m - 1) * n + y] = 0.0;
-  }
-  for (int t = m - 2; t >= 0; --t) {
+    // Exact max / min score of the rest of the chain after (t, y) (backward Viterbi both ways).
     for (int y = 0; y < n; ++y) {
-      double best = kNegInf, worst = kPosInf;
-      for (int z = 0; z < n; ++z) {
-        const double inc = increment(t + 1, y, z);
-        const double b = s->best_rest_[static_cast<size_t>(t + 1) * n + z];
-        if (!std::isfinite(inc) || b == kNegInf) continue;
-        best = std::max(best, inc + b);
-        worst = std::min(worst, inc + s->worst_rest_[static_cast<size_t>(t + 1) * n + z]);
-      }
-      s->best_rest_[static_cast<size_t>(t) * n + y] = best;
-      s->worst_rest_[static_cast<size_t>(t) * n + y] = worst;
+      s->best_rest_[static_cast<size_t>(m - 1) * n + y] = 0.0;
+      s->worst_rest_[static_cast<size_t>(m - 1) * n + y] = 0.0;
     }
-  }
-  // Exact max / min prefix score up to (t, y) (forward Viterbi both ways) bounds reachable
-  // partials.
-  std::vector<double> best_prefix(static_cast<size_t>(m) * n, kNegInf);
-  std::vector<double> worst_prefix(static_cast<size_t>(m) * n, kPosInf);
-  for (int y = 0; y < n; ++y) {
-    const double inc = increment(0, -1, y);
-    if (std::isfinite(inc)) best_prefix[y] = worst_prefix[y] = inc;
-  }
-  for (int t = 1; t < m; ++t) {
-    for (int y = 0; y < n; ++y) {
-      double best = kNegInf, worst = kPosInf;
-      for (int p = 0; p < n; ++p) {
-        const double inc = increment(t, p, y);
-        const double b = best_prefix[static_cast<size_t>(t - 1) * n + p];
-        if (!std::isfinite(inc) || b == kNegInf) continue;
-        best = std::max(best, b + inc);
-        worst = std::min(worst, worst_prefix[static_cast<size_t>(t - 1) * n + p] + inc);
+    for (int t = m - 2; t >= 0; --t) {
+      for (int y = 0; y < n; ++y) {
+        double best = kNegInf, worst = kPosInf;
+        for (int z = 0; z < n; ++z) {
+          const double inc = increment(t + 1, 0, y, z);
+          const double b = s->best_rest_[static_cast<size_t>(t + 1) * n + z];
+          if (!std::isfinite(inc) || b == kNegInf) continue;
+          best = std::max(best, inc + b);
+          worst = std::min(worst, inc + s->worst_rest_[static_cast<size_t>(t + 1) * n + z]);
+        }
+        s->best_rest_[static_cast<size_t>(t) * n + y] = best;
+        s->worst_rest_[static_cast<size_t>(t) * n + y] = worst;
       }
-      best_prefix[static_cast<size_t>(t) * n + y] = best;
-      worst_prefix[static_cast<size_t>(t) * n + y] = worst;
+    }
+    // Exact max / min prefix score up to (t, y) (forward Viterbi both ways) bounds reachable
+    // partials.
+    for (int y = 0; y < n; ++y) {
+      const double inc = increment(0, 0, -1, y);
+      if (std::isfinite(inc)) best_prefix[y] = worst_prefix[y] = inc;
+    }
+    for (int t = 1; t < m; ++t) {
+      for (int y = 0; y < n; ++y) {
+        double best = kNegInf, worst = kPosInf;
+        for (int p = 0; p < n; ++p) {
+          const double inc = increment(t, 0, p, y);
+          const double b = best_prefix[static_cast<size_t>(t - 1) * n + p];
+          if (!std::isfinite(inc) || b == kNegInf) continue;
+          best = std::max(best, b + inc);
+          worst = std::min(worst, worst_prefix[static_cast<size_t>(t - 1) * n + p] + inc);
+        }
+        best_prefix[static_cast<size_t>(t) * n + y] = best;
+        worst_prefix[static_cast<size_t>(t) * n + y] = worst;
+      }
     }
   }
   ScoreRangeLayout& layout = *layout_ptr;
-  const size_t cells = static_cast<size_t>(m) * n;
   layout.klo.assign(cells, 0);
   layout.khi.assign(cells, -1);
   layout.flo.assign(cells, 1);
@@ -226,8 +315,30 @@ int ScoreRangeStatistic::Classify(int position, int label, int64_t k) const {
 
 int ScoreRangeStatistic::Next(int state, int position, int prev_label, int label) const {
   if (m_ == 0) return kFree;
-  const int64_t inc = increment_[static_cast<size_t>(n_ + 1) * n_ * position +
-                                 static_cast<size_t>(prev_label + 1) * n_ + label];
+  if (lattice_ != nullptr) return kInfeasible;  // second order: the engine asks NextAfter
+  return Advance(state, position, label,
+                 increment_[static_cast<size_t>(n_ + 1) * n_ * position +
+                            static_cast<size_t>(prev_label + 1) * n_ + label]);
+}
+
+int ScoreRangeStatistic::NextAfter(int state, int position, int before, int prev_label,
+                                   int label) const {
+  if (m_ == 0 || lattice_ == nullptr) return Next(state, position, prev_label, label);
+  return Advance(state, position, label, SecondOrderIncrement(position, before, prev_label, label));
+}
+
+int64_t ScoreRangeStatistic::SecondOrderIncrement(int position, int before, int prev_label,
+                                                  int label) const {
+  // The same sum and rounding as Create's increment().
+  const Lattice& l = *lattice_;
+  double v = position == 0 ? l.start(label) : l.transition(prev_label, label);
+  if (position > 0) v += l.trigram(position == 1 ? n_ : before, prev_label, label);
+  v += l.unary(position, label);
+  if (position == m_ - 1) v += l.end(label);
+  return std::isfinite(v) ? ClampIndex(std::nearbyint(v / resolution_)) : kNoIncrement;
+}
+
+int ScoreRangeStatistic::Advance(int state, int position, int label, int64_t inc) const {
   if (inc == kNoIncrement) return kInfeasible;
   if (position == 0) return Classify(0, label, inc);  // the state before position 0 means k = 0
   if (state == kFree) {
@@ -249,6 +360,11 @@ absl::Status ScoreRangeStatistic::Validate(const Lattice& lattice) const {
     return absl::InvalidArgumentError(absl::StrCat("ScoreRangeStatistic: built for a ", m_, " x ",
                                                    n_, " lattice; got ", lattice.size(), " x ",
                                                    lattice.num_labels()));
+  }
+  if (m_ > 0 && n_ > 0 && (lattice.order() == 2) != (lattice_ != nullptr)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ScoreRangeStatistic: built for a lattice of order ",
+                     lattice_ != nullptr ? 2 : 1, "; got order ", lattice.order()));
   }
   return absl::OkStatus();
 }
@@ -284,18 +400,13 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
   } else if (IsInfeasible(top.status())) {
     return top.status();  // no labeling satisfies the constraints at all
   }
-  if (lattice.order() == 2) {
-    // The quantised increments would depend on the label two positions back as well.
-    return absl::UnimplementedError(
-        "a score range that excludes the best labeling is not supported on second-order models "
-        "yet (only ranges the best labeling already satisfies)");
-  }
   // Keep the successor tables (M x R x (N+1) x N) and cells within the engine's limits.
   const int64_t per_state =
       std::max<int64_t>(1, int64_t{std::max(lattice.size(), 1)} * (lattice.num_labels() + 1) *
                                std::max(lattice.num_labels(), 1));
   int64_t other_states = 1;
   for (const Statistic* c : constraints) other_states *= std::max(c->NumStates(), 1);
+  if (lattice.order() == 2) other_states *= lattice.num_labels() + 1;  // the engine's history
   // Two engines (max and min per state), 8 bytes a cell each.
   const int64_t cells = std::min<int64_t>(AuxDpDecoder::kMaxCells, max_bytes / 16);
   const int64_t fit = cells / per_state / std::max<int64_t>(other_states, 1);
@@ -343,6 +454,9 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
   for (int y = 0; y < n; ++y) {
     negated.start(y) = neg(lattice.start(y));
     negated.end(y) = neg(lattice.end(y));
+  }
+  if (lattice.order() == 2) {
+    for (double& v : negated.trigram_data()) v = neg(v);  // an owned copy of shared tables
   }
   AuxDpDecoder worst;
   worst.set_max_bytes(max_bytes / 2);

@@ -117,11 +117,6 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
         "exclusions; --score-range, --diverse, --marginals and probabilities need a linear-chain "
         "model");
   }
-  if (model.order() == 2 && request_.score_range) {
-    return absl::InvalidArgumentError(
-        "--score-range is not supported on second-order models yet (every other decoding request "
-        "is)");
-  }
   if (absl::Status s = tagger.BuildLattice(input, &lattice_); !s.ok()) return s;
   const int m = lattice_.size();
   if (absl::Status s = ApplyForced(r); !s.ok()) return s;

@@ -39,6 +39,19 @@ inline Lattice RandomLattice(std::mt19937& rng, int m, int n, bool integral, dou
   return lattice;
 }
 
+// RandomLattice made second order, with trigram scores drawn the same way.
+inline Lattice RandomSecondOrder(std::mt19937& rng, int m, int n, bool integral, double p_masked) {
+  Lattice lattice = RandomLattice(rng, m, n, integral, p_masked);
+  lattice.EnableSecondOrder();
+  std::uniform_real_distribution<double> real(-2.0, 2.0);
+  std::uniform_int_distribution<int> small(-2, 2);
+  std::bernoulli_distribution masked(p_masked);
+  for (double& x : lattice.trigram_data()) {
+    x = masked(rng) ? kNegInf : integral ? static_cast<double>(small(rng)) : real(rng);
+  }
+  return lattice;
+}
+
 // Calls visit(labels) for every labeling in lexicographic order (position 0 most significant).
 inline void ForEachLabeling(int m, int n,
                             const std::function<void(const std::vector<int>&)>& visit) {

@@ -22,21 +22,9 @@ using testing::ForEachLabeling;
 using testing::LogSumExp;
 using testing::MakeConstraint;
 using testing::RandomConstraint;
-using testing::RandomLattice;
+using testing::RandomSecondOrder;
 using testing::ReverseLexLess;
 using testing::Scored;
-
-Lattice RandomSecondOrder(std::mt19937& rng, int m, int n, bool integral, double p_masked) {
-  Lattice lattice = RandomLattice(rng, m, n, integral, p_masked);
-  lattice.EnableSecondOrder();
-  std::uniform_real_distribution<double> real(-2.0, 2.0);
-  std::uniform_int_distribution<int> small(-2, 2);
-  std::bernoulli_distribution masked(p_masked);
-  for (double& x : lattice.trigram_data()) {
-    x = masked(rng) ? kNegInf : integral ? static_cast<double>(small(rng)) : real(rng);
-  }
-  return lattice;
-}
 
 TEST(SecondOrderTest, ScoreAddsTrigramsFromTheSecondPosition) {
   Lattice lattice(3, 2);
@@ -233,20 +221,6 @@ TEST(SecondOrderTest, SharedTrigramScoresDecodeTheSame) {
     EXPECT_EQ(trigram[static_cast<size_t>(n) * n * n], owned.trigram(n, 0, 0));
     EXPECT_EQ(shared.trigram(n, 0, 0), owned.trigram(n, 0, 0) + 1.0);
   }
-}
-
-TEST(SecondOrderTest, BindingScoreRangeIsRefusedClearly) {
-  std::mt19937 rng(5);
-  Lattice lattice = RandomSecondOrder(rng, 4, 3, false, 0.0);
-  const std::vector<Scored> all = Enumerate(lattice, {});
-  // A range holding the best labeling is answered exactly.
-  absl::StatusOr<Labeling> easy = ScoreRangeDecode(lattice, all[0].score - 1, all[0].score + 1);
-  ASSERT_TRUE(easy.ok()) << easy.status();
-  EXPECT_EQ(easy->labels, all[0].labels);
-  absl::StatusOr<Labeling> hard =
-      ScoreRangeDecode(lattice, all.back().score - 1, all[0].score - 1e-6);
-  EXPECT_EQ(hard.status().code(), absl::StatusCode::kUnimplemented) << hard.status();
-  EXPECT_NE(hard.status().message().find("second-order"), std::string::npos);
 }
 
 }  // namespace

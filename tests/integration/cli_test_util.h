@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -74,6 +75,19 @@ inline void ExpectEmptyDirectory(const std::filesystem::path& dir) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     ADD_FAILURE() << "left behind: " << entry.path();
   }
+}
+
+// The numbers of every `"key": NUMBER` in `text` (e.g. the scores of JSONL output), in order.
+inline std::vector<double> JsonNumbers(const std::string& text, const std::string& key) {
+  std::vector<double> out;
+  const std::string needle = "\"" + key + "\": ";
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    const char* begin = text.c_str() + at + needle.size();
+    char* end = nullptr;
+    const double v = std::strtod(begin, &end);
+    if (end != begin) out.push_back(v);
+  }
+  return out;
 }
 
 inline bool HaveSharedCorpora() { return std::filesystem::exists(CHAINTAG_SHARED_CORPORA); }

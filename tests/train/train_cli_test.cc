@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -14,6 +15,7 @@
 namespace chaintag {
 namespace {
 
+using testing::JsonNumbers;
 using testing::RunChaintag;
 using testing::RunResult;
 using testing::TempDir;
@@ -68,9 +70,7 @@ TEST(TrainCliTest, InfoShowsOptionsIterationsAndInputOptions) {
       << r.out;
 }
 
-// A model file of format 1 (before issue 12) is refused with a request to retrain.
-// A second-order model end to end: train, info, and every decoding request of `tag` (a binding
-// or not, a score range is refused before any output).
+// A second-order model end to end: train, info, and every decoding request of `tag`.
 TEST(TrainCliTest, SecondOrderModelTagsWithEveryRequest) {
   TempDir dir;
   const std::string model = (dir.path() / "o2.model").string();
@@ -94,14 +94,19 @@ TEST(TrainCliTest, SecondOrderModelTagsWithEveryRequest) {
     EXPECT_EQ(r.exit_code, 0) << request << ": " << r.err;
     EXPECT_FALSE(r.out.empty()) << request;
   }
-  const std::string out = (dir.path() / "ranged.txt").string();
-  r = RunChaintag("tag -m '" + model + "' --score-range=-100..100 -o '" + out + "'" + input);
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("--score-range is not supported on second-order models"), std::string::npos)
-      << r.err;
-  EXPECT_FALSE(std::ifstream(out).good()) << "no partial output file";
+  // A binding score range: every labeling found scores at most 0, below each plain best.
+  std::vector<double> plain_scores =
+      JsonNumbers(RunChaintag("tag -m '" + model + "' --output-format jsonl" + input).out, "score");
+  ASSERT_FALSE(plain_scores.empty());
+  for (double s : plain_scores) EXPECT_GT(s, 0.0);
+  r = RunChaintag("tag -m '" + model + "' --score-range=-1e9..0 --output-format jsonl" + input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<double> ranged = JsonNumbers(r.out, "score");
+  EXPECT_EQ(ranged.size(), plain_scores.size()) << r.out;
+  for (double s : ranged) EXPECT_LE(s, 0.0);
 }
 
+// A model file of format 1 (before issue 12) is refused with a request to retrain.
 TEST(TrainCliTest, OldModelFormatAsksForRetraining) {
   TempDir dir;
   const std::string model = (dir.path() / "old.model").string();
