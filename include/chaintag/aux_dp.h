@@ -171,7 +171,9 @@ class ScoreRangeStatistic : public Statistic {
   int Initial() const override { return kStart; }
   int Next(int state, int position, int prev_label, int label) const override;
   absl::Status Validate(const Lattice& lattice) const override;
-  void FillSuccessors(int position, int num_labels, absl::Span<int> table) const override;
+  // Rows for live cells only: of the R x (N+1) x N successors per position few are reachable.
+  bool ComputesRows() const override { return true; }
+  void FillRow(int position, int prev_label, int state, int num_labels, int* row) const override;
   // On a second-order lattice the increments read the trigram scores, so the engine asks
   // NextAfter (with the label two positions back); Next is then not used.
   bool ReadsHistory() const override { return lattice_ != nullptr; }
@@ -188,6 +190,8 @@ class ScoreRangeStatistic : public Statistic {
   int Classify(int position, int label, int64_t k) const;
   // The successor of `state` when the label at `position` adds the quantised increment `inc`.
   int Advance(int state, int position, int label, int64_t inc) const;
+  // The quantised partial before `position` (> 0) that live `state` stands for; false if none.
+  bool Partial(int state, int position, int64_t* k) const;
   // Second order: the rounded increment of (before, prev_label, label) at `position`.
   int64_t SecondOrderIncrement(int position, int before, int prev_label, int label) const;
   double ErrorBound(int position) const;

@@ -344,15 +344,19 @@ int ScoreRangeStatistic::Advance(int state, int position, int label, int64_t inc
   if (state == kFree) {
     return layout_->dead[static_cast<size_t>(position) * n_ + label] ? kInfeasible : kFree;
   }
+  int64_t k_prev;
+  if (!Partial(state, position, &k_prev)) return kInfeasible;
+  return Classify(position, label, k_prev + inc);
+}
+
+bool ScoreRangeStatistic::Partial(int state, int position, int64_t* k) const {
   const std::vector<Interval>& ivs = layout_->intervals[position - 1];
   const std::vector<int>& first = layout_->first_id[position - 1];
-  // Map the id back to its quantised partial at position - 1.
   auto it = std::upper_bound(first.begin(), first.end(), state);
-  if (it == first.begin()) return kInfeasible;
+  if (it == first.begin()) return false;
   const size_t j = (it - first.begin()) - 1;
-  const int64_t k_prev = ivs[j].lo + (state - first[j]);
-  if (k_prev > ivs[j].hi) return kInfeasible;
-  return Classify(position, label, k_prev + inc);
+  *k = ivs[j].lo + (state - first[j]);
+  return *k <= ivs[j].hi;
 }
 
 absl::Status ScoreRangeStatistic::Validate(const Lattice& lattice) const {
@@ -369,12 +373,25 @@ absl::Status ScoreRangeStatistic::Validate(const Lattice& lattice) const {
   return absl::OkStatus();
 }
 
-void ScoreRangeStatistic::FillSuccessors(int position, int num_labels,
-                                         absl::Span<int> table) const {
-  for (int s = 0; s < num_states_; ++s) {
-    for (int prev = -1; prev < num_labels; ++prev) {
-      int* row = table.data() + (static_cast<size_t>(s) * (num_labels + 1) + prev + 1) * num_labels;
-      for (int y = 0; y < num_labels; ++y) row[y] = ScoreRangeStatistic::Next(s, position, prev, y);
+void ScoreRangeStatistic::FillRow(int position, int prev_label, int state, int num_labels,
+                                  int* row) const {
+  if (m_ == 0 || lattice_ != nullptr) {
+    Statistic::FillRow(position, prev_label, state, num_labels, row);
+    return;
+  }
+  const int64_t* inc = increment_.data() + static_cast<size_t>(n_ + 1) * n_ * position +
+                       static_cast<size_t>(prev_label + 1) * n_;
+  // The partial before `position` is found once per row (the state before position 0 means 0).
+  int64_t k = 0;
+  const bool live = position == 0 || state == kFree || Partial(state, position, &k);
+  const char* dead = layout_->dead.data() + static_cast<size_t>(position) * n_;
+  for (int y = 0; y < num_labels; ++y) {
+    if (!live || inc[y] == kNoIncrement) {
+      row[y] = kInfeasible;
+    } else if (position > 0 && state == kFree) {
+      row[y] = dead[y] ? kInfeasible : kFree;
+    } else {
+      row[y] = Classify(position, y, k + inc[y]);
     }
   }
 }
