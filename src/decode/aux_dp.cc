@@ -321,7 +321,12 @@ void AuxDpDecoder::ComputeSuccessorRow(int position, int prev_label, int state, 
     } else if (computes_rows_[c]) {
       int* fresh = stat_row_.data();
       statistics_[c]->FillRow(position, prev_label, comp[c], n_, fresh);
-      for (int y = 0; y < n_; ++y) fresh[y] = ConvertState(c, position, fresh[y]);
+      const unsigned size = sizes_[c];
+      const int stride = strides_[c];
+      for (int y = 0; y < n_; ++y) {
+        const int v = fresh[y];  // in range: stride-scaled inline; otherwise ConvertState
+        fresh[y] = static_cast<unsigned>(v) < size ? v * stride : ConvertState(c, position, v);
+      }
       t = fresh;
     } else {
       t = Table(c, position) + (static_cast<size_t>(comp[c]) * (n_ + 1) + prev_label + 1) * n_;

@@ -305,6 +305,8 @@ int ScoreRangeStatistic::Classify(int position, int label, int64_t k) const {
   if (layout.dead[i] || k < layout.klo[i] || k > layout.khi[i]) return kInfeasible;
   if (k >= layout.flo[i] && k <= layout.fhi[i]) return kFree;
   const std::vector<Interval>& ivs = layout.intervals[position];
+  // k is live here, so inside the union of the position's intervals: one interval holds it.
+  if (ivs.size() == 1) return layout.first_id[position][0] + static_cast<int>(k - ivs[0].lo);
   auto it = std::upper_bound(ivs.begin(), ivs.end(), k,
                              [](int64_t v, const Interval& iv) { return v < iv.lo; });
   if (it == ivs.begin()) return kInfeasible;
