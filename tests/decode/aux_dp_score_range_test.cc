@@ -174,6 +174,40 @@ TEST(ScoreRangeTest, BadArguments) {
   EXPECT_NE(st.status().message().find("--score-max-states"), std::string::npos);
 }
 
+// The statistic of a second-order lattice reads the engine's history; neither order's statistic
+// runs on a lattice of the other order.
+TEST(ScoreRangeTest, StatisticBuiltForOneOrderRefusesTheOther) {
+  std::mt19937 rng(8);
+  Lattice second = RandomSecondOrder(rng, 4, 3, false, 0.0);
+  Lattice first = RandomLattice(rng, 4, 3, false, 0.0);
+  auto for_second = ScoreRangeStatistic::Create(second, -1, 1, 0.1);
+  auto for_first = ScoreRangeStatistic::Create(first, -1, 1, 0.1);
+  ASSERT_TRUE(for_second.ok() && for_first.ok());
+  EXPECT_TRUE((*for_second)->ReadsHistory());
+  EXPECT_FALSE((*for_first)->ReadsHistory());
+  AuxDpDecoder decoder;
+  const Statistic* reads_history[] = {for_second->get()};
+  absl::Status st = decoder.Run(first, reads_history);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
+  EXPECT_NE(st.message().find("order 2; got order 1"), std::string::npos) << st;
+  // The engine itself refuses any statistic that reads the history of a first-order lattice.
+  struct ReadsHistoryOnly : Statistic {
+    int NumStates() const override { return 1; }
+    int Initial() const override { return 0; }
+    int Next(int, int, int, int) const override { return 0; }
+    bool ReadsHistory() const override { return true; }
+  } history_reader;
+  const Statistic* generic[] = {&history_reader};
+  st = decoder.Run(first, generic);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
+  EXPECT_NE(st.message().find("expected a second-order lattice"), std::string::npos) << st;
+  EXPECT_TRUE(decoder.Run(second, generic).ok());
+  const Statistic* plain[] = {for_first->get()};
+  st = decoder.Run(second, plain);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument) << st;
+  EXPECT_NE(st.message().find("order 1; got order 2"), std::string::npos) << st;
+}
+
 TEST(ScoreRangeTest, EmptyLattice) {
   Lattice lattice(0, 2);
   EXPECT_TRUE(ScoreRangeDecode(lattice, -1, 1).ok());
