@@ -41,34 +41,50 @@ std::string CheckPath(std::string_view path) {
     return absl::StrCat("a bit string of at most ", WordClusters::kMaxPathBits,
                         " bits, found one of ", path.size());
   }
-  if (path.find_first_not_of("01") != std::string_view::npos) {
+  if (!std::all_of(path.begin(), path.end(), [](char c) { return c == '0' || c == '1'; })) {
     return absl::StrCat("a bit string of 0s and 1s, found '", ToAbsl(path.substr(0, 40)), "'");
   }
   return "";
 }
 
-// Indexes sorted entries; an error names the first word listed twice.
-absl::StatusOr<std::shared_ptr<const WordClusters::Impl>> Index(
-    std::vector<WordClusters::Entry> entries) {
-  std::sort(entries.begin(), entries.end(), EntryLess);
-  auto impl = std::make_shared<WordClusters::Impl>();
-  impl->words.reserve(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) {
-    if (!impl->words.emplace(entries[i].word, static_cast<uint32_t>(i)).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("expected each word once, found '", entries[i].word, "' twice"));
+using WordIndex = absl::flat_hash_map<std::string, uint32_t>;
+
+// Sorts entries given in input order, indexed by `words` (word -> input position), into
+// Serialize() order and counts the clusters. A paths file written by chaintag (and the copy
+// stored in a model) is already in that order, so loading one neither sorts nor re-indexes.
+std::shared_ptr<const WordClusters::Impl> Finish(std::vector<WordClusters::Entry> entries,
+                                                 WordIndex words) {
+  if (!std::is_sorted(entries.begin(), entries.end(), EntryLess)) {
+    // Words are distinct, so EntryLess is a strict total order: the same result as sorting.
+    std::vector<uint32_t> order(entries.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return EntryLess(entries[a], entries[b]); });
+    std::vector<uint32_t> rank(entries.size());
+    std::vector<WordClusters::Entry> sorted;
+    sorted.reserve(entries.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      rank[order[i]] = static_cast<uint32_t>(i);
+      sorted.push_back(std::move(entries[order[i]]));
     }
+    for (auto& [word, index] : words) index = rank[index];
+    entries = std::move(sorted);
+  }
+  auto impl = std::make_shared<WordClusters::Impl>();
+  for (size_t i = 0; i < entries.size(); ++i) {
     if (i == 0 || entries[i].path != entries[i - 1].path) ++impl->num_clusters;
   }
   impl->entries = std::move(entries);
-  return std::shared_ptr<const WordClusters::Impl>(std::move(impl));
+  impl->words = std::move(words);
+  return impl;
 }
 
 absl::StatusOr<std::shared_ptr<const WordClusters::Impl>> ReadLines(std::istream& in,
                                                                     const std::string& name) {
   corpus_internal::LineReader reader(in, name, kMaxPathsLineBytes);
   std::vector<WordClusters::Entry> entries;
-  absl::flat_hash_map<std::string, int64_t> line_of_word;
+  std::vector<int64_t> lines;  // of each entry, for the duplicate error
+  WordIndex words;
   std::string_view line;
   while (true) {
     absl::StatusOr<bool> more = reader.Next(&line);
@@ -96,18 +112,19 @@ absl::StatusOr<std::shared_ptr<const WordClusters::Impl>> ReadLines(std::istream
                                          corpus_internal::QuoteLine(count)));
       }
     }
-    auto [it, inserted] = line_of_word.try_emplace(entry.word, reader.line_number());
+    auto [it, inserted] = words.try_emplace(entry.word, static_cast<uint32_t>(entries.size()));
     if (!inserted) {
       return reader.Error(absl::StrCat("expected each word once, found '", entry.word,
-                                       "' again (first on line ", it->second, ")"));
+                                       "' again (first on line ", lines[it->second], ")"));
     }
     entries.push_back(std::move(entry));
+    lines.push_back(reader.line_number());
   }
   if (entries.empty()) {
     return ErrorAt(name, std::max<int64_t>(reader.line_number(), 1),
                    "expected BITSTRING<TAB>WORD<TAB>COUNT lines, found none");
   }
-  return Index(std::move(entries));
+  return Finish(std::move(entries), std::move(words));
 }
 
 }  // namespace
@@ -144,10 +161,16 @@ absl::StatusOr<WordClusters> WordClusters::FromEntries(std::vector<Entry> entrie
           "expected words that are not empty and hold no tab or line break");
     }
   }
-  auto impl = Index(std::move(entries));
-  if (!impl.ok()) return impl.status();
+  WordIndex words;
+  words.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!words.emplace(entries[i].word, static_cast<uint32_t>(i)).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected each word once, found '", entries[i].word, "' twice"));
+    }
+  }
   WordClusters clusters;
-  clusters.impl_ = *std::move(impl);
+  clusters.impl_ = Finish(std::move(entries), std::move(words));
   return clusters;
 }
 

@@ -1,6 +1,7 @@
 // cluster(EXPR[, P]) and lex2(): template parsing, values and the resources they need.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chaintag/clusters.h"
@@ -68,6 +69,39 @@ TEST(ClusterFunctionTest, ParseErrorsAndMissingResources) {
                         "(train --clusters FILE)"));
   EXPECT_THAT(error("A:lex2(%x[0,0])\n", {}),
               HasSubstr("lex2() reads a second word-class lexicon, but none was given"));
+}
+
+// A paths file in any order loads into Serialize() order (path, then count descending, then word)
+// with every word found; a file already in that order (as chaintag writes it) loads the same.
+TEST(WordClustersTest, AnyOrderLoadsSortedAndIndexed) {
+  const std::string text = "11\tz\t1\n0\tb\t2\n11\ty\t5\n0\ta\t2\n10\tc\t7\n";
+  absl::StatusOr<WordClusters> clusters = WordClusters::Parse(text, "test.paths");
+  ASSERT_TRUE(clusters.ok()) << clusters.status();
+  const std::string sorted = "0\ta\t2\n0\tb\t2\n10\tc\t7\n11\ty\t5\n11\tz\t1\n";
+  EXPECT_EQ(clusters->Serialize(), sorted);
+  EXPECT_EQ(clusters->num_words(), 5);
+  EXPECT_EQ(clusters->num_clusters(), 3);
+  for (const auto& [word, path] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "0"}, {"b", "0"}, {"c", "10"}, {"y", "11"}, {"z", "11"}}) {
+    EXPECT_EQ(clusters->Lookup(word), path) << word;
+  }
+  EXPECT_EQ(clusters->Lookup("q"), WordClusters::kAbsent);
+  absl::StatusOr<WordClusters> again = WordClusters::Parse(sorted, "sorted.paths");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->Serialize(), sorted);
+  EXPECT_EQ(again->Lookup("y"), "11");
+}
+
+TEST(WordClustersTest, AWordListedTwiceIsNamedWithBothLines) {
+  absl::StatusOr<WordClusters> clusters =
+      WordClusters::Parse("0\tdog\t3\n1\tcat\t2\n1\tdog\t1\n", "test.paths");
+  ASSERT_FALSE(clusters.ok());
+  EXPECT_EQ(clusters.status().message(),
+            "test.paths:3: expected each word once, found 'dog' again (first on line 1)");
+  absl::StatusOr<WordClusters> entries =
+      WordClusters::FromEntries({{"0", "dog", 3}, {"1", "cat", 2}, {"1", "dog", 1}});
+  ASSERT_FALSE(entries.ok());
+  EXPECT_THAT(entries.status().message(), HasSubstr("found 'dog' twice"));
 }
 
 }  // namespace
