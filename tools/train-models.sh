@@ -2,6 +2,8 @@
 # Reproduces the shipped models in models/ from the reference corpora (../shared/corpora, or
 # CORPORA=DIR), with the build in build/ (BUILD=DIR). Prints each model's dev figures.
 #   tools/train-models.sh [pos|chunk|np ...]   (default: all three)
+# POS_ORDER=2 / CHUNK_ORDER=2 train second-order chains instead (more accurate on dev, about half
+# the tagging speed; models/MODELS.md); POS_C1, CHUNK_C1, ... override the regularisation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpora=${CORPORA:-../shared/corpora}
@@ -17,6 +19,18 @@ trap 'rm -rf "$work"' EXIT
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(pos chunk np)
 
+# Brown clusters (C = 256) of the unlabeled English text, for the POS and chunk models' cluster()
+# templates (stored in each model). Deterministic for any thread count.
+# CLUSTERS=FILE reuses a paths file made by that same command.
+clusters() {
+  if [ -n "${CLUSTERS:-}" ]; then
+    cp "$CLUSTERS" "$work/paths.txt"
+  elif [ ! -f "$work/paths.txt" ]; then
+    "$chaintag" clusters --clusters 256 --min-count 3 --threads "$threads" -o "$work/paths.txt" \
+      "$corpora"/unlabeled-en/*.txt.gz
+  fi
+}
+
 for m in "${models[@]}"; do
   case "$m" in
     pos)
@@ -27,8 +41,11 @@ for m in "${models[@]}"; do
       "$chaintag" convert --from ptb --to conllu -o "$work/ptb.conllu" "$corpora"/ptb-sample/wsj_*.mrg
       "$chaintag" lexicon --format conll --label-column 2 -o "$work/wsj-tags.lex" \
         "$corpora/conll2000/train.txt" "$corpora/conll2000/dev.txt"
-      "$chaintag" train --format conllu --label xpos --preset pos-lexicon --lexicon "$work/wsj-tags.lex" \
-        --objective softmax-margin --loss hamming \
+      # Word clusters of unlabeled text (models/MODELS.md: +0.13 dev, +1.2 on unseen words).
+      clusters
+      "$chaintag" train --format conllu --label xpos --preset pos-lexicon-clusters \
+        --lexicon "$work/wsj-tags.lex" --clusters "$work/paths.txt" \
+        --order ${POS_ORDER:-1} --objective softmax-margin --loss hamming \
         --algorithm ${POS_ALGORITHM:-owlqn} \
         --c1 ${POS_C1:-0.2} --c2 ${POS_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
         --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" -o models/en-pos.model \
@@ -36,10 +53,13 @@ for m in "${models[@]}"; do
       "$chaintag" eval -m models/en-pos.model --format conllu --label xpos "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" | head -n 3
       ;;
     chunk)
-      # Softmax-margin (Hamming loss) beat the CRF on dev with these features (docs/training.md).
-      "$chaintag" train --format conll --preset chunk --objective softmax-margin --loss hamming \
+      # Softmax-margin (Hamming loss) beat the CRF on dev with these features (docs/training.md);
+      # with word clusters a lighter L1 term (c1 0.2) did better than 0.5 (models/MODELS.md).
+      clusters
+      "$chaintag" train --format conll --preset chunk --clusters "$work/paths.txt" \
+        --order ${CHUNK_ORDER:-1} --objective softmax-margin --loss hamming \
         --algorithm ${CHUNK_ALGORITHM:-owlqn} \
-        --c1 ${CHUNK_C1:-0.5} --c2 ${CHUNK_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
+        --c1 ${CHUNK_C1:-0.2} --c2 ${CHUNK_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
         --dev "$corpora/conll2000/dev.txt" -o models/en-chunk.model "$corpora/conll2000/train.txt"
       "$chaintag" eval -m models/en-chunk.model "$corpora/conll2000/dev.txt" | head -n 3
       ;;
