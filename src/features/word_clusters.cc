@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <istream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -143,11 +144,29 @@ absl::StatusOr<WordClusters> WordClusters::Read(const std::string& path) {
 }
 
 absl::StatusOr<WordClusters> WordClusters::Parse(std::string_view text, const std::string& name) {
+  // The models of one pipeline often store the same clustering (the shipped POS and chunk models
+  // do): a text parsed before is shared while anything still holds its clustering.
+  struct Parsed {
+    std::string text;
+    std::weak_ptr<const Impl> impl;
+  };
+  static std::mutex mu;
+  static std::vector<Parsed>* parsed = new std::vector<Parsed>();
+  WordClusters clusters;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    std::erase_if(*parsed, [](const Parsed& p) { return p.impl.expired(); });
+    for (const Parsed& p : *parsed) {
+      if (p.text != text) continue;
+      if ((clusters.impl_ = p.impl.lock()) != nullptr) return clusters;
+    }
+  }
   std::istringstream in{std::string(text)};
   auto impl = ReadLines(in, name);
   if (!impl.ok()) return impl.status();
-  WordClusters clusters;
   clusters.impl_ = *std::move(impl);
+  std::lock_guard<std::mutex> lock(mu);
+  parsed->push_back({std::string(text), clusters.impl_});
   return clusters;
 }
 

@@ -92,6 +92,25 @@ TEST(WordClustersTest, AnyOrderLoadsSortedAndIndexed) {
   EXPECT_EQ(again->Lookup("y"), "11");
 }
 
+// Two models storing the same clustering share one parsed copy; other texts do not.
+TEST(WordClustersTest, TheSameTextIsParsedOnce) {
+  const std::string text = "0\tdog\t3\n1\tcat\t2\n";
+  absl::StatusOr<WordClusters> a = WordClusters::Parse(text, "a.paths");
+  absl::StatusOr<WordClusters> b = WordClusters::Parse(text, "b.paths");
+  absl::StatusOr<WordClusters> c = WordClusters::Parse("0\tdog\t3\n1\tcat\t1\n", "c.paths");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(&a->entries(), &b->entries());
+  EXPECT_NE(&a->entries(), &c->entries());
+  EXPECT_EQ(c->entries()[1].count, 1);
+  // A bad text is still an error naming its own file, however often it is parsed.
+  for (const char* name : {"x.paths", "y.paths"}) {
+    absl::StatusOr<WordClusters> bad = WordClusters::Parse("0\tdog\t3\n0\tdog\t3\n", name);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_THAT(std::string(bad.status().message()),
+                ::testing::StartsWith(std::string(name) + ":2:"));
+  }
+}
+
 TEST(WordClustersTest, AWordListedTwiceIsNamedWithBothLines) {
   absl::StatusOr<WordClusters> clusters =
       WordClusters::Parse("0\tdog\t3\n1\tcat\t2\n1\tdog\t1\n", "test.paths");
