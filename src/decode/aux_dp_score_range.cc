@@ -44,6 +44,18 @@ struct Interval {
   int64_t hi;
 };
 
+// The exact score the label y adds at t after prev (and, at second order, after `before`; bos at
+// t = 1): start or transition, trigram, unary, and the end score folded into the last position.
+double ExactIncrement(const Lattice& lattice, int t, int before, int prev, int y) {
+  double v = t == 0 ? lattice.start(y) : lattice.transition(prev, y);
+  if (lattice.order() == 2 && t > 0) {
+    v += lattice.trigram(t == 1 ? lattice.bos() : before, prev, y);
+  }
+  v += lattice.unary(t, y);
+  if (t == lattice.size() - 1) v += lattice.end(y);
+  return v;
+}
+
 // Second order: per (t, y) the max / min score of the rest of the chain after t and of the prefix
 // up to t, by Viterbi both ways over label pairs (prev, y) (prev = N before the sentence), reduced
 // over prev (sound bounds, looser than per pair). `increment(t, before, prev, y)` is the exact
@@ -161,14 +173,9 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
     return s;
   }
 
-  // Exact increments per (t, [before,] prev, y); the end score is folded into position M-1.
   const bool second_order = lattice.order() == 2;
   auto increment = [&](int t, int before, int prev, int y) {
-    double v = t == 0 ? lattice.start(y) : lattice.transition(prev, y);
-    if (second_order && t > 0) v += lattice.trigram(t == 1 ? n : before, prev, y);
-    v += lattice.unary(t, y);
-    if (t == m - 1) v += lattice.end(y);
-    return v;
+    return ExactIncrement(lattice, t, before, prev, y);
   };
   const size_t cells = static_cast<size_t>(m) * n;
   s->best_rest_.assign(cells, kNegInf);
@@ -331,12 +338,7 @@ int ScoreRangeStatistic::NextAfter(int state, int position, int before, int prev
 
 int64_t ScoreRangeStatistic::SecondOrderIncrement(int position, int before, int prev_label,
                                                   int label) const {
-  // The same sum and rounding as Create's increment().
-  const Lattice& l = *lattice_;
-  double v = position == 0 ? l.start(label) : l.transition(prev_label, label);
-  if (position > 0) v += l.trigram(position == 1 ? n_ : before, prev_label, label);
-  v += l.unary(position, label);
-  if (position == m_ - 1) v += l.end(label);
+  const double v = ExactIncrement(*lattice_, position, before, prev_label, label);
   return std::isfinite(v) ? ClampIndex(std::nearbyint(v / resolution_)) : kNoIncrement;
 }
 
