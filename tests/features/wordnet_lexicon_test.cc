@@ -11,9 +11,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A tiny WordNet database in the real files' format (licence header lines start with spaces).
+// A tiny WordNet database in the real files' format (licence header lines start with spaces),
+// in a directory of the calling test's own: ctest runs the tests of this file in parallel, and one
+// of them overwrites a file with a bad line.
 std::string TinyWordNet() {
-  const std::string dir = ::testing::TempDir() + "/tiny-wordnet";
+  const std::string dir = ::testing::TempDir() + "/tiny-wordnet-" +
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
   std::filesystem::create_directories(dir);
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir + "/" + name) << "  1 This software and database is being provided\n" << text;
