@@ -63,6 +63,70 @@ __attribute__((target_clones("avx2", "default"))) void PairBackwardStep(int n, c
   }
 }
 
+// out(j) = sum_i x(i) mat(i, j) for j < n, summed over i in increasing order from 0 (the same
+// sums as a dot product per j): blocks of 8 and 4 columns are kept in registers over the whole
+// sum instead of being added to memory n times.
+inline void VectorMatrix(int n, const double* x, const double* mat, double* out) {
+  int j = 0;
+  for (; j + 8 <= n; j += 8) {
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < n; ++i) {
+      const double xi = x[i];
+      const double* row = mat + static_cast<size_t>(i) * n + j;
+      for (int k = 0; k < 8; ++k) s[k] += xi * row[k];
+    }
+    for (int k = 0; k < 8; ++k) out[j + k] = s[k];
+  }
+  for (; j + 4 <= n; j += 4) {
+    double s[4] = {0, 0, 0, 0};
+    for (int i = 0; i < n; ++i) {
+      const double xi = x[i];
+      const double* row = mat + static_cast<size_t>(i) * n + j;
+      for (int k = 0; k < 4; ++k) s[k] += xi * row[k];
+    }
+    for (int k = 0; k < 4; ++k) out[j + k] = s[k];
+  }
+  for (; j < n; ++j) {
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += x[i] * mat[static_cast<size_t>(i) * n + j];
+    out[j] = s;
+  }
+}
+
+// The O(N^2) steps of the first-order forward-backward, compiled for AVX2 as well. Every cell is
+// a sum over one index in increasing order, vectorised across the other index, so every build
+// gives the same sums (no FMA contraction: the AVX2 target has none).
+//
+// Forward: cur(b) = u(b) sum_a prev(a) T(a, b), normalised; returns the sum before normalising.
+__attribute__((target_clones("avx2", "default"))) double ForwardStep(int n, const double* prev,
+                                                                     const double* trans,
+                                                                     const double* u, double* tmp,
+                                                                     double* cur) {
+  VectorMatrix(n, prev, trans, tmp);
+  double sum = 0;
+  for (int b = 0; b < n; ++b) sum += cur[b] = tmp[b] * u[b];
+  const double inv = 1.0 / sum;
+  for (int b = 0; b < n; ++b) cur[b] *= inv;
+  return sum;
+}
+
+// Backward: cur(a) = inv sum_b T(a, b) v(b), summed over b in increasing order through the
+// transposed table, and acc(a, b) += prev_alpha(a) inv v(b) (edge marginals before the factor
+// T, applied once at the end).
+__attribute__((target_clones("avx2", "default"))) void BackwardStep(int n, const double* v,
+                                                                    const double* trans_t,
+                                                                    const double* prev_alpha,
+                                                                    double inv, double* cur,
+                                                                    double* acc) {
+  VectorMatrix(n, v, trans_t, cur);
+  for (int a = 0; a < n; ++a) {
+    cur[a] *= inv;
+    const double ca = prev_alpha[a] * inv;
+    double* acc_row = acc + static_cast<size_t>(a) * n;
+    for (int b = 0; b < n; ++b) acc_row[b] += ca * v[b];
+  }
+}
+
 // Exponentiates each of the m rows of `unary` (n log scores) relative to its maximum, so exp
 // never overflows, and returns the sum of the shifts (they add to log Z).
 double ExpRows(int m, int n, double* unary) {
@@ -105,6 +169,10 @@ void ExpTables::Build(int n, const double* transition_scores, const double* star
   start_shift = MaxOf(start_scores, n);
   end_shift = MaxOf(end_scores, n);
   for (int i = 0; i < n * n; ++i) transition[i] = std::exp(transition_scores[i] - transition_shift);
+  transition_t.resize(static_cast<size_t>(n) * n);
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) transition_t[b * n + a] = transition[a * n + b];
+  }
   for (int i = 0; i < n; ++i) start[i] = std::exp(start_scores[i] - start_shift);
   for (int i = 0; i < n; ++i) end[i] = std::exp(end_scores[i] - end_shift);
 }
@@ -133,20 +201,10 @@ double ScaledForwardBackward::Run(int m, const ExpTables& tables, double* unary)
   }
   double* tmp = tmp_.data();
   for (int t = 1; t < m; ++t) {
-    const double* prev = alpha + static_cast<size_t>(t - 1) * n;
-    double* cur = alpha + static_cast<size_t>(t) * n;
-    const double* u = unary + static_cast<size_t>(t) * n;
-    std::fill(tmp, tmp + n, 0.0);
-    for (int p = 0; p < n; ++p) {
-      const double a = prev[p];
-      const double* row = trans + static_cast<size_t>(p) * n;
-      for (int y = 0; y < n; ++y) tmp[y] += a * row[y];
-    }
-    double sum = 0;
-    for (int y = 0; y < n; ++y) sum += cur[y] = tmp[y] * u[y];
-    const double inv = 1.0 / sum;
-    inv_norm_[t] = inv;
-    for (int y = 0; y < n; ++y) cur[y] *= inv;
+    const double sum =
+        ForwardStep(n, alpha + static_cast<size_t>(t - 1) * n, trans,
+                    unary + static_cast<size_t>(t) * n, tmp, alpha + static_cast<size_t>(t) * n);
+    inv_norm_[t] = 1.0 / sum;
     log_z += std::log(sum);
   }
   double final_sum = 0;
@@ -168,19 +226,9 @@ double ScaledForwardBackward::Run(int m, const ExpTables& tables, double* unary)
     const double* next_beta = beta + static_cast<size_t>(t) * n;
     const double* u = unary + static_cast<size_t>(t) * n;
     for (int y = 0; y < n; ++y) tmp[y] = u[y] * next_beta[y];  // v_t
-    double* cur = beta + static_cast<size_t>(t - 1) * n;
-    const double* prev_alpha = alpha + static_cast<size_t>(t - 1) * n;
-    const double inv = inv_norm_[t];
-    for (int p = 0; p < n; ++p) {
-      const double* row = trans + static_cast<size_t>(p) * n;
-      double dot = 0;
-      for (int y = 0; y < n; ++y) dot += row[y] * tmp[y];
-      cur[p] = dot * inv;
-      // Edge marginals are alpha_{t-1}(a) T(a,b) v_t(b) / C_t; T is applied once at the end.
-      const double ca = prev_alpha[p] * inv;
-      double* acc_row = acc + static_cast<size_t>(p) * n;
-      for (int y = 0; y < n; ++y) acc_row[y] += ca * tmp[y];
-    }
+    // Edge marginals are alpha_{t-1}(a) T(a,b) v_t(b) / C_t; T is applied once at the end.
+    BackwardStep(n, tmp, tables.transition_t.data(), alpha + static_cast<size_t>(t - 1) * n,
+                 inv_norm_[t], beta + static_cast<size_t>(t - 1) * n, acc);
   }
   for (int i = 0; i < n * n; ++i) acc[i] *= trans[i];
   for (size_t i = 0; i < cells; ++i) alpha[i] *= beta[i];
@@ -295,7 +343,29 @@ CrfObjective::CrfObjective(const TrainingData& data, double c2, int threads,
   } else {
     first_feature_ = data.position_attributes;
   }
+  // Dense rows: an attribute qualifies when its features are at least a third of the labels
+  // (then N vector cells cost about what its features cost through the indirection).
+  const int n = params.num_labels;
+  const int threshold = std::max(2, (n + 2) / 3);
+  std::vector<int32_t> dense_row(params.num_attributes(), -1);
+  dense_offsets_.assign(1, 0);
+  for (int32_t a : first_feature_) {
+    if (dense_row[a] >= 0) continue;
+    const int32_t begin = params.attribute_offsets[a], end = params.attribute_offsets[a + 1];
+    if (end - begin < threshold) continue;
+    dense_row[a] = num_dense_++;
+    for (int32_t f = begin; f < end; ++f) dense_features_.push_back(f);
+    dense_offsets_.push_back(static_cast<int32_t>(dense_features_.size()));
+  }
+  dense_weights_.assign(static_cast<size_t>(num_dense_) * n, 0.0);
+  for (Worker& worker : workers_) {
+    worker.dense_gradient.assign(static_cast<size_t>(num_dense_) * n, 0);
+  }
   for (int32_t& x : first_feature_) {
+    if (dense_row[x] >= 0) {
+      x = -(dense_row[x] + 1);
+      continue;
+    }
     const int32_t begin = params.attribute_offsets[x];
     x = count_bits_ == 0 ? begin
                          : (begin << count_bits_) | (params.attribute_offsets[x + 1] - begin);
@@ -346,9 +416,32 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
   const int32_t* labels = data_.parameters.feature_labels.data();
   const int64_t* position_offsets = data_.position_offsets.data() + first;
   const float* values = data_.position_values.data();
+  const double* dense_w = dense_weights_.data();
+  // The features of rare attributes lie anywhere in the parameter vector, a cache miss each:
+  // fetch the weights (or gradient cells) and labels of the occurrence kAhead further on.
+  constexpr int64_t kAhead = 16;
+  const int64_t last_occurrence = position_offsets[m];
+  auto prefetch = [&](int64_t k, const void* cells) {
+    if (k >= last_occurrence || starts[k] < 0) return;
+    int32_t begin, end;
+    range(k, &begin, &end);
+    __builtin_prefetch(labels + begin);
+    __builtin_prefetch(static_cast<const char*>(cells) + sizeof(double) * begin);
+  };
   for (int t = 0; t < m; ++t) {
     double* row = unary + static_cast<size_t>(t) * n;
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
+      prefetch(k + kAhead, w);
+      if (starts[k] < 0) {
+        const double* dw = dense_w + static_cast<size_t>(-starts[k] - 1) * n;
+        if constexpr (kWeighted) {
+          const double v = values[k];
+          for (int y = 0; y < n; ++y) row[y] += v * dw[y];
+        } else {
+          for (int y = 0; y < n; ++y) row[y] += dw[y];
+        }
+        continue;
+      }
       int32_t begin, end;
       range(k, &begin, &end);
       if constexpr (kWeighted) {
@@ -381,6 +474,7 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
                                             : worker->kernel.Run(m, tables, unary));
 
   int64_t* g = worker->gradient.data();
+  int64_t* dense_g = worker->dense_gradient.data();
   const double* marginals =
       second_order ? worker->kernel2.unary_marginals() : worker->kernel.unary_marginals();
   worker->fixed.resize(n);
@@ -389,6 +483,17 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
     const double* row = marginals + static_cast<size_t>(t) * n;
     for (int y = 0; y < n; ++y) q[y] = ToFixed(row[y]);
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
+      prefetch(k + kAhead, g);
+      if (starts[k] < 0) {
+        int64_t* dg = dense_g + static_cast<size_t>(-starts[k] - 1) * n;
+        if constexpr (kWeighted) {
+          const double v = values[k];
+          for (int y = 0; y < n; ++y) dg[y] += ToFixedSigned(v * row[y]);
+        } else {
+          for (int y = 0; y < n; ++y) dg[y] += q[y];
+        }
+        continue;
+      }
       int32_t begin, end;
       range(k, &begin, &end);
       if constexpr (kWeighted) {
@@ -437,13 +542,29 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
   // Small chunks keep the threads balanced; the order they are taken in does not matter.
   constexpr int kChunk = 16;
   std::atomic<int> next{0};
+  const int32_t* labels = params.feature_labels.data();
+  for (int d = 0; d < num_dense_; ++d) {
+    double* row = dense_weights_.data() + static_cast<size_t>(d) * n;
+    for (int32_t i = dense_offsets_[d]; i < dense_offsets_[d + 1]; ++i) {
+      row[labels[dense_features_[i]]] = w[dense_features_[i]];
+    }
+  }
   auto run = [&](Worker* worker) {
     std::fill(worker->gradient.begin(), worker->gradient.end(), 0);
+    std::fill(worker->dense_gradient.begin(), worker->dense_gradient.end(), 0);
     for (;;) {
       const int begin = next.fetch_add(kChunk);
       if (begin >= num_sentences) break;
       const int end = std::min(num_sentences, begin + kChunk);
       for (int s = begin; s < end; ++s) ProcessSentence(s, w.data(), tables, worker);
+    }
+    // Integer sums: folding the dense rows in changes nothing of the totals.
+    int64_t* g = worker->gradient.data();
+    for (int d = 0; d < num_dense_; ++d) {
+      const int64_t* row = worker->dense_gradient.data() + static_cast<size_t>(d) * n;
+      for (int32_t i = dense_offsets_[d]; i < dense_offsets_[d + 1]; ++i) {
+        g[dense_features_[i]] += row[labels[dense_features_[i]]];
+      }
     }
   };
   train_internal::RunOnThreads(static_cast<int>(workers_.size()),

@@ -26,7 +26,8 @@ class Objective {
 struct ExpTables {
   int num_labels = 0;
   std::vector<double> transition, start, end;
-  std::vector<double> trigram;  // (N+1) x N x N, second-order chains only
+  std::vector<double> transition_t;  // transition transposed: [b * N + a] = transition[a * N + b]
+  std::vector<double> trigram;       // (N+1) x N x N, second-order chains only
   double transition_shift = 0, start_shift = 0, end_shift = 0, trigram_shift = 0;
   // `trigram_scores` (null for first-order chains) has (N+1) x N x N entries.
   void Build(int n, const double* transition_scores, const double* start_scores,
@@ -84,6 +85,8 @@ class CrfObjective : public Objective {
   int64_t size() const override { return data_.parameters.size(); }
   double Evaluate(absl::Span<const double> w, absl::Span<double> gradient) override;
   int threads() const { return static_cast<int>(workers_.size()); }
+  // Attributes scored through dense rows (see num_dense_), for tests.
+  int dense_attributes() const { return num_dense_; }
 
   // Gradient contributions are summed as integers in units of 2^-kFixedBits, so the sum is exact
   // and independent of the order in which threads add them.
@@ -94,6 +97,7 @@ class CrfObjective : public Objective {
     std::vector<int64_t> gradient;
     std::vector<double> unary;
     std::vector<int64_t> fixed;
+    std::vector<int64_t> dense_gradient;  // dense_attributes_ x N, folded into `gradient`
     ScaledForwardBackward kernel;
     ScaledForwardBackward2 kernel2;
   };
@@ -112,6 +116,15 @@ class CrfObjective : public Objective {
   std::vector<int32_t> first_feature_;
   std::vector<uint16_t> feature_count_;
   int count_bits_ = 0;
+  // Attributes with many features (seen with at least a third of the labels) are scored and
+  // accumulated through dense rows of N cells, vectorised and free of the label indirection:
+  // their occurrences hold -(row + 1) in first_feature_. dense_features_ lists, row after row,
+  // the features of those attributes; dense_weights_ is refilled from w at every evaluation,
+  // with zeros for labels that have no feature (adding them leaves every sum as it was).
+  int num_dense_ = 0;
+  std::vector<int32_t> dense_offsets_;  // num_dense_ + 1 offsets into dense_features_
+  std::vector<int32_t> dense_features_;
+  std::vector<double> dense_weights_;
   std::vector<Worker> workers_;
   std::vector<double> log_z_;  // per sentence, summed in sentence order
 };

@@ -114,6 +114,27 @@ TEST(CrfObjectiveTest, GradientEqualsFiniteDifferences) {
   }
 }
 
+// Attributes with many features go through dense rows, the others through the label
+// indirection: both kinds in one problem, plain and weighted, against enumeration and finite
+// differences.
+TEST(CrfObjectiveTest, DenseAndSparseAttributesTogether) {
+  for (uint64_t seed = 31; seed <= 33; ++seed) {
+    for (bool weighted : {false, true}) {
+      TrainingData data =
+          weighted ? WeightedRandomProblem(seed, 6, 4, 6, 12) : RandomProblem(seed, 6, 4, 6, 12);
+      CrfObjective objective(data, 0.4, 1);
+      EXPECT_GT(objective.dense_attributes(), 0) << seed;
+      EXPECT_LT(objective.dense_attributes(), data.parameters.num_attributes()) << seed;
+      std::vector<double> w = RandomWeights(seed + 3, data.parameters.size(), 1.0);
+      std::vector<double> g(w.size());
+      const double value = objective.Evaluate(w, absl::MakeSpan(g));
+      EXPECT_NEAR(value, BruteObjective(data, w, 0.4), 1e-9 * std::max(1.0, std::abs(value)))
+          << "seed " << seed << " weighted " << weighted;
+      ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
+    }
+  }
+}
+
 // Attribute input with real values: the values multiply the features in scores and gradients.
 TEST(CrfObjectiveTest, WeightedAttributesObjectiveAndGradient) {
   for (uint64_t seed = 21; seed <= 23; ++seed) {
