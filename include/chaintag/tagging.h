@@ -7,6 +7,7 @@
 #ifndef CHAINTAG_TAGGING_H_
 #define CHAINTAG_TAGGING_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -236,17 +237,25 @@ class Pipeline {
 
 // Ordered multi-threaded tagging of a sentence stream: sentences are queued in batches, tagged by
 // one Pipeline per thread and handed to the sink in input order, so the output does not depend on
-// the thread count, and memory is bounded by one batch.
+// the thread count, and memory is bounded by two batches. With more than one thread a full batch
+// is tagged in the background while the caller reads the next one; its results reach the sink
+// (on the caller's thread) when the next batch is full, or at Flush.
+class WorkerPool;
+
 class BatchTagger {
  public:
   // Receives every tagged sentence in input order; an error stops the stream.
   using Sink = std::function<absl::Status(const TagResult&)>;
   BatchTagger(const std::vector<const Model*>& models, const DecodeRequest& request, int threads,
               Sink sink, std::string exclude_file = "", size_t batch_size = 256);
+  ~BatchTagger();
+  BatchTagger(const BatchTagger&) = delete;
+  BatchTagger& operator=(const BatchTagger&) = delete;
   // Queues a sentence (with its exclusions or forced labels, if any); tags the batch when it is
-  // full. Returns the first data error of a sentence (TagResult::error) or of the sink.
+  // full. Returns the first data error of a sentence (TagResult::error) or of the sink; with
+  // several threads, possibly of the batch before (sentences reach the sink one batch late).
   absl::Status Add(TagResult result);
-  // Tags and passes on what is queued.
+  // Tags and passes on everything queued or in flight.
   absl::Status Flush();
   int64_t sentences() const { return sentences_; }
   int64_t tokens() const { return tokens_; }
@@ -258,12 +267,23 @@ class BatchTagger {
  private:
   // Closes the open document (collective tagging) into a unit of the batch.
   void CloseDocument();
-  // Tags every unit of the batch and passes the results on.
+  // Passes on the batch in flight, then tags the queued one: in the background with several
+  // threads, else at once (and passes it on).
   absl::Status TagBatch();
   struct Unit {
     size_t begin = 0, end = 0;
     std::shared_ptr<DocumentReport> document;  // collective unit, else one sentence
   };
+  // Tags units of results with pipeline `worker`, taking the next untagged unit until none is
+  // left (every worker runs this on the same batch).
+  void TagUnits(std::vector<TagResult>* results, const std::vector<Unit>& units, int worker);
+  std::atomic<size_t> next_unit_{0};
+  // Waits for the batch in flight (rethrowing what tagging threw) and passes its results on.
+  absl::Status Drain();
+  std::vector<TagResult> inflight_;
+  std::vector<Unit> inflight_units_;
+  std::unique_ptr<WorkerPool> pool_;  // with more than one thread
+  bool tagging_ = false;              // the pool is tagging inflight_
   std::vector<std::unique_ptr<Pipeline>> pipelines_;
   Sink sink_;
   size_t batch_size_;

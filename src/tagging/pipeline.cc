@@ -2,7 +2,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <exception>
 #include <memory>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -511,6 +514,11 @@ BatchTagger::BatchTagger(const std::vector<const Model*>& models, const DecodeRe
     : sink_(std::move(sink)),
       batch_size_(std::max<size_t>(batch_size, 1)),
       collective_(request.collective) {
+  if (threads > 1) {
+    pool_ = std::make_unique<WorkerPool>(threads);
+    threads = pool_->size();
+    if (threads == 0) pool_.reset();  // no thread to be had: tag on the caller's thread
+  }
   for (int i = 0; i < std::max(threads, 1); ++i) {
     pipelines_.push_back(std::make_unique<Pipeline>(models, request, exclude_file));
   }
@@ -573,48 +581,88 @@ void BatchTagger::CloseDocument() {
 absl::Status BatchTagger::Flush() {
   CloseDocument();
   open_ = false;
-  return TagBatch();
+  if (absl::Status s = TagBatch(); !s.ok()) return s;
+  return Drain();
+}
+
+BatchTagger::~BatchTagger() {
+  if (tagging_) {
+    try {
+      pool_->Wait();
+    } catch (...) {  // the error was not asked for: the stream is being abandoned
+    }
+  }
+}
+
+void BatchTagger::TagUnits(std::vector<TagResult>* results, const std::vector<Unit>& units,
+                           int worker) {
+  std::vector<TagResult>& batch = *results;
+  Pipeline& pipeline = *pipelines_[worker];
+  for (size_t i = next_unit_++; i < units.size(); i = next_unit_++) {
+    const Unit& unit = units[i];
+    if (unit.document == nullptr) {
+      pipeline.Run(&batch[unit.begin]);
+    } else if (!unit.document->warning.empty()) {
+      pipeline.Run(&batch[unit.begin]);  // a document too large: sentence by sentence
+    } else {
+      pipeline.RunDocument(absl::MakeSpan(batch).subspan(unit.begin, unit.end - unit.begin),
+                           unit.document.get());
+    }
+    for (size_t k = unit.begin; k < unit.end; ++k) {
+      batch[k].document = unit.document;
+      batch[k].document_first = false;
+    }
+  }
+}
+
+absl::Status BatchTagger::Drain() {
+  if (tagging_) {
+    tagging_ = false;
+    try {
+      pool_->Wait();
+    } catch (...) {
+      inflight_.clear();
+      inflight_units_.clear();
+      throw;
+    }
+  }
+  for (const Unit& unit : inflight_units_) {
+    if (unit.document != nullptr) inflight_[unit.begin].document_first = true;
+  }
+  absl::Status status = absl::OkStatus();
+  for (const TagResult& r : inflight_) {
+    if (!r.error.ok()) {
+      status = r.error;
+      break;
+    }
+    if (r.status == SentenceStatus::kTooLarge) ++too_large_;
+    status = sink_(r);
+    if (!status.ok()) break;
+    ++sentences_;
+    tokens_ += r.sentence.size();
+  }
+  inflight_.clear();
+  inflight_units_.clear();
+  return status;
 }
 
 absl::Status BatchTagger::TagBatch() {
   if (batch_.empty()) return absl::OkStatus();
+  if (absl::Status s = Drain(); !s.ok()) return s;
+  inflight_.swap(batch_);
+  inflight_units_.swap(units_);
+  open_begin_ = 0;
   // Workers take units (a sentence or a document) by index and results stay in place, so order
   // is the input's.
-  std::atomic<size_t> next{0};
-  const size_t count = units_.size();
-  const int workers = static_cast<int>(std::min(pipelines_.size(), count));
-  RunOnThreads(workers, [&](int worker) {
-    for (size_t i = next++; i < count; i = next++) {
-      const Unit& unit = units_[i];
-      Pipeline& pipeline = *pipelines_[worker];
-      if (unit.document == nullptr) {
-        pipeline.Run(&batch_[unit.begin]);
-      } else if (!unit.document->warning.empty()) {
-        pipeline.Run(&batch_[unit.begin]);  // a document too large: sentence by sentence
-      } else {
-        pipeline.RunDocument(absl::MakeSpan(batch_).subspan(unit.begin, unit.end - unit.begin),
-                             unit.document.get());
-      }
-      for (size_t k = unit.begin; k < unit.end; ++k) {
-        batch_[k].document = unit.document;
-        batch_[k].document_first = false;
-      }
-    }
-  });
-  for (const Unit& unit : units_) {
-    if (unit.document != nullptr) batch_[unit.begin].document_first = true;
+  next_unit_ = 0;
+  if (pool_ != nullptr) {
+    // Tagged in the background while the caller reads the next batch.
+    pool_->Start([this](int worker) { TagUnits(&inflight_, inflight_units_, worker); });
+    tagging_ = true;
+    return absl::OkStatus();
   }
-  for (const TagResult& r : batch_) {
-    if (!r.error.ok()) return r.error;
-    if (r.status == SentenceStatus::kTooLarge) ++too_large_;
-    if (absl::Status s = sink_(r); !s.ok()) return s;
-    ++sentences_;
-    tokens_ += r.sentence.size();
-  }
-  batch_.clear();
-  units_.clear();
-  open_begin_ = 0;
-  return absl::OkStatus();
+  TagUnits(&inflight_, inflight_units_, 0);
+  return Drain();
 }
 
 }  // namespace chaintag

@@ -376,5 +376,57 @@ TEST(BatchTaggerTest, StopsAtTheFirstDataErrorOrSinkError) {
   EXPECT_EQ(accepted, 2);
 }
 
+// With several threads a full batch is tagged in the background and passed on when the next one
+// is full: an error in a middle batch still stops the stream right there (what came before is
+// written, nothing after), from Add or from Flush; a tagger dropped with a batch in flight waits
+// for it.
+TEST(BatchTaggerTest, BackgroundBatchesStopAtTheErrorAndFinishWhenDropped) {
+  const Model model = BuildTinyModel(8);
+  DecodeRequest request;
+  request.exclusions = true;
+  for (int threads : {1, 2, 3}) {
+    std::vector<int> written;
+    absl::Status status = absl::OkStatus();
+    {
+      BatchTagger tagger(
+          {&model}, request, threads,
+          [&](const TagResult& r) {
+            written.push_back(r.sentence.size());
+            return absl::OkStatus();
+          },
+          "", /*batch_size=*/4);
+      for (int i = 0; i < 30 && status.ok(); ++i) {
+        TagResult r;
+        r.sentence = Words(1 + i % 5);
+        if (i == 13) r.excluded = {{"O"}};  // a labeling of the wrong length: a data error
+        status = tagger.Add(std::move(r));
+      }
+      if (status.ok()) status = tagger.Flush();
+    }
+    EXPECT_THAT(std::string(status.message()), HasSubstr("expected labelings of")) << threads;
+    ASSERT_EQ(written.size(), 13u) << threads;
+    for (int i = 0; i < 13; ++i) EXPECT_EQ(written[i], 1 + i % 5) << threads;
+  }
+  for (int threads : {2, 4}) {
+    int seen = 0;
+    {
+      BatchTagger dropped(
+          {&model}, DecodeRequest(), threads,
+          [&](const TagResult&) {
+            ++seen;
+            return absl::OkStatus();
+          },
+          "", 3);
+      for (int i = 0; i < 7; ++i) {
+        TagResult r;
+        r.sentence = Words(4);
+        ASSERT_TRUE(dropped.Add(std::move(r)).ok());
+      }
+      EXPECT_LE(seen, 6);  // never the unflushed seventh
+    }
+    EXPECT_LE(seen, 6);
+  }
+}
+
 }  // namespace
 }  // namespace chaintag
