@@ -232,6 +232,20 @@ class AuxDpDecoder {
   // return ResourceExhausted naming what was needed, before allocating it where it can be known.
   void set_max_bytes(int64_t bytes) { max_bytes_ = bytes; }
   int64_t max_bytes() const { return max_bytes_; }
+  // Cell pruning for the Run calls that follow, until clear_pruning(): once position t's scores
+  // are complete, a cell (t, y, state) whose score F has F + suffix[t * N + y] < threshold is
+  // dropped (unreachable from then on). `suffix` (M x N, kept by the caller) must bound what the
+  // rest of a labeling can add, and the threshold must be reached by the maximiser of the final
+  // objective the caller asks Best for (LossAugmentedDecode: suffix Viterbi scores plus the
+  // largest loss, against the objective of a labeling at hand); then every cell on an optimal
+  // path and every score such a cell takes its maximum from is kept, and Best is unchanged.
+  void set_pruning(const double* suffix, double threshold) {
+    prune_suffix_ = suffix;
+    prune_threshold_ = threshold;
+  }
+  void clear_pruning() { prune_suffix_ = nullptr; }
+  // Cells dropped by pruning in the last Run.
+  int64_t pruned_cells() const { return pruned_cells_; }
 
   // R, including on second-order lattices the engine's own last component: the label before the
   // previous one (N+1 states), so that trigram scores are exact on the product lattice.
@@ -317,6 +331,11 @@ class AuxDpDecoder {
   bool streaming_tables_ = false;
   int64_t max_table_entries_ = kMaxCells;
   int64_t max_bytes_ = kDefaultMaxBytes;
+  const double* prune_suffix_ = nullptr;
+  double prune_threshold_ = 0;
+  int64_t pruned_cells_ = 0;
+  // Drops the cells of layer t below the pruning threshold (set_pruning).
+  void PruneLayer(int t);
   int64_t kbest_bytes_ = 0;      // memory a KBest query holds so far (approximate)
   std::vector<double> forward_;  // M x N x R best prefix scores
   std::vector<int> components_;  // R x K component states

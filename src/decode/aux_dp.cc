@@ -186,6 +186,8 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
         forward_[static_cast<size_t>(y) * rr + row[y]] = lattice.start(y) + lattice.unary(0, y);
     }
   }
+  pruned_cells_ = 0;
+  if (prune_suffix_ != nullptr) PruneLayer(0);
   const double* trans = lattice.transition_data().data();
   bool label_only = true;
   for (const Statistic* st : statistics_) label_only = label_only && !st->DependsOnPreviousLabel();
@@ -265,8 +267,26 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
       const double u = unary[y];
       for (int s = 0; s < rr; ++s) cell[s] += u;
     }
+    if (prune_suffix_ != nullptr) PruneLayer(t);
   }
   return table_status_;
+}
+
+void AuxDpDecoder::PruneLayer(int t) {
+  const int rr = num_states_;
+  double* layer = forward_.data() + static_cast<size_t>(n_) * rr * t;
+  const double* suffix = prune_suffix_ + static_cast<size_t>(t) * n_;
+  for (int y = 0; y < n_; ++y) {
+    // F + suffix < threshold  <=>  F < threshold - suffix (one comparison per cell).
+    const double below = prune_threshold_ - suffix[y];
+    double* cell = layer + static_cast<size_t>(y) * rr;
+    for (int s = 0; s < rr; ++s) {
+      if (cell[s] < below && cell[s] != kNegInf) {
+        cell[s] = kNegInf;
+        ++pruned_cells_;
+      }
+    }
+  }
 }
 
 absl::Status AuxDpDecoder::FillTable(int component, int position, int* table) const {

@@ -36,6 +36,26 @@ absl::Status CheckInputs(const Lattice& lattice, absl::Span<const int> gold, int
   return absl::OkStatus();
 }
 
+// suffix[t * N + y]: the best score a labeling with y at t collects after t (transitions, unaries
+// and the end score), by one backward Viterbi pass over a first-order lattice.
+void SuffixScores(const Lattice& lattice, std::vector<double>* suffix) {
+  const int m = lattice.size(), n = lattice.num_labels();
+  suffix->assign(static_cast<size_t>(m) * n, kNegInf);
+  double* s = suffix->data();
+  for (int y = 0; y < n; ++y) s[static_cast<size_t>(m - 1) * n + y] = lattice.end(y);
+  for (int t = m - 2; t >= 0; --t) {
+    const double* next = s + static_cast<size_t>(t + 1) * n;
+    const double* unary = lattice.unary_row(t + 1).data();
+    double* cur = s + static_cast<size_t>(t) * n;
+    for (int y = 0; y < n; ++y) {
+      double best = kNegInf;
+      for (int z = 0; z < n; ++z)
+        best = std::max(best, lattice.transition(y, z) + unary[z] + next[z]);
+      cur[y] = best;
+    }
+  }
+}
+
 }  // namespace
 
 void LossAugmentedScratchDeleter::operator()(LossAugmentedScratch* scratch) const {
@@ -110,9 +130,47 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
     statistic = &scratch->chunk;
   }
   const Statistic* statistics[] = {statistic};
-  if (absl::Status st = scratch->decoder.Run(lattice, statistics); !st.ok()) return st;
   statistic->StateLosses(&scratch->state_loss);
   const double* state_loss = scratch->state_loss.data();
+  // Pruning (first-order lattices): H through a cell (t, y, state) with forward score F is at most
+  // H(F + suffix(t, y), largest loss), non-decreasing in F; a cell whose bound falls below H of a
+  // labeling at hand (the Viterbi labeling, or gold) cannot hold a maximiser, nor can any cell a
+  // kept cell takes its score from (see AuxDpDecoder::set_pruning), so the answer is unchanged.
+  // The threshold keeps a relative margin of 1e-9 for the rounding of the two sums.
+  scratch->decoder.clear_pruning();
+  if (scratch->prune && lattice.order() == 1 && lattice.size() > 0 &&
+      !scratch->state_loss.empty()) {
+    const double max_loss =
+        *std::max_element(scratch->state_loss.begin(), scratch->state_loss.end());
+    absl::StatusOr<Labeling> top = ViterbiDecode(lattice, &scratch->viterbi);
+    if (top.ok() && max_loss > 0 && std::isfinite(max_loss)) {
+      // The best objective among labelings at hand: Viterbi and (margin) gold.
+      auto objective = [&](absl::Span<const int> y) {
+        const double f = lattice.Score(y);
+        if (f == kNegInf) return kNegInf;
+        const double delta = EvaluateLoss(loss, gold, y);
+        return scaling == LossScaling::kMargin ? f + delta : (1.0 + f - gold_score) * delta;
+      };
+      double reached = objective(top->labels);
+      double threshold = kNegInf;  // in terms of F + suffix
+      if (scaling == LossScaling::kMargin) {
+        if (gold_score != kNegInf) reached = std::max(reached, objective(gold));
+        threshold = reached - max_loss;
+      } else if (reached > 0) {
+        // H = (1 + F - F*) loss <= max(0, 1 + F - F*) max_loss; a positive H at hand is needed.
+        threshold = reached / max_loss - 1.0 + gold_score;
+      }
+      if (std::isfinite(threshold)) {
+        const double scale = std::max({1.0, std::abs(lattice.Score(top->labels)),
+                                       std::abs(gold_score), max_loss, std::abs(reached)});
+        SuffixScores(lattice, &scratch->suffix);
+        scratch->decoder.set_pruning(scratch->suffix.data(), threshold - 1e-9 * scale);
+      }
+    }
+  }
+  absl::Status run = scratch->decoder.Run(lattice, statistics);
+  scratch->decoder.clear_pruning();
+  if (!run.ok()) return run;
   FinalObjective h;
   if (scaling == LossScaling::kMargin) {
     h = [state_loss](double f, int s) { return f + state_loss[s]; };

@@ -105,6 +105,9 @@ struct LossAugmentedScratch {
   TokenConfusionStatistic token;
   ChunkConfusionStatistic chunk;
   std::vector<double> state_loss;
+  // Pruning of the engine's cells (on unless a test compares against the unpruned engine).
+  bool prune = true;
+  std::vector<double> suffix;  // M x N best score the rest of a labeling can add
 };
 
 }  // namespace chaintag

@@ -145,6 +145,60 @@ TEST_P(LossAugmentedBruteForceTest, EqualsBruteForce) {
   RecordProperty("masked_gold", masked_gold);
 }
 
+// Pruning the engine's cells by suffix bounds changes nothing: the same labeling, loss, value and
+// score as the unpruned engine, on lattices too large to enumerate, for both scalings, while it
+// does drop cells.
+TEST_P(LossAugmentedBruteForceTest, PruningChangesNothing) {
+  const LossCase& c = GetParam();
+  std::mt19937 rng(std::hash<std::string>()(c.name + c.level) % 1000 + 7 + c.restrict_positives);
+  LossAugmentedScratchPtr pruned = MakeLossAugmentedScratch();
+  LossAugmentedScratchPtr full = MakeLossAugmentedScratch();
+  full->prune = false;
+  int64_t dropped = 0;
+  int compared = 0;
+  for (int iter = 0; iter < 40; ++iter) {
+    const int n = std::uniform_int_distribution<int>(2, 5)(rng);
+    const int m = std::uniform_int_distribution<int>(1, 14)(rng);
+    const std::vector<std::string> all = {"O", "B-NP", "I-NP", "B-VP", "I-VP"};
+    const std::vector<std::string> labels(all.begin(), all.begin() + n);
+    absl::StatusOr<LossSpec> spec = ParseLossSpec(c.name, c.level);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    if (c.restrict_positives) spec->positives = {c.level == "chunk" ? "NP" : "B-NP"};
+    if (c.weighted) spec->weights = {{"O", "B-NP", 0.5}, {"B-NP", "O", 2.25}};
+    absl::StatusOr<std::shared_ptr<const BoundLoss>> loss = BindLoss(*spec, labels);
+    ASSERT_TRUE(loss.ok()) << loss.status();
+    std::vector<int> gold(m);
+    for (int& g : gold) g = std::uniform_int_distribution<int>(0, n - 1)(rng);
+    const bool integral = std::bernoulli_distribution(0.3)(rng);
+    Lattice lattice = RandomLattice(rng, m, n, integral, 0.1);
+    UnmaskPath(rng, gold, &lattice);
+    // Scores of trained-model size, so that bounds bite.
+    const double scale = std::uniform_real_distribution<double>(0.5, 6.0)(rng);
+    for (int t = 0; t < m; ++t) {
+      for (int y = 0; y < n; ++y) lattice.unary(t, y) *= scale;
+    }
+    for (LossScaling scaling : {LossScaling::kMargin, LossScaling::kSlack}) {
+      absl::StatusOr<LossAugmentedResult> a =
+          LossAugmentedDecode(lattice, gold, **loss, scaling, pruned.get());
+      dropped += pruned->decoder.pruned_cells();
+      absl::StatusOr<LossAugmentedResult> b =
+          LossAugmentedDecode(lattice, gold, **loss, scaling, full.get());
+      EXPECT_EQ(full->decoder.pruned_cells(), 0);
+      const std::string where = " iter " + std::to_string(iter);
+      ASSERT_EQ(a.ok(), b.ok()) << where << a.status() << b.status();
+      if (!a.ok()) continue;
+      EXPECT_EQ(a->labeling.labels, b->labeling.labels) << where;
+      EXPECT_EQ(a->loss, b->loss) << where;
+      EXPECT_EQ(a->value, b->value) << where;
+      EXPECT_EQ(a->labeling.score, b->labeling.score) << where;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 40);
+  // The engine runs (and prunes) unless the loss is none or folds into the scores.
+  if (c.name != "none") EXPECT_GT(dropped, 0) << "pruning never dropped a cell";
+}
+
 INSTANTIATE_TEST_SUITE_P(AllLosses, LossAugmentedBruteForceTest, ::testing::ValuesIn(AllCases()),
                          [](const ::testing::TestParamInfo<LossCase>& info) {
                            std::string name = info.param.name + "_" + info.param.level +
