@@ -81,6 +81,7 @@ class LexiconBuilder {
   }
 
   std::shared_ptr<const Lexicon::Impl> Finish() { return std::move(impl_); }
+  void Reserve(size_t words) { impl_->words.reserve(words); }
 
  private:
   std::shared_ptr<Lexicon::Impl> impl_ = std::make_shared<Lexicon::Impl>();
@@ -89,10 +90,12 @@ class LexiconBuilder {
   std::string joined_;
 };
 
+// `expected_lines`: how many words to make room for (0: unknown).
 absl::Status ReadLines(std::istream& in, const std::string& name,
-                       std::shared_ptr<const Lexicon::Impl>* out) {
+                       std::shared_ptr<const Lexicon::Impl>* out, size_t expected_lines = 0) {
   corpus_internal::LineReader reader(in, name, kMaxLexiconLineBytes);
   LexiconBuilder builder;
+  builder.Reserve(expected_lines);
   std::string_view line;
   while (true) {
     absl::StatusOr<bool> more = reader.Next(&line);
@@ -129,7 +132,8 @@ absl::StatusOr<Lexicon> Lexicon::Read(const std::string& path) {
 absl::StatusOr<Lexicon> Lexicon::Parse(std::string_view text, const std::string& name) {
   std::istringstream in{std::string(text)};
   Lexicon lexicon;
-  if (absl::Status s = ReadLines(in, name, &lexicon.impl_); !s.ok()) return s;
+  const size_t lines = std::count(text.begin(), text.end(), '\n') + 1;
+  if (absl::Status s = ReadLines(in, name, &lexicon.impl_, lines); !s.ok()) return s;
   return lexicon;
 }
 

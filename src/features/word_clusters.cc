@@ -80,12 +80,18 @@ std::shared_ptr<const WordClusters::Impl> Finish(std::vector<WordClusters::Entry
   return impl;
 }
 
+// `expected_lines`: how many lines to make room for (0: unknown), so that the tables are not
+// rebuilt as they grow.
 absl::StatusOr<std::shared_ptr<const WordClusters::Impl>> ReadLines(std::istream& in,
-                                                                    const std::string& name) {
+                                                                    const std::string& name,
+                                                                    size_t expected_lines = 0) {
   corpus_internal::LineReader reader(in, name, kMaxPathsLineBytes);
   std::vector<WordClusters::Entry> entries;
   std::vector<int64_t> lines;  // of each entry, for the duplicate error
   WordIndex words;
+  entries.reserve(expected_lines);
+  lines.reserve(expected_lines);
+  words.reserve(expected_lines);
   std::string_view line;
   while (true) {
     absl::StatusOr<bool> more = reader.Next(&line);
@@ -162,7 +168,7 @@ absl::StatusOr<WordClusters> WordClusters::Parse(std::string_view text, const st
     }
   }
   std::istringstream in{std::string(text)};
-  auto impl = ReadLines(in, name);
+  auto impl = ReadLines(in, name, std::count(text.begin(), text.end(), '\n') + 1);
   if (!impl.ok()) return impl.status();
   clusters.impl_ = *std::move(impl);
   std::lock_guard<std::mutex> lock(mu);
