@@ -233,15 +233,16 @@ class AuxDpDecoder {
   void set_max_bytes(int64_t bytes) { max_bytes_ = bytes; }
   int64_t max_bytes() const { return max_bytes_; }
   // Cell pruning for the Run calls that follow, until clear_pruning(): once position t's scores
-  // are complete, a cell (t, y, state) whose score F has F + suffix[t * N + y] < threshold is
-  // dropped (unreachable from then on). `suffix` (M x N, kept by the caller) must bound what the
-  // rest of a labeling can add, and the threshold must be reached by the maximiser of the final
-  // objective the caller asks Best for (LossAugmentedDecode: suffix Viterbi scores plus the
-  // largest loss, against the objective of a labeling at hand); then every cell on an optimal
-  // path and every score such a cell takes its maximum from is kept, and Best is unchanged.
-  void set_pruning(const double* suffix, double threshold) {
+  // are complete, a cell (t, y, state) whose score F has F + suffix[t * N + y] <
+  // state_threshold[state] is dropped (unreachable from then on). `suffix` (M x N) must bound
+  // what the rest of a labeling can add and `state_threshold` (one per product state) must be
+  // such that no cell below it can lead to a maximiser of the final objective the caller asks
+  // Best for (LossAugmentedDecode: the objective of a labeling at hand, less the largest loss
+  // still reachable from the state). Then every cell on an optimal path, and every cell such a
+  // cell takes its maximum from, is kept, and Best is unchanged. Both arrays are the caller's.
+  void set_pruning(const double* suffix, const double* state_threshold) {
     prune_suffix_ = suffix;
-    prune_threshold_ = threshold;
+    prune_threshold_ = state_threshold;
   }
   void clear_pruning() { prune_suffix_ = nullptr; }
   // Cells dropped by pruning in the last Run.
@@ -332,7 +333,7 @@ class AuxDpDecoder {
   int64_t max_table_entries_ = kMaxCells;
   int64_t max_bytes_ = kDefaultMaxBytes;
   const double* prune_suffix_ = nullptr;
-  double prune_threshold_ = 0;
+  const double* prune_threshold_ = nullptr;
   int64_t pruned_cells_ = 0;
   // Drops the cells of layer t below the pruning threshold (set_pruning).
   void PruneLayer(int t);

@@ -277,11 +277,10 @@ void AuxDpDecoder::PruneLayer(int t) {
   double* layer = forward_.data() + static_cast<size_t>(n_) * rr * t;
   const double* suffix = prune_suffix_ + static_cast<size_t>(t) * n_;
   for (int y = 0; y < n_; ++y) {
-    // F + suffix < threshold  <=>  F < threshold - suffix (one comparison per cell).
-    const double below = prune_threshold_ - suffix[y];
+    const double rest = suffix[y];
     double* cell = layer + static_cast<size_t>(y) * rr;
     for (int s = 0; s < rr; ++s) {
-      if (cell[s] < below && cell[s] != kNegInf) {
+      if (cell[s] != kNegInf && cell[s] + rest < prune_threshold_[s]) {
         cell[s] = kNegInf;
         ++pruned_cells_;
       }

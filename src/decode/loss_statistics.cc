@@ -280,4 +280,59 @@ void ChunkConfusionStatistic::StateLosses(std::vector<double>* out) const {
   }
 }
 
+void LossStatistic::ReachableLossBounds(const std::vector<double>& state_losses,
+                                        std::vector<double>* out) const {
+  double top = 0;
+  for (double x : state_losses) top = std::max(top, x);
+  out->assign(state_losses.size(), top);
+}
+
+namespace {
+
+// out[s] = the largest state_losses[s'] over the states s' with tp(s') >= tp(s) and fp(s') >=
+// fp(s) (counts never decrease along a path): a suffix maximum over the (TP, FP) grid.
+template <typename TpOf, typename FpOf>
+void CountLossBounds(const std::vector<double>& state_losses, TpOf tp_of, FpOf fp_of,
+                     std::vector<double>* out) {
+  const int r = static_cast<int>(state_losses.size());
+  int tp_max = 0, fp_max = 0;
+  for (int s = 0; s < r; ++s) {
+    tp_max = std::max(tp_max, tp_of(s));
+    fp_max = std::max(fp_max, fp_of(s));
+  }
+  const size_t width = static_cast<size_t>(fp_max) + 2;
+  std::vector<double> grid((static_cast<size_t>(tp_max) + 2) * width, kNegInf);
+  auto at = [&](int a, int b) -> double& { return grid[static_cast<size_t>(a) * width + b]; };
+  for (int s = 0; s < r; ++s)
+    at(tp_of(s), fp_of(s)) = std::max(at(tp_of(s), fp_of(s)), state_losses[s]);
+  for (int a = tp_max; a >= 0; --a) {
+    for (int b = fp_max; b >= 0; --b) at(a, b) = std::max({at(a, b), at(a + 1, b), at(a, b + 1)});
+  }
+  out->resize(r);
+  for (int s = 0; s < r; ++s) (*out)[s] = at(tp_of(s), fp_of(s));
+}
+
+}  // namespace
+
+void TokenErrorStatistic::ReachableLossBounds(const std::vector<double>& state_losses,
+                                              std::vector<double>* out) const {
+  // The state is the (capped) error count, which only grows.
+  const int r = static_cast<int>(state_losses.size());
+  out->resize(r);
+  double top = kNegInf;
+  for (int s = r - 1; s >= 0; --s) (*out)[s] = top = std::max(top, state_losses[s]);
+}
+
+void TokenConfusionStatistic::ReachableLossBounds(const std::vector<double>& state_losses,
+                                                  std::vector<double>* out) const {
+  CountLossBounds(
+      state_losses, [&](int s) { return space_.tp(s); }, [&](int s) { return space_.fp(s); }, out);
+}
+
+void ChunkConfusionStatistic::ReachableLossBounds(const std::vector<double>& state_losses,
+                                                  std::vector<double>* out) const {
+  CountLossBounds(
+      state_losses, [&](int s) { return tp(s); }, [&](int s) { return fp(s); }, out);
+}
+
 }  // namespace chaintag

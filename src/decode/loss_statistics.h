@@ -62,6 +62,12 @@ class LossStatistic : public Statistic {
  public:
   // out[s] = loss of final state s, for every state.
   virtual void StateLosses(std::vector<double>* out) const = 0;
+  // out[s] >= the loss of every final state a path through state s can end in, given
+  // `state_losses` (StateLosses' output). The counts a state holds only grow along a path, so the
+  // statistics below take the largest loss over the states with at least its counts; this
+  // default takes the largest loss of all.
+  virtual void ReachableLossBounds(const std::vector<double>& state_losses,
+                                   std::vector<double>* out) const;
 };
 
 // Loss statistics have many states of which few are reachable at any position, so the engine
@@ -90,6 +96,8 @@ class TokenErrorStatistic final : public RowLossStatistic<TokenErrorStatistic> {
   bool DependsOnPreviousLabel() const override { return false; }
   void FillSuccessors(int position, int num_labels, absl::Span<int> table) const override;
   void StateLosses(std::vector<double>* out) const override;
+  void ReachableLossBounds(const std::vector<double>& state_losses,
+                           std::vector<double>* out) const override;
 
  private:
   const LossView* loss_ = nullptr;
@@ -108,6 +116,8 @@ class TokenConfusionStatistic final : public RowLossStatistic<TokenConfusionStat
   bool DependsOnPreviousLabel() const override { return false; }
   void FillSuccessors(int position, int num_labels, absl::Span<int> table) const override;
   void StateLosses(std::vector<double>* out) const override;
+  void ReachableLossBounds(const std::vector<double>& state_losses,
+                           std::vector<double>* out) const override;
 
  private:
   const LossView* loss_ = nullptr;
@@ -133,6 +143,8 @@ class ChunkConfusionStatistic final : public RowLossStatistic<ChunkConfusionStat
   absl::Status Validate(const Lattice& lattice) const override;
   void FillSuccessors(int position, int num_labels, absl::Span<int> table) const override;
   void StateLosses(std::vector<double>* out) const override;
+  void ReachableLossBounds(const std::vector<double>& state_losses,
+                           std::vector<double>* out) const override;
   int num_gold() const { return num_gold_; }
   // Confusion counts of a final state (exact for the components the mode tracks).
   int tp(int state) const { return space_.tp(state / flag_states_); }

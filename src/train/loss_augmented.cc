@@ -3,6 +3,7 @@
 // final state (Bauer, Nakajima, Mueller, Mathematics 11(12):2628, 2023, Section 4.3).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -133,17 +134,16 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
   statistic->StateLosses(&scratch->state_loss);
   const double* state_loss = scratch->state_loss.data();
   // Pruning (first-order lattices): H through a cell (t, y, state) with forward score F is at most
-  // H(F + suffix(t, y), largest loss), non-decreasing in F; a cell whose bound falls below H of a
-  // labeling at hand (the Viterbi labeling, or gold) cannot hold a maximiser, nor can any cell a
-  // kept cell takes its score from (see AuxDpDecoder::set_pruning), so the answer is unchanged.
-  // The threshold keeps a relative margin of 1e-9 for the rounding of the two sums.
+  // H(F + suffix(t, y), B(state)), non-decreasing in F, with B(state) the largest loss of a final
+  // state reachable from it (ReachableLossBounds); a cell whose bound falls below H of a labeling
+  // at hand (the Viterbi labeling, or gold) cannot hold a maximiser, nor can any cell a kept cell
+  // takes its score from (see AuxDpDecoder::set_pruning), so the answer is unchanged. The
+  // thresholds keep a relative margin of 1e-9 for the rounding of the two sums.
   scratch->decoder.clear_pruning();
   if (scratch->prune && lattice.order() == 1 && lattice.size() > 0 &&
       !scratch->state_loss.empty()) {
-    const double max_loss =
-        *std::max_element(scratch->state_loss.begin(), scratch->state_loss.end());
     absl::StatusOr<Labeling> top = ViterbiDecode(lattice, &scratch->viterbi);
-    if (top.ok() && max_loss > 0 && std::isfinite(max_loss)) {
+    if (top.ok()) {
       // The best objective among labelings at hand: Viterbi and (margin) gold.
       auto objective = [&](absl::Span<const int> y) {
         const double f = lattice.Score(y);
@@ -151,20 +151,35 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
         const double delta = EvaluateLoss(loss, gold, y);
         return scaling == LossScaling::kMargin ? f + delta : (1.0 + f - gold_score) * delta;
       };
+      const double top_score = lattice.Score(top->labels);
       double reached = objective(top->labels);
-      double threshold = kNegInf;  // in terms of F + suffix
-      if (scaling == LossScaling::kMargin) {
-        if (gold_score != kNegInf) reached = std::max(reached, objective(gold));
-        threshold = reached - max_loss;
-      } else if (reached > 0) {
-        // H = (1 + F - F*) loss <= max(0, 1 + F - F*) max_loss; a positive H at hand is needed.
-        threshold = reached / max_loss - 1.0 + gold_score;
+      if (scaling == LossScaling::kMargin && gold_score != kNegInf) {
+        reached = std::max(reached, objective(gold));
       }
-      if (std::isfinite(threshold)) {
-        const double scale = std::max({1.0, std::abs(lattice.Score(top->labels)),
-                                       std::abs(gold_score), max_loss, std::abs(reached)});
+      const bool usable =
+          std::isfinite(reached) && (scaling == LossScaling::kMargin || reached > 0);
+      if (usable) {
+        statistic->ReachableLossBounds(scratch->state_loss, &scratch->reachable_loss);
+        const std::vector<double>& bound = scratch->reachable_loss;
+        double largest = 0;
+        for (double b : bound) largest = std::max(largest, std::abs(b));
+        const double margin = 1e-9 * std::max({1.0, std::abs(top_score), std::abs(gold_score),
+                                               largest, std::abs(reached)});
+        std::vector<double>& threshold = scratch->state_threshold;  // in terms of F + suffix
+        threshold.resize(bound.size());
+        for (size_t s = 0; s < bound.size(); ++s) {
+          if (scaling == LossScaling::kMargin) {
+            threshold[s] = reached - bound[s] - margin;
+          } else if (bound[s] > 0) {
+            // H = (1 + F - F*) loss <= max(0, 1 + F - F*) B(state), and the H at hand is > 0.
+            const double v = reached / bound[s] - 1.0 + gold_score;
+            threshold[s] = v - std::max(margin, 1e-9 * std::abs(v));
+          } else {
+            threshold[s] = std::numeric_limits<double>::infinity();  // H <= 0 < the H at hand
+          }
+        }
         SuffixScores(lattice, &scratch->suffix);
-        scratch->decoder.set_pruning(scratch->suffix.data(), threshold - 1e-9 * scale);
+        scratch->decoder.set_pruning(scratch->suffix.data(), threshold.data());
       }
     }
   }

@@ -108,6 +108,7 @@ struct LossAugmentedScratch {
   // Pruning of the engine's cells (on unless a test compares against the unpruned engine).
   bool prune = true;
   std::vector<double> suffix;  // M x N best score the rest of a labeling can add
+  std::vector<double> reachable_loss, state_threshold;  // per state, for pruning
 };
 
 }  // namespace chaintag

@@ -11,6 +11,7 @@
 #include "chaintag/lattice.h"
 #include "chaintag/train.h"
 #include "decode/brute_force.h"
+#include "decode/loss_statistics.h"
 #include "gtest/gtest.h"
 #include "train/losses.h"
 
@@ -197,6 +198,62 @@ TEST_P(LossAugmentedBruteForceTest, PruningChangesNothing) {
   EXPECT_GT(compared, 40);
   // The engine runs (and prunes) unless the loss is none or folds into the scores.
   if (c.name != "none") EXPECT_GT(dropped, 0) << "pruning never dropped a cell";
+}
+
+// ReachableLossBounds bounds the final loss of every labeling from every state its path passes
+// through (the pruning thresholds rely on it), by enumeration of all labelings.
+TEST_P(LossAugmentedBruteForceTest, ReachableLossBoundsHoldOnEveryPath) {
+  const LossCase& c = GetParam();
+  if (c.name == "none") return;  // no statistic
+  std::mt19937 rng(std::hash<std::string>()(c.name + c.level) % 1000 + 11);
+  int checked = 0;
+  for (int iter = 0; iter < 12; ++iter) {
+    const int n = std::uniform_int_distribution<int>(2, 4)(rng);
+    const int m = std::uniform_int_distribution<int>(1, 6)(rng);
+    const std::vector<std::string> labels = ChunkLabels(n);
+    absl::StatusOr<LossSpec> spec = ParseLossSpec(c.name, c.level);
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    if (c.restrict_positives) spec->positives = {c.level == "chunk" ? "NP" : "B-NP"};
+    if (c.weighted) spec->weights = {{"O", "B-NP", 0.5}, {"B-NP", "O", 2.25}};
+    absl::StatusOr<std::shared_ptr<const BoundLoss>> bound_loss = BindLoss(*spec, labels);
+    ASSERT_TRUE(bound_loss.ok()) << bound_loss.status();
+    const BoundLoss& loss = **bound_loss;
+    std::vector<int> gold(m);
+    for (int& g : gold) g = std::uniform_int_distribution<int>(0, n - 1)(rng);
+    TokenErrorStatistic errors;
+    TokenConfusionStatistic token;
+    ChunkConfusionStatistic chunk;
+    LossStatistic* statistic;
+    if (loss.IsErrorLoss()) {
+      errors.Reset(loss.view(), gold);
+      statistic = &errors;
+    } else if (loss.level() == LossLevel::kToken) {
+      token.Reset(loss.view(), gold);
+      statistic = &token;
+    } else {
+      chunk.Bind(loss.chunks(), loss.counted_labels(), loss.view().count_mode, &loss.view());
+      chunk.Reset(gold);
+      statistic = &chunk;
+    }
+    std::vector<double> state_loss, bound;
+    statistic->StateLosses(&state_loss);
+    statistic->ReachableLossBounds(state_loss, &bound);
+    ASSERT_EQ(bound.size(), state_loss.size());
+    ForEachLabeling(m, n, [&](const std::vector<int>& y) {
+      std::vector<int> states;
+      int state = statistic->Initial();
+      for (int t = 0; t < m && state >= 0; ++t) {
+        state = statistic->Next(state, t, t == 0 ? -1 : y[t - 1], y[t]);
+        states.push_back(state);
+      }
+      if (state < 0) return;  // a labeling the statistic rules out
+      const double final_loss = state_loss[state];
+      EXPECT_NEAR(final_loss, EvaluateLoss(loss, gold, y), 1e-12);
+      for (int s : states) EXPECT_GE(bound[s], final_loss) << Names(labels, y).size();
+      ++checked;
+    });
+  }
+  EXPECT_GT(checked, 50);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllLosses, LossAugmentedBruteForceTest, ::testing::ValuesIn(AllCases()),
