@@ -146,6 +146,16 @@ TEST_P(LossAugmentedBruteForceTest, EqualsBruteForce) {
   RecordProperty("masked_gold", masked_gold);
 }
 
+// The loss of a case over `labels` (the weights of weighted cases on the NP labels only).
+absl::StatusOr<std::shared_ptr<const BoundLoss>> BindCase(const LossCase& c,
+                                                          const std::vector<std::string>& labels) {
+  absl::StatusOr<LossSpec> spec = ParseLossSpec(c.name, c.level);
+  if (!spec.ok()) return spec.status();
+  if (c.restrict_positives) spec->positives = {c.level == "chunk" ? "NP" : "B-NP"};
+  if (c.weighted) spec->weights = {{"O", "B-NP", 0.5}, {"B-NP", "O", 2.25}};
+  return BindLoss(*spec, labels);
+}
+
 // Pruning the engine's cells by suffix bounds changes nothing: the same labeling, loss, value and
 // score as the unpruned engine, on lattices too large to enumerate, for both scalings, while it
 // does drop cells.
@@ -162,11 +172,7 @@ TEST_P(LossAugmentedBruteForceTest, PruningChangesNothing) {
     const int m = std::uniform_int_distribution<int>(1, 14)(rng);
     const std::vector<std::string> all = {"O", "B-NP", "I-NP", "B-VP", "I-VP"};
     const std::vector<std::string> labels(all.begin(), all.begin() + n);
-    absl::StatusOr<LossSpec> spec = ParseLossSpec(c.name, c.level);
-    ASSERT_TRUE(spec.ok()) << spec.status();
-    if (c.restrict_positives) spec->positives = {c.level == "chunk" ? "NP" : "B-NP"};
-    if (c.weighted) spec->weights = {{"O", "B-NP", 0.5}, {"B-NP", "O", 2.25}};
-    absl::StatusOr<std::shared_ptr<const BoundLoss>> loss = BindLoss(*spec, labels);
+    absl::StatusOr<std::shared_ptr<const BoundLoss>> loss = BindCase(c, labels);
     ASSERT_TRUE(loss.ok()) << loss.status();
     std::vector<int> gold(m);
     for (int& g : gold) g = std::uniform_int_distribution<int>(0, n - 1)(rng);
@@ -211,11 +217,7 @@ TEST_P(LossAugmentedBruteForceTest, ReachableLossBoundsHoldOnEveryPath) {
     const int n = std::uniform_int_distribution<int>(2, 4)(rng);
     const int m = std::uniform_int_distribution<int>(1, 6)(rng);
     const std::vector<std::string> labels = ChunkLabels(n);
-    absl::StatusOr<LossSpec> spec = ParseLossSpec(c.name, c.level);
-    ASSERT_TRUE(spec.ok()) << spec.status();
-    if (c.restrict_positives) spec->positives = {c.level == "chunk" ? "NP" : "B-NP"};
-    if (c.weighted) spec->weights = {{"O", "B-NP", 0.5}, {"B-NP", "O", 2.25}};
-    absl::StatusOr<std::shared_ptr<const BoundLoss>> bound_loss = BindLoss(*spec, labels);
+    absl::StatusOr<std::shared_ptr<const BoundLoss>> bound_loss = BindCase(c, labels);
     ASSERT_TRUE(bound_loss.ok()) << bound_loss.status();
     const BoundLoss& loss = **bound_loss;
     std::vector<int> gold(m);
