@@ -47,10 +47,9 @@ void RunOnThreads(int n, Fn&& run) {
 
 // Threads that live as long as the pool and run one job at a time: Start(job) has every thread k
 // call job(k) while the caller goes on; Wait() returns when all have finished and rethrows the
-// first exception a job threw. Threads made once keep their memory arenas and caches warm (new
-// threads per batch of sentences fault pages in again, serialised on the address-space lock).
-// size() may be below the number asked for when the system refuses threads (0: run jobs on the
-// caller's thread instead).
+// first exception a job threw. BatchTagger uses it to tag one batch while the caller reads the
+// next, without making threads per batch. size() may be below the number asked for when the system
+// refuses threads (0: run jobs on the caller's thread instead).
 class WorkerPool {
  public:
   explicit WorkerPool(int threads) {

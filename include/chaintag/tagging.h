@@ -235,13 +235,13 @@ class Pipeline {
   std::vector<Lattice> document_lattices_;
 };
 
+class WorkerPool;
+
 // Ordered multi-threaded tagging of a sentence stream: sentences are queued in batches, tagged by
 // one Pipeline per thread and handed to the sink in input order, so the output does not depend on
 // the thread count, and memory is bounded by two batches. With more than one thread a full batch
 // is tagged in the background while the caller reads the next one; its results reach the sink
 // (on the caller's thread) when the next batch is full, or at Flush.
-class WorkerPool;
-
 class BatchTagger {
  public:
   // Receives every tagged sentence in input order; an error stops the stream.

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "decode/completion.h"
 
 namespace chaintag {
 namespace {
@@ -227,18 +228,7 @@ absl::StatusOr<LatentDecodeResult> LdiDecode(const Lattice& hidden, const Latent
   // heuristic[t * h + s]: best score of a completion after (t, s), end score included; exact, so
   // A* pops complete paths in order of score.
   std::vector<double>& heu = scratch->heuristic;
-  heu.assign(static_cast<size_t>(m) * h, kNegInf);
-  for (int s = 0; s < h; ++s) heu[static_cast<size_t>(m - 1) * h + s] = hidden.end(s);
-  for (int t = m - 2; t >= 0; --t) {
-    for (int s = 0; s < h; ++s) {
-      double best = kNegInf;
-      for (int n = 0; n < h; ++n) {
-        best = std::max(best, hidden.transition(s, n) + hidden.unary(t + 1, n) +
-                                  heu[static_cast<size_t>(t + 1) * h + n]);
-      }
-      heu[static_cast<size_t>(t) * h + s] = best;
-    }
-  }
+  CompletionScores(hidden, &heu);
 
   struct Node {
     int32_t parent;

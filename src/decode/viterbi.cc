@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
+#include "decode/completion.h"
 #include "decode/second_order.h"
 
 namespace chaintag {
@@ -181,6 +182,26 @@ absl::StatusOr<Labeling> ViterbiDecode(const Lattice& lattice, ViterbiScratch* s
     arg = back[static_cast<size_t>(t) * stride + arg];
   }
   return result;
+}
+
+void CompletionScores(const Lattice& lattice, std::vector<double>* out) {
+  const int m = lattice.size(), n = lattice.num_labels();
+  out->assign(static_cast<size_t>(m) * n, kNegInf);
+  if (m == 0) return;
+  double* s = out->data();
+  for (int y = 0; y < n; ++y) s[static_cast<size_t>(m - 1) * n + y] = lattice.end(y);
+  for (int t = m - 2; t >= 0; --t) {
+    const double* next = s + static_cast<size_t>(t + 1) * n;
+    const double* unary = lattice.unary_row(t + 1).data();
+    double* cur = s + static_cast<size_t>(t) * n;
+    for (int y = 0; y < n; ++y) {
+      double best = kNegInf;
+      for (int z = 0; z < n; ++z) {
+        best = std::max(best, lattice.transition(y, z) + unary[z] + next[z]);
+      }
+      cur[y] = best;
+    }
+  }
 }
 
 }  // namespace chaintag

@@ -2,10 +2,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <exception>
 #include <memory>
-#include <system_error>
-#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"

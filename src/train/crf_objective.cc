@@ -348,14 +348,11 @@ CrfObjective::CrfObjective(const TrainingData& data, double c2, int threads,
   const int n = params.num_labels;
   const int threshold = std::max(2, (n + 2) / 3);
   std::vector<int32_t> dense_row(params.num_attributes(), -1);
-  dense_offsets_.assign(1, 0);
   for (int32_t a : first_feature_) {
     if (dense_row[a] >= 0) continue;
-    const int32_t begin = params.attribute_offsets[a], end = params.attribute_offsets[a + 1];
-    if (end - begin < threshold) continue;
+    if (params.attribute_offsets[a + 1] - params.attribute_offsets[a] < threshold) continue;
     dense_row[a] = num_dense_++;
-    for (int32_t f = begin; f < end; ++f) dense_features_.push_back(f);
-    dense_offsets_.push_back(static_cast<int32_t>(dense_features_.size()));
+    dense_attributes_.push_back(a);
   }
   dense_weights_.assign(static_cast<size_t>(num_dense_) * n, 0.0);
   for (Worker& worker : workers_) {
@@ -417,21 +414,9 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
   const int64_t* position_offsets = data_.position_offsets.data() + first;
   const float* values = data_.position_values.data();
   const double* dense_w = dense_weights_.data();
-  // The features of rare attributes lie anywhere in the parameter vector, a cache miss each:
-  // fetch the weights (or gradient cells) and labels of the occurrence kAhead further on.
-  constexpr int64_t kAhead = 16;
-  const int64_t last_occurrence = position_offsets[m];
-  auto prefetch = [&](int64_t k, const void* cells) {
-    if (k >= last_occurrence || starts[k] < 0) return;
-    int32_t begin, end;
-    range(k, &begin, &end);
-    __builtin_prefetch(labels + begin);
-    __builtin_prefetch(static_cast<const char*>(cells) + sizeof(double) * begin);
-  };
   for (int t = 0; t < m; ++t) {
     double* row = unary + static_cast<size_t>(t) * n;
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
-      prefetch(k + kAhead, w);
       if (starts[k] < 0) {
         const double* dw = dense_w + static_cast<size_t>(-starts[k] - 1) * n;
         if constexpr (kWeighted) {
@@ -483,7 +468,6 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
     const double* row = marginals + static_cast<size_t>(t) * n;
     for (int y = 0; y < n; ++y) q[y] = ToFixed(row[y]);
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
-      prefetch(k + kAhead, g);
       if (starts[k] < 0) {
         int64_t* dg = dense_g + static_cast<size_t>(-starts[k] - 1) * n;
         if constexpr (kWeighted) {
@@ -543,11 +527,11 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
   constexpr int kChunk = 16;
   std::atomic<int> next{0};
   const int32_t* labels = params.feature_labels.data();
+  const int32_t* offsets = params.attribute_offsets.data();
   for (int d = 0; d < num_dense_; ++d) {
     double* row = dense_weights_.data() + static_cast<size_t>(d) * n;
-    for (int32_t i = dense_offsets_[d]; i < dense_offsets_[d + 1]; ++i) {
-      row[labels[dense_features_[i]]] = w[dense_features_[i]];
-    }
+    const int32_t a = dense_attributes_[d];
+    for (int32_t f = offsets[a]; f < offsets[a + 1]; ++f) row[labels[f]] = w[f];
   }
   auto run = [&](Worker* worker) {
     std::fill(worker->gradient.begin(), worker->gradient.end(), 0);
@@ -562,9 +546,8 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
     int64_t* g = worker->gradient.data();
     for (int d = 0; d < num_dense_; ++d) {
       const int64_t* row = worker->dense_gradient.data() + static_cast<size_t>(d) * n;
-      for (int32_t i = dense_offsets_[d]; i < dense_offsets_[d + 1]; ++i) {
-        g[dense_features_[i]] += row[labels[dense_features_[i]]];
-      }
+      const int32_t a = dense_attributes_[d];
+      for (int32_t f = offsets[a]; f < offsets[a + 1]; ++f) g[f] += row[labels[f]];
     }
   };
   train_internal::RunOnThreads(static_cast<int>(workers_.size()),

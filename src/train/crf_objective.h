@@ -97,7 +97,7 @@ class CrfObjective : public Objective {
     std::vector<int64_t> gradient;
     std::vector<double> unary;
     std::vector<int64_t> fixed;
-    std::vector<int64_t> dense_gradient;  // dense_attributes_ x N, folded into `gradient`
+    std::vector<int64_t> dense_gradient;  // num_dense_ x N, folded into `gradient`
     ScaledForwardBackward kernel;
     ScaledForwardBackward2 kernel2;
   };
@@ -118,12 +118,11 @@ class CrfObjective : public Objective {
   int count_bits_ = 0;
   // Attributes with many features (seen with at least a third of the labels) are scored and
   // accumulated through dense rows of N cells, vectorised and free of the label indirection:
-  // their occurrences hold -(row + 1) in first_feature_. dense_features_ lists, row after row,
-  // the features of those attributes; dense_weights_ is refilled from w at every evaluation,
-  // with zeros for labels that have no feature (adding them leaves every sum as it was).
+  // their occurrences hold -(row + 1) in first_feature_. dense_attributes_ names the attribute of
+  // each row; dense_weights_ is refilled from w at every evaluation, with zeros for labels that
+  // have no feature (adding them leaves every sum as it was).
   int num_dense_ = 0;
-  std::vector<int32_t> dense_offsets_;  // num_dense_ + 1 offsets into dense_features_
-  std::vector<int32_t> dense_features_;
+  std::vector<int32_t> dense_attributes_;
   std::vector<double> dense_weights_;
   std::vector<Worker> workers_;
   std::vector<double> log_z_;  // per sentence, summed in sentence order

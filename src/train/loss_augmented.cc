@@ -12,6 +12,7 @@
 #include "chaintag/aux_dp.h"
 #include "chaintag/decode.h"
 #include "chaintag/train.h"
+#include "decode/completion.h"
 #include "train/losses.h"
 
 namespace chaintag {
@@ -35,26 +36,6 @@ absl::Status CheckInputs(const Lattice& lattice, absl::Span<const int> gold, int
     }
   }
   return absl::OkStatus();
-}
-
-// suffix[t * N + y]: the best score a labeling with y at t collects after t (transitions, unaries
-// and the end score), by one backward Viterbi pass over a first-order lattice.
-void SuffixScores(const Lattice& lattice, std::vector<double>* suffix) {
-  const int m = lattice.size(), n = lattice.num_labels();
-  suffix->assign(static_cast<size_t>(m) * n, kNegInf);
-  double* s = suffix->data();
-  for (int y = 0; y < n; ++y) s[static_cast<size_t>(m - 1) * n + y] = lattice.end(y);
-  for (int t = m - 2; t >= 0; --t) {
-    const double* next = s + static_cast<size_t>(t + 1) * n;
-    const double* unary = lattice.unary_row(t + 1).data();
-    double* cur = s + static_cast<size_t>(t) * n;
-    for (int y = 0; y < n; ++y) {
-      double best = kNegInf;
-      for (int z = 0; z < n; ++z)
-        best = std::max(best, lattice.transition(y, z) + unary[z] + next[z]);
-      cur[y] = best;
-    }
-  }
 }
 
 }  // namespace
@@ -139,7 +120,6 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
   // at hand (the Viterbi labeling, or gold) cannot hold a maximiser, nor can any cell a kept cell
   // takes its score from (see AuxDpDecoder::set_pruning), so the answer is unchanged. The
   // thresholds keep a relative margin of 1e-9 for the rounding of the two sums.
-  scratch->decoder.clear_pruning();
   if (scratch->prune && lattice.order() == 1 && lattice.size() > 0 &&
       !scratch->state_loss.empty()) {
     absl::StatusOr<Labeling> top = ViterbiDecode(lattice, &scratch->viterbi);
@@ -178,7 +158,7 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
             threshold[s] = std::numeric_limits<double>::infinity();  // H <= 0 < the H at hand
           }
         }
-        SuffixScores(lattice, &scratch->suffix);
+        CompletionScores(lattice, &scratch->suffix);
         scratch->decoder.set_pruning(scratch->suffix.data(), threshold.data());
       }
     }
