@@ -92,12 +92,15 @@ struct LossAugmentedResult {
 //   slack scaling:  argmax_y (1 + F(y) - F(y*)) * Delta(y*, y)
 // Decomposable losses under margin scaling fold into the unary scores and cost one Viterbi; every
 // other combination runs the auxiliary-variable engine on the loss's statistic. `scratch` may be
-// null; reusing one per thread avoids allocation.
+// null; reusing one per thread avoids allocation. `hint`, when not empty, is a labeling (e.g. the
+// maximiser of the previous training pass) whose objective tightens the engine's pruning; it
+// never changes the answer, only the time to find it.
 struct LossAugmentedScratch;
 absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
                                                         absl::Span<const int> gold,
                                                         const BoundLoss& loss, LossScaling scaling,
-                                                        LossAugmentedScratch* scratch = nullptr);
+                                                        LossAugmentedScratch* scratch = nullptr,
+                                                        absl::Span<const int> hint = {});
 struct LossAugmentedScratchDeleter {
   void operator()(LossAugmentedScratch* scratch) const;
 };

@@ -18,24 +18,28 @@
 namespace chaintag {
 namespace {
 
+absl::Status CheckLabels(const char* what, absl::Span<const int> labels, int size, int num_labels) {
+  if (static_cast<int>(labels.size()) != size) {
+    return absl::InvalidArgumentError(absl::StrCat("loss-augmented decoding: ", what, " has ",
+                                                   labels.size(), " labels; expected ", size));
+  }
+  for (size_t t = 0; t < labels.size(); ++t) {
+    if (labels[t] < 0 || labels[t] >= num_labels) {
+      return absl::InvalidArgumentError(absl::StrCat("loss-augmented decoding: ", what, " label ",
+                                                     labels[t], " at position ", t,
+                                                     "; expected 0..", num_labels - 1));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckInputs(const Lattice& lattice, absl::Span<const int> gold, int num_labels) {
   if (lattice.num_labels() != num_labels) {
     return absl::InvalidArgumentError(absl::StrCat("loss-augmented decoding: the loss has ",
                                                    num_labels, " labels; the lattice has ",
                                                    lattice.num_labels()));
   }
-  if (static_cast<int>(gold.size()) != lattice.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "loss-augmented decoding: gold has ", gold.size(), " labels; expected ", lattice.size()));
-  }
-  for (size_t t = 0; t < gold.size(); ++t) {
-    if (gold[t] < 0 || gold[t] >= num_labels) {
-      return absl::InvalidArgumentError(absl::StrCat("loss-augmented decoding: gold label ",
-                                                     gold[t], " at position ", t, "; expected 0..",
-                                                     num_labels - 1));
-    }
-  }
-  return absl::OkStatus();
+  return CheckLabels("gold", gold, lattice.size(), num_labels);
 }
 
 }  // namespace
@@ -51,8 +55,13 @@ LossAugmentedScratchPtr MakeLossAugmentedScratch() {
 absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
                                                         absl::Span<const int> gold,
                                                         const BoundLoss& loss, LossScaling scaling,
-                                                        LossAugmentedScratch* scratch) {
+                                                        LossAugmentedScratch* scratch,
+                                                        absl::Span<const int> hint) {
   if (absl::Status st = CheckInputs(lattice, gold, loss.num_labels()); !st.ok()) return st;
+  if (!hint.empty()) {
+    if (absl::Status st = CheckLabels("hint", hint, lattice.size(), loss.num_labels()); !st.ok())
+      return st;
+  }
   LossAugmentedScratchPtr local;
   if (scratch == nullptr) {
     local = MakeLossAugmentedScratch();
@@ -124,7 +133,7 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
       !scratch->state_loss.empty()) {
     absl::StatusOr<Labeling> top = ViterbiDecode(lattice, &scratch->viterbi);
     if (top.ok()) {
-      // The best objective among labelings at hand: Viterbi and (margin) gold.
+      // The best objective among labelings at hand: Viterbi, (margin) gold and the hint.
       auto objective = [&](absl::Span<const int> y) {
         const double f = lattice.Score(y);
         if (f == kNegInf) return kNegInf;
@@ -136,6 +145,7 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
       if (scaling == LossScaling::kMargin && gold_score != kNegInf) {
         reached = std::max(reached, objective(gold));
       }
+      if (!hint.empty()) reached = std::max(reached, objective(hint));
       const bool usable =
           std::isfinite(reached) && (scaling == LossScaling::kMargin || reached > 0);
       if (usable) {

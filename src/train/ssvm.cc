@@ -103,16 +103,40 @@ double HingeOf(const LossAugmentedResult& result, const Lattice& lattice,
       0.0, scaling == LossScaling::kMargin ? result.value - lattice.Score(gold) : result.value);
 }
 
+// The last loss-augmented maximiser found for each sentence, offered as the hint of the next
+// decode of that sentence (LossAugmentedDecode): the weights move little between two visits, so
+// its objective is close to the new maximum and lets the engine prune most cells. Hints change
+// no answer, only its cost. Threads may set hints of different sentences at once.
+class MaximiserHints {
+ public:
+  explicit MaximiserHints(const TrainingData& data)
+      : data_(data), labels_(data.num_positions()), known_(data.num_sentences(), 0) {}
+
+  absl::Span<const int> Get(int s) const {
+    if (!known_[s]) return {};
+    return absl::MakeConstSpan(labels_.data() + data_.sentence_offsets[s], data_.sentence_size(s));
+  }
+  void Set(int s, absl::Span<const int> labels) {
+    std::copy(labels.begin(), labels.end(), labels_.begin() + data_.sentence_offsets[s]);
+    known_[s] = 1;
+  }
+
+ private:
+  const TrainingData& data_;
+  std::vector<int> labels_;  // per position
+  std::vector<char> known_;  // per sentence
+};
+
 struct SentenceEvaluation {
   double hinge = 0;  // H_i
   double gap = 0;    // BCFW block gap (scaled by n), 0 without blocks
 };
 
 // Loss-augmented inference on every sentence at fixed weights, in parallel; results per sentence,
-// so sums taken in sentence order do not depend on the thread count.
+// so sums taken in sentence order do not depend on the thread count. `hints` may be null.
 absl::Status EvaluateAll(const TrainingData& data, const BoundLoss& loss, LossScaling scaling,
                          absl::Span<const double> w, int threads, const BcfwBlocks* blocks,
-                         std::vector<SentenceEvaluation>* out) {
+                         MaximiserHints* hints, std::vector<SentenceEvaluation>* out) {
   const int num_sentences = data.num_sentences();
   out->assign(num_sentences, SentenceEvaluation());
   threads = std::max(1, std::min(threads, num_sentences));
@@ -126,11 +150,13 @@ absl::Status EvaluateAll(const TrainingData& data, const BoundLoss& loss, LossSc
       ScoreTrainingSentence(data, s, w.data(), &lattice);
       absl::Span<const int> gold = GoldOf(data, s);
       absl::StatusOr<LossAugmentedResult> result =
-          LossAugmentedDecode(lattice, gold, loss, scaling, scratch.get());
+          LossAugmentedDecode(lattice, gold, loss, scaling, scratch.get(),
+                              hints ? hints->Get(s) : absl::Span<const int>());
       if (!result.ok()) {
         status[k] = result.status();
         return;
       }
+      if (hints != nullptr) hints->Set(s, result->labeling.labels);
       SentenceEvaluation& e = (*out)[s];
       e.hinge = HingeOf(*result, lattice, gold, scaling);
       if (blocks != nullptr) {
@@ -215,17 +241,23 @@ absl::Status CheckSettings(const TrainingData& data, const SsvmSettings& setting
   return absl::OkStatus();
 }
 
+absl::StatusOr<double> Primal(const TrainingData& data, const BoundLoss& loss, LossScaling scaling,
+                              double c2, absl::Span<const double> w, int threads,
+                              MaximiserHints* hints) {
+  std::vector<SentenceEvaluation> eval;
+  if (absl::Status s = EvaluateAll(data, loss, scaling, w, threads, nullptr, hints, &eval); !s.ok())
+    return s;
+  double primal = c2 * SquaredNorm(w);
+  for (const SentenceEvaluation& e : eval) primal += e.hinge;
+  return primal;
+}
+
 }  // namespace
 
 absl::StatusOr<double> SsvmPrimal(const TrainingData& data, const BoundLoss& loss,
                                   LossScaling scaling, double c2, absl::Span<const double> w,
                                   int threads) {
-  std::vector<SentenceEvaluation> eval;
-  if (absl::Status s = EvaluateAll(data, loss, scaling, w, threads, nullptr, &eval); !s.ok())
-    return s;
-  double primal = c2 * SquaredNorm(w);
-  for (const SentenceEvaluation& e : eval) primal += e.hinge;
-  return primal;
+  return Primal(data, loss, scaling, c2, w, threads, nullptr);
 }
 
 absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
@@ -267,6 +299,7 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(settings.seed);
   std::vector<SentenceEvaluation> eval;
+  MaximiserHints hints(data);
   w->assign(params.size(), 0.0);
   int pass = 0;
   for (pass = 1; pass <= settings.max_passes; ++pass) {
@@ -277,10 +310,11 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
       ScoreTrainingSentence(data, s, iterate.raw().data(), &lattice);
       absl::Span<const int> gold = GoldOf(data, s);
       const Clock::time_point decode_start = Clock::now();
-      absl::StatusOr<LossAugmentedResult> result =
-          LossAugmentedDecode(lattice, gold, loss, LossScaling::kMargin, scratch.get());
+      absl::StatusOr<LossAugmentedResult> result = LossAugmentedDecode(
+          lattice, gold, loss, LossScaling::kMargin, scratch.get(), hints.Get(s));
       inference_seconds += Seconds(decode_start);
       if (!result.ok()) return result.status();
+      hints.Set(s, result->labeling.labels);
       loss_sum += result->loss;
       double* block_unary = blocks.unary_of(data, s);
       double* block_transition = blocks.transition_of(s);
@@ -315,7 +349,7 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
     }
     iterate.Current(&current);
     if (absl::Status st = EvaluateAll(data, loss, LossScaling::kMargin, current, settings.threads,
-                                      &blocks, &eval);
+                                      &blocks, &hints, &eval);
         !st.ok()) {
       return st;
     }
@@ -350,7 +384,7 @@ class BatchDecoder {
     double hinge = 0;  // H_i at the batch's weights
   };
   BatchDecoder(const TrainingData& data, const BoundLoss& loss, LossScaling scaling, int threads)
-      : data_(data), loss_(loss), scaling_(scaling), workers_(std::max(1, threads)) {
+      : data_(data), loss_(loss), scaling_(scaling), workers_(std::max(1, threads)), hints_(data) {
     for (Worker& w : workers_) w.scratch = MakeLossAugmentedScratch();
   }
 
@@ -368,12 +402,13 @@ class BatchDecoder {
         ScoreTrainingSentence(data_, s, raw, &worker.lattice);
         if (divisor != 1.0) ScaleLattice(1.0 / divisor, &worker.lattice);
         absl::Span<const int> gold = GoldOf(data_, s);
-        absl::StatusOr<LossAugmentedResult> result =
-            LossAugmentedDecode(worker.lattice, gold, loss_, scaling_, worker.scratch.get());
+        absl::StatusOr<LossAugmentedResult> result = LossAugmentedDecode(
+            worker.lattice, gold, loss_, scaling_, worker.scratch.get(), hints_.Get(s));
         if (!result.ok()) {
           status[k] = result.status();
           return;
         }
+        hints_.Set(s, result->labeling.labels);
         Result& r = results_[i];
         r.labels = std::move(result->labeling.labels);
         r.loss = result->loss;
@@ -385,6 +420,7 @@ class BatchDecoder {
     return train_internal::FirstError(status);
   }
   const std::vector<Result>& results() const { return results_; }
+  MaximiserHints* hints() { return &hints_; }
 
  private:
   struct Worker {
@@ -396,6 +432,7 @@ class BatchDecoder {
   LossScaling scaling_;
   std::vector<Worker> workers_;
   std::vector<Result> results_;
+  MaximiserHints hints_;  // of the weights last decoded with
 };
 
 // Sentences decoded together at the same weights; fixed (not tied to the thread count) so the
@@ -522,7 +559,7 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
     TrainProgress report;
     report.iteration = pass;
     absl::StatusOr<double> primal =
-        SsvmPrimal(data, loss, settings.scaling, settings.c2, *w, settings.threads);
+        Primal(data, loss, settings.scaling, settings.c2, *w, settings.threads, decoder.hints());
     if (!primal.ok()) return primal.status();
     report.objective = *primal;
     report.mean_loss = loss_sum / num_sentences;

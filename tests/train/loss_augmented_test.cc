@@ -165,7 +165,7 @@ TEST_P(LossAugmentedBruteForceTest, PruningChangesNothing) {
   LossAugmentedScratchPtr pruned = MakeLossAugmentedScratch();
   LossAugmentedScratchPtr full = MakeLossAugmentedScratch();
   full->prune = false;
-  int64_t dropped = 0;
+  int64_t dropped = 0, hinted = 0;
   int compared = 0;
   for (int iter = 0; iter < 40; ++iter) {
     const int n = std::uniform_int_distribution<int>(2, 5)(rng);
@@ -198,12 +198,29 @@ TEST_P(LossAugmentedBruteForceTest, PruningChangesNothing) {
       EXPECT_EQ(a->loss, b->loss) << where;
       EXPECT_EQ(a->value, b->value) << where;
       EXPECT_EQ(a->labeling.score, b->labeling.score) << where;
+      // A hint (the maximiser itself, the tightest one, or any labeling) changes nothing either.
+      std::vector<int> any(m);
+      for (int& y : any) y = std::uniform_int_distribution<int>(0, n - 1)(rng);
+      for (const std::vector<int>& hint : {b->labeling.labels, any}) {
+        absl::StatusOr<LossAugmentedResult> h =
+            LossAugmentedDecode(lattice, gold, **loss, scaling, pruned.get(), hint);
+        ASSERT_TRUE(h.ok()) << where << h.status();
+        hinted += pruned->decoder.pruned_cells();
+        EXPECT_EQ(h->labeling.labels, b->labeling.labels) << where;
+        EXPECT_EQ(h->loss, b->loss) << where;
+        EXPECT_EQ(h->value, b->value) << where;
+        EXPECT_EQ(h->labeling.score, b->labeling.score) << where;
+      }
       ++compared;
     }
   }
   EXPECT_GT(compared, 40);
-  // The engine runs (and prunes) unless the loss is none or folds into the scores.
-  if (c.name != "none") EXPECT_GT(dropped, 0) << "pruning never dropped a cell";
+  // The engine runs (and prunes) unless the loss is none or folds into the scores; the optimum
+  // as hint prunes at least as much as the labelings at hand alone.
+  if (c.name != "none") {
+    EXPECT_GT(dropped, 0) << "pruning never dropped a cell";
+    EXPECT_GT(hinted, dropped) << "hints never dropped more cells";
+  }
 }
 
 // ReachableLossBounds bounds the final loss of every labeling from every state its path passes
@@ -292,6 +309,7 @@ TEST(LossAugmentedDecodeTest, RejectsMismatchedInputs) {
   auto loss = BindLoss(*ParseLossSpec("f1", "chunk"), labels);
   ASSERT_TRUE(loss.ok());
   Lattice lattice(3, 3);
+  absl::Status st;
   EXPECT_EQ(LossAugmentedDecode(lattice, {0, 1}, **loss, LossScaling::kMargin).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(LossAugmentedDecode(lattice, {0, 1, 3}, **loss, LossScaling::kMargin).status().code(),
@@ -299,8 +317,17 @@ TEST(LossAugmentedDecodeTest, RejectsMismatchedInputs) {
   Lattice wrong(3, 4);
   EXPECT_EQ(LossAugmentedDecode(wrong, {0, 1, 2}, **loss, LossScaling::kMargin).status().code(),
             absl::StatusCode::kInvalidArgument);
+  // A hint of the wrong length or with a label out of range.
+  const std::vector<int> gold = {0, 1, 2}, short_hint = {0, 1}, bad_hint = {0, 5, 1};
+  EXPECT_EQ(LossAugmentedDecode(lattice, gold, **loss, LossScaling::kMargin, nullptr, short_hint)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  st = LossAugmentedDecode(lattice, gold, **loss, LossScaling::kMargin, nullptr, bad_hint).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("hint label 5 at position 1"), std::string::npos) << st;
   lattice.unary(1, 1) = kNegInf;
-  absl::Status st = LossAugmentedDecode(lattice, {0, 1, 2}, **loss, LossScaling::kSlack).status();
+  st = LossAugmentedDecode(lattice, {0, 1, 2}, **loss, LossScaling::kSlack).status();
   EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("-inf"), std::string::npos) << st;
 }
