@@ -335,14 +335,24 @@ class AuxDpDecoder {
   const double* prune_suffix_ = nullptr;
   const double* prune_threshold_ = nullptr;
   int64_t pruned_cells_ = 0;
-  // Drops the cells of layer t below the pruning threshold (set_pruning).
-  void PruneLayer(int t);
-  int64_t kbest_bytes_ = 0;      // memory a KBest query holds so far (approximate)
-  std::vector<double> forward_;  // M x N x R best prefix scores
-  std::vector<int> components_;  // R x K component states
-  std::vector<int> row_;         // N scratch
-  std::vector<double> acc_;      // N scratch
-  std::vector<int> zero_row_;    // N zeros (no statistics)
+  // Run with pruning set: visits live cells only (see aux_dp.cc).
+  absl::Status RunSparse(int initial);
+  // Drops the cells of layer t touched (touched_) below the pruning threshold (set_pruning) and
+  // lists the others as layer t's live cells.
+  void PruneTouched(int t);
+  // The last Run was pruned: forward_ is -inf outside live_cells_ (absolute indices), listed per
+  // position from live_begin_[t] to live_begin_[t + 1].
+  bool sparse_ = false;
+  bool forward_dirty_ = false;  // a dense Run may have left any cell finite
+  std::vector<int32_t> live_cells_;
+  std::vector<int> live_begin_;
+  std::vector<int32_t> touched_;  // cells of the current layer set so far
+  int64_t kbest_bytes_ = 0;       // memory a KBest query holds so far (approximate)
+  std::vector<double> forward_;   // M x N x R best prefix scores
+  std::vector<int> components_;   // R x K component states
+  std::vector<int> row_;          // N scratch
+  std::vector<double> acc_;       // N scratch
+  std::vector<int> zero_row_;     // N zeros (no statistics)
   std::vector<std::unique_ptr<Node>> node_pool_;
   // k-best memo (position, label, state) -> node; std:: because absl 20220623 trips UBSan here.
   std::unordered_map<int64_t, Node*> nodes_;

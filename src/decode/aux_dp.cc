@@ -136,6 +136,10 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   history_stride_ = lattice.order() == 2 ? strides_[k - 1] : 0;
   if (m_ == 0 || n_ == 0) {
     forward_.clear();
+    live_cells_.clear();
+    live_begin_.clear();
+    sparse_ = false;
+    forward_dirty_ = false;
     return absl::OkStatus();
   }
 
@@ -175,9 +179,13 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
 
   const int rr = num_states_;
   const size_t layer = static_cast<size_t>(n_) * rr;
-  forward_.assign(layer * m_, kNegInf);
   int initial = 0;
   for (int c = 0; c < k; ++c) initial += statistics_[c]->Initial() * strides_[c];
+  pruned_cells_ = 0;
+  if (prune_suffix_ != nullptr) return RunSparse(initial);
+  forward_.assign(layer * m_, kNegInf);
+  forward_dirty_ = true;
+  sparse_ = false;
   {
     int* row = row_.data();
     ComputeSuccessorRow(0, -1, initial, row);
@@ -186,8 +194,6 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
         forward_[static_cast<size_t>(y) * rr + row[y]] = lattice.start(y) + lattice.unary(0, y);
     }
   }
-  pruned_cells_ = 0;
-  if (prune_suffix_ != nullptr) PruneLayer(0);
   const double* trans = lattice.transition_data().data();
   bool label_only = true;
   for (const Statistic* st : statistics_) label_only = label_only && !st->DependsOnPreviousLabel();
@@ -267,25 +273,106 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
       const double u = unary[y];
       for (int s = 0; s < rr; ++s) cell[s] += u;
     }
-    if (prune_suffix_ != nullptr) PruneLayer(t);
   }
   return table_status_;
 }
 
-void AuxDpDecoder::PruneLayer(int t) {
+// The pruned forward pass visits only live cells: when pruning keeps a few percent of the
+// M x N x R cells (loss-augmented inference), scanning, clearing and back-tracing the whole table
+// would cost far more than the DP itself. The table holds -inf outside the live cells between
+// runs, so a run resets only the previous run's live cells. The unary score is added per
+// candidate instead of once per cell: rounding is monotone, so max(c + u) = max(c) + u exactly
+// and the scores are bit-identical to the dense pass.
+absl::Status AuxDpDecoder::RunSparse(int initial) {
   const int rr = num_states_;
-  double* layer = forward_.data() + static_cast<size_t>(n_) * rr * t;
-  const double* suffix = prune_suffix_ + static_cast<size_t>(t) * n_;
-  for (int y = 0; y < n_; ++y) {
-    const double rest = suffix[y];
-    double* cell = layer + static_cast<size_t>(y) * rr;
-    for (int s = 0; s < rr; ++s) {
-      if (cell[s] != kNegInf && cell[s] + rest < prune_threshold_[s]) {
-        cell[s] = kNegInf;
-        ++pruned_cells_;
-      }
+  const size_t layer = static_cast<size_t>(n_) * rr;
+  const size_t cells = layer * m_;
+  if (forward_dirty_) {
+    forward_.assign(cells, kNegInf);
+  } else {
+    for (int32_t i : live_cells_) forward_[i] = kNegInf;
+    if (forward_.size() < cells) forward_.resize(cells, kNegInf);
+  }
+  forward_dirty_ = false;
+  sparse_ = true;
+  live_cells_.clear();
+  live_begin_.assign(m_ + 1, 0);
+  const Lattice& lattice = *lattice_;
+  touched_.clear();
+  {
+    int* row = row_.data();
+    ComputeSuccessorRow(0, -1, initial, row);
+    for (int y = 0; y < n_; ++y) {
+      if (row[y] < 0) continue;
+      const double v = lattice.start(y) + lattice.unary(0, y);
+      if (v == kNegInf) continue;
+      const int32_t idx = y * rr + row[y];
+      forward_[idx] = v;
+      touched_.push_back(idx);
     }
   }
+  PruneTouched(0);
+  const int k = static_cast<int>(statistics_.size());
+  const double* trans = lattice.transition_data().data();
+  const double* trigram = lattice.order() == 2 ? lattice.trigram_data().data() : nullptr;
+  for (int t = 1; t < m_; ++t) {
+    const size_t prev_base = layer * (t - 1);
+    double* cur = forward_.data() + layer * t;
+    const double* unary = lattice.unary_row(t).data();
+    touched_.clear();
+    for (int i = live_begin_[t - 1]; i < live_begin_[t]; ++i) {
+      const int32_t rel = static_cast<int32_t>(live_cells_[i] - prev_base);
+      const int prev = rel / rr;
+      const int st = rel - prev * rr;
+      const double v = forward_[live_cells_[i]];
+      const int* next;
+      if (k == 1 && !computes_rows_[0]) {
+        next = Table(0, t) + (static_cast<size_t>(st) * (n_ + 1) + prev + 1) * n_;
+      } else {
+        ComputeSuccessorRow(t, prev, st, row_.data());
+        next = row_.data();
+      }
+      const double* trow = trans + static_cast<size_t>(prev) * n_;
+      const double* xrow =
+          trigram != nullptr
+              ? trigram + (static_cast<size_t>(st / history_stride_) * n_ + prev) * n_
+              : nullptr;
+      for (int y = 0; y < n_; ++y) {
+        const int ns = next[y];
+        if (ns < 0) continue;
+        const double c = (xrow != nullptr ? v + (trow[y] + xrow[y]) : v + trow[y]) + unary[y];
+        if (c == kNegInf) continue;
+        const int32_t idx = y * rr + ns;
+        double& d = cur[idx];
+        if (d == kNegInf) {
+          touched_.push_back(idx);
+          d = c;
+        } else if (c > d) {
+          d = c;
+        }
+      }
+    }
+    PruneTouched(t);
+  }
+  return table_status_;
+}
+
+void AuxDpDecoder::PruneTouched(int t) {
+  const int rr = num_states_;
+  const size_t base = static_cast<size_t>(n_) * rr * t;
+  double* layer = forward_.data() + base;
+  const double* suffix = prune_suffix_ + static_cast<size_t>(t) * n_;
+  for (int32_t idx : touched_) {
+    const int y = idx / rr;
+    const int s = idx - y * rr;
+    if (layer[idx] + suffix[y] < prune_threshold_[s]) {
+      layer[idx] = kNegInf;
+      ++pruned_cells_;
+    } else {
+      live_cells_.push_back(static_cast<int32_t>(base + idx));
+    }
+  }
+  live_begin_[t + 1] = static_cast<int>(live_cells_.size());
 }
 
 absl::Status AuxDpDecoder::FillTable(int component, int position, int* table) const {
@@ -415,6 +502,35 @@ absl::Status AuxDpDecoder::Backtrace(int last_label, std::vector<char> states, L
     const double* target = forward_.data() + (static_cast<size_t>(t) * n_ + y) * rr;
     std::fill(next_states.begin(), next_states.end(), 0);
     bool found = false;
+    if (sparse_) {
+      // The same choice from the live cells of t - 1: the smallest previous label with a cell on
+      // an optimal path, then every such cell of it.
+      const size_t base = static_cast<size_t>(t - 1) * n_ * rr;
+      int best_prev = n_;
+      for (int pass = 0; pass < 2; ++pass) {
+        for (int i = live_begin_[t - 1]; i < live_begin_[t]; ++i) {
+          const int rel = static_cast<int>(live_cells_[i] - base);
+          const int prev = rel / rr;
+          if (pass == 0 ? prev >= best_prev : prev != best_prev) continue;
+          const int s = rel - prev * rr;
+          const int ns = Successor(t, prev, s, y);
+          if (ns < 0 || !states[ns]) continue;
+          if ((forward_[live_cells_[i]] + TransitionScore(prev, s, y)) + u != target[ns]) continue;
+          if (pass == 0) {
+            best_prev = prev;
+          } else {
+            next_states[s] = 1;
+          }
+        }
+        if (best_prev == n_) break;
+      }
+      if (best_prev == n_) {
+        return absl::InternalError("AuxDpDecoder: back-trace lost the optimal path");
+      }
+      out->labels[t - 1] = best_prev;
+      states.swap(next_states);
+      continue;
+    }
     // Smallest previous label first: any state on an optimal path qualifies, so keep them all.
     for (int prev = 0; prev < n_ && !found; ++prev) {
       const double* prow = forward_.data() + (static_cast<size_t>(t - 1) * n_ + prev) * rr;
