@@ -335,17 +335,23 @@ class AuxDpDecoder {
   const double* prune_suffix_ = nullptr;
   const double* prune_threshold_ = nullptr;
   int64_t pruned_cells_ = 0;
-  // Run with pruning set: visits live cells only (see aux_dp.cc).
+  // Run with pruning set: keeps live cells only (see aux_dp.cc).
   absl::Status RunSparse(int initial);
-  // Drops the cells of layer t touched (touched_) below the pruning threshold (set_pruning) and
-  // lists the others as layer t's live cells.
-  void PruneTouched(int t);
-  // The last Run was pruned: forward_ is -inf outside live_cells_ (absolute indices), listed per
-  // position from live_begin_[t] to live_begin_[t + 1].
+  // Moves position t's touched cells (touched_) from layer_ to the live lists, dropping those
+  // below the pruning threshold (set_pruning).
+  absl::Status CollectLayer(int t);
+  // After a pruned Run, for KBest: the dense table from the live lists.
+  void DensifyForward();
+  // The last Run was pruned: scores are in live_values_ for the cells (y * R + state) of
+  // live_cells_, listed per position from live_begin_[t] to live_begin_[t + 1], and the last
+  // position's in final_ (N x R, -inf elsewhere; final_cells_ lists what to clear). layer_ (N x R)
+  // is all -inf between uses.
   bool sparse_ = false;
-  bool forward_dirty_ = false;  // a dense Run may have left any cell finite
   std::vector<int32_t> live_cells_;
+  std::vector<double> live_values_;
   std::vector<int> live_begin_;
+  std::vector<double> layer_, final_;
+  std::vector<int32_t> final_cells_;
   std::vector<int32_t> touched_;  // cells of the current layer set so far
   int64_t kbest_bytes_ = 0;       // memory a KBest query holds so far (approximate)
   std::vector<double> forward_;   // M x N x R best prefix scores

@@ -136,10 +136,7 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   history_stride_ = lattice.order() == 2 ? strides_[k - 1] : 0;
   if (m_ == 0 || n_ == 0) {
     forward_.clear();
-    live_cells_.clear();
-    live_begin_.clear();
     sparse_ = false;
-    forward_dirty_ = false;
     return absl::OkStatus();
   }
 
@@ -184,7 +181,6 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   pruned_cells_ = 0;
   if (prune_suffix_ != nullptr) return RunSparse(initial);
   forward_.assign(layer * m_, kNegInf);
-  forward_dirty_ = true;
   sparse_ = false;
   {
     int* row = row_.data();
@@ -277,27 +273,30 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
   return table_status_;
 }
 
-// The pruned forward pass visits only live cells: when pruning keeps a few percent of the
-// M x N x R cells (loss-augmented inference), scanning, clearing and back-tracing the whole table
-// would cost far more than the DP itself. The table holds -inf outside the live cells between
-// runs, so a run resets only the previous run's live cells. The unary score is added per
-// candidate instead of once per cell: rounding is monotone, so max(c + u) = max(c) + u exactly
-// and the scores are bit-identical to the dense pass.
+// The pruned forward pass keeps live cells only, as per-position lists of (cell, score): when
+// pruning keeps a few percent of the M x N x R cells (loss-augmented inference), a dense table
+// would cost more to allocate, clear, scan and back-trace than the DP itself costs. One N x R
+// layer (layer_, all -inf between uses) collects a position's maxima; final_ keeps the last
+// position's for CellScore. The unary score is added per candidate instead of once per cell:
+// rounding is monotone, so max(c + u) = max(c) + u exactly and the scores are bit-identical to
+// the dense pass.
 absl::Status AuxDpDecoder::RunSparse(int initial) {
   const int rr = num_states_;
-  const size_t layer = static_cast<size_t>(n_) * rr;
-  const size_t cells = layer * m_;
-  if (forward_dirty_) {
-    forward_.assign(cells, kNegInf);
-  } else {
-    for (int32_t i : live_cells_) forward_[i] = kNegInf;
-    if (forward_.size() < cells) forward_.resize(cells, kNegInf);
+  const size_t layer_size = static_cast<size_t>(n_) * rr;
+  for (int32_t idx : final_cells_) final_[idx] = kNegInf;
+  final_cells_.clear();
+  for (std::vector<double>* v : {&layer_, &final_}) {
+    if (v->size() < layer_size) {
+      v->reserve(layer_size);  // exactly: resize alone may double the allocation
+      v->resize(layer_size, kNegInf);
+    }
   }
-  forward_dirty_ = false;
   sparse_ = true;
   live_cells_.clear();
+  live_values_.clear();
   live_begin_.assign(m_ + 1, 0);
   const Lattice& lattice = *lattice_;
+  double* cur = layer_.data();
   touched_.clear();
   {
     int* row = row_.data();
@@ -307,24 +306,21 @@ absl::Status AuxDpDecoder::RunSparse(int initial) {
       const double v = lattice.start(y) + lattice.unary(0, y);
       if (v == kNegInf) continue;
       const int32_t idx = y * rr + row[y];
-      forward_[idx] = v;
+      cur[idx] = v;
       touched_.push_back(idx);
     }
   }
-  PruneTouched(0);
+  if (absl::Status st = CollectLayer(0); !st.ok()) return st;
   const int k = static_cast<int>(statistics_.size());
   const double* trans = lattice.transition_data().data();
   const double* trigram = lattice.order() == 2 ? lattice.trigram_data().data() : nullptr;
   for (int t = 1; t < m_; ++t) {
-    const size_t prev_base = layer * (t - 1);
-    double* cur = forward_.data() + layer * t;
     const double* unary = lattice.unary_row(t).data();
     touched_.clear();
     for (int i = live_begin_[t - 1]; i < live_begin_[t]; ++i) {
-      const int32_t rel = static_cast<int32_t>(live_cells_[i] - prev_base);
-      const int prev = rel / rr;
-      const int st = rel - prev * rr;
-      const double v = forward_[live_cells_[i]];
+      const int prev = live_cells_[i] / rr;
+      const int st = live_cells_[i] - prev * rr;
+      const double v = live_values_[i];
       const int* next;
       if (k == 1 && !computes_rows_[0]) {
         next = Table(0, t) + (static_cast<size_t>(st) * (n_ + 1) + prev + 1) * n_;
@@ -352,27 +348,49 @@ absl::Status AuxDpDecoder::RunSparse(int initial) {
         }
       }
     }
-    PruneTouched(t);
+    if (absl::Status st = CollectLayer(t); !st.ok()) return st;
   }
   return table_status_;
 }
 
-void AuxDpDecoder::PruneTouched(int t) {
+absl::Status AuxDpDecoder::CollectLayer(int t) {
   const int rr = num_states_;
-  const size_t base = static_cast<size_t>(n_) * rr * t;
-  double* layer = forward_.data() + base;
+  double* cur = layer_.data();
   const double* suffix = prune_suffix_ + static_cast<size_t>(t) * n_;
   for (int32_t idx : touched_) {
+    const double v = cur[idx];
+    cur[idx] = kNegInf;
     const int y = idx / rr;
-    const int s = idx - y * rr;
-    if (layer[idx] + suffix[y] < prune_threshold_[s]) {
-      layer[idx] = kNegInf;
+    if (v + suffix[y] < prune_threshold_[idx - y * rr]) {
       ++pruned_cells_;
-    } else {
-      live_cells_.push_back(static_cast<int32_t>(base + idx));
+      continue;
+    }
+    live_cells_.push_back(idx);
+    live_values_.push_back(v);
+    if (t == m_ - 1) {
+      final_[idx] = v;
+      final_cells_.push_back(idx);
     }
   }
   live_begin_[t + 1] = static_cast<int>(live_cells_.size());
+  // 12 bytes a live cell: the same bound as Run's check of the whole table, cell by cell.
+  if (static_cast<int64_t>(live_cells_.size()) * 12 > max_bytes_) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("constrained decoding keeps more than ", max_bytes_ >> 20,
+                     " MB (the limit) of live cells at position ", t, " of ", m_));
+  }
+  return absl::OkStatus();
+}
+
+void AuxDpDecoder::DensifyForward() {
+  const size_t layer_size = static_cast<size_t>(n_) * num_states_;
+  forward_.assign(layer_size * m_, kNegInf);
+  for (int t = 0; t < m_; ++t) {
+    for (int i = live_begin_[t]; i < live_begin_[t + 1]; ++i) {
+      forward_[layer_size * t + live_cells_[i]] = live_values_[i];
+    }
+  }
+  sparse_ = false;
 }
 
 absl::Status AuxDpDecoder::FillTable(int component, int position, int* table) const {
@@ -487,7 +505,9 @@ bool AuxDpDecoder::AllAccept(int state) const {
 
 double AuxDpDecoder::CellScore(int last_label, int state) const {
   if (m_ == 0) return kNegInf;
-  const double v = forward_[(static_cast<size_t>(m_ - 1) * n_ + last_label) * num_states_ + state];
+  const double v =
+      sparse_ ? final_[static_cast<size_t>(last_label) * num_states_ + state]
+              : forward_[(static_cast<size_t>(m_ - 1) * n_ + last_label) * num_states_ + state];
   return v == kNegInf ? kNegInf : v + lattice_->end(last_label);
 }
 
@@ -504,25 +524,30 @@ absl::Status AuxDpDecoder::Backtrace(int last_label, std::vector<char> states, L
     bool found = false;
     if (sparse_) {
       // The same choice from the live cells of t - 1: the smallest previous label with a cell on
-      // an optimal path, then every such cell of it.
-      const size_t base = static_cast<size_t>(t - 1) * n_ * rr;
+      // an optimal path, then every such cell of it. Layer t's cells of label y go to layer_.
+      const int lo = y * rr, hi = lo + rr;
+      for (int i = live_begin_[t]; i < live_begin_[t + 1]; ++i) {
+        if (live_cells_[i] >= lo && live_cells_[i] < hi) layer_[live_cells_[i]] = live_values_[i];
+      }
+      const double* cell = layer_.data() + lo;
       int best_prev = n_;
-      for (int pass = 0; pass < 2; ++pass) {
+      for (int pass = 0; pass < 2 && (pass == 0 || best_prev < n_); ++pass) {
         for (int i = live_begin_[t - 1]; i < live_begin_[t]; ++i) {
-          const int rel = static_cast<int>(live_cells_[i] - base);
-          const int prev = rel / rr;
+          const int prev = live_cells_[i] / rr;
           if (pass == 0 ? prev >= best_prev : prev != best_prev) continue;
-          const int s = rel - prev * rr;
+          const int s = live_cells_[i] - prev * rr;
           const int ns = Successor(t, prev, s, y);
           if (ns < 0 || !states[ns]) continue;
-          if ((forward_[live_cells_[i]] + TransitionScore(prev, s, y)) + u != target[ns]) continue;
+          if ((live_values_[i] + TransitionScore(prev, s, y)) + u != cell[ns]) continue;
           if (pass == 0) {
             best_prev = prev;
           } else {
             next_states[s] = 1;
           }
         }
-        if (best_prev == n_) break;
+      }
+      for (int i = live_begin_[t]; i < live_begin_[t + 1]; ++i) {
+        if (live_cells_[i] >= lo && live_cells_[i] < hi) layer_[live_cells_[i]] = kNegInf;
       }
       if (best_prev == n_) {
         return absl::InternalError("AuxDpDecoder: back-trace lost the optimal path");

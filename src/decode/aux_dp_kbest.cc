@@ -93,6 +93,7 @@ absl::StatusOr<std::vector<Labeling>> AuxDpDecoder::KBest(int k) {
     out.push_back(Labeling{});
     return out;
   }
+  if (sparse_) DensifyForward();  // after a pruned Run (the enumeration reads the whole table)
   node_pool_.clear();
   nodes_.clear();
   kbest_bytes_ = 0;

@@ -170,6 +170,46 @@ TEST(AuxDpTest, RowsOnDemandGiveTheSameResults) {
   });
 }
 
+// A pruned Run keeps live cells only (no dense table); with thresholds that prune nothing it must
+// give what the dense Run gives: every final cell score, the best labeling, its final state and
+// the 4-best (which rebuilds the dense table). The pruned decoder also runs densely in between,
+// so each kind of run starts from what the other left.
+TEST(AuxDpTest, PrunedRunKeepingEveryCellGivesTheSameResults) {
+  AuxDpDecoder dense, pruned;
+  const std::vector<double> suffix(64, 0.0);
+  const std::vector<double> nothing(1 << 12, kNegInf);
+  int second_order = 0;
+  ForEachDistanceCase(37, [&](int trial, const Lattice& first, const ChunkTable& chunks,
+                              const std::vector<int>& ref) {
+    std::mt19937 rng(trial);
+    const bool order2 = trial % 3 == 0;
+    const Lattice lattice =
+        order2 ? testing::RandomSecondOrder(rng, first.size(), first.num_labels(), true, 0.1)
+               : first;
+    second_order += order2;
+    HammingDistanceStatistic hamming(ref, 1 + trial % 3);
+    ChunkDistanceStatistic chunk_distance(chunks, ref, trial % 2);
+    RowChunkDistanceStatistic row_chunk_distance(chunks, ref, trial % 2);
+    const Statistic* stats[] = {
+        &hamming, trial % 2 ? static_cast<const Statistic*>(&chunk_distance) : &row_chunk_distance};
+    const int count = 1 + trial % 4 / 2;
+    const auto used = absl::MakeConstSpan(stats, count);
+    pruned.set_pruning(suffix.data(), nothing.data());
+    ExpectSameResults(lattice, &dense, used, &pruned, used, trial);
+    ASSERT_TRUE(pruned.Run(lattice, used).ok());
+    EXPECT_EQ(pruned.pruned_cells(), 0);
+    ASSERT_LE(pruned.num_states(), static_cast<int>(nothing.size()));
+    for (int y = 0; y < lattice.num_labels(); ++y) {
+      for (int st = 0; st < dense.num_states(); ++st) {
+        EXPECT_EQ(pruned.CellScore(y, st), dense.CellScore(y, st)) << "trial " << trial;
+      }
+    }
+    pruned.clear_pruning();
+    ExpectSameResults(lattice, &dense, used, &pruned, used, trial);
+  });
+  EXPECT_GT(second_order, 100);
+}
+
 // A general H (margin-rescaling shape F + w * distance, with some states rejected) picks the
 // labeling enumeration finds: best H, then best F, then reverse-lexicographically smallest.
 TEST(AuxDpTest, GeneralObjectiveMatchesEnumeration) {
