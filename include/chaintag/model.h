@@ -156,6 +156,12 @@ class Model {
     };
     std::vector<int32_t> ranges;  // 2 per attribute: [begin, end) in entries
     std::vector<Entry> entries;
+    // Attributes with features for at least a third of the N labels, and two or more (the
+    // frequent ones: a bias, common words), also as dense rows, added with vector instructions:
+    // dense_of[a] = the row of attribute a or -1, dense = rows x N, 0 where the attribute has no
+    // feature. Adding a row gives exactly the entries' sums (adding 0.0 changes nothing).
+    std::vector<int32_t> dense_of;
+    std::vector<double> dense;
     std::vector<double> transition;      // N*N, masked
     std::vector<double> start;           // N, masked
     std::vector<double> end;             // N, masked

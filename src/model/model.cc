@@ -93,14 +93,30 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
   const int num_attr = p.num_attributes();
   TaggingScores& t = tagging_;
   // The file stores float32; rounding here makes a built model tag exactly like the loaded one.
+  // Entries are the state features in order, so attribute a's range is its feature range.
+  const int64_t num_features = p.num_state_features();
+  t.entries.resize(num_features);
+  for (int64_t f = 0; f < num_features; ++f) {
+    t.entries[f] = {p.feature_labels[f], static_cast<float>(p.weights[f])};
+  }
   t.ranges.resize(2 * static_cast<size_t>(num_attr));
-  t.entries.reserve(p.feature_labels.size());
+  t.dense_of.resize(num_attr);
+  std::vector<int32_t> dense_attributes;
   for (int a = 0; a < num_attr; ++a) {
-    t.ranges[2 * a] = static_cast<int32_t>(t.entries.size());
-    for (int32_t f = p.attribute_offsets[a]; f < p.attribute_offsets[a + 1]; ++f) {
-      t.entries.push_back({p.feature_labels[f], static_cast<float>(p.weights[f])});
+    const int32_t begin = p.attribute_offsets[a], end = p.attribute_offsets[a + 1];
+    t.ranges[2 * a] = begin;
+    t.ranges[2 * a + 1] = end;
+    const bool dense = end - begin >= 2 && 3 * (end - begin) >= n;
+    t.dense_of[a] = dense ? static_cast<int32_t>(dense_attributes.size()) : -1;
+    if (dense) dense_attributes.push_back(a);
+  }
+  t.dense.assign(dense_attributes.size() * n, 0.0);
+  for (size_t d = 0; d < dense_attributes.size(); ++d) {
+    const int a = dense_attributes[d];
+    double* row = t.dense.data() + d * n;
+    for (int32_t f = t.ranges[2 * a]; f < t.ranges[2 * a + 1]; ++f) {
+      row[t.entries[f].label] = static_cast<double>(t.entries[f].weight);
     }
-    t.ranges[2 * a + 1] = static_cast<int32_t>(t.entries.size());
   }
   chain_weights_.assign(p.weights.begin() + p.transition_offset(),
                         p.weights.begin() + p.trigram_offset());

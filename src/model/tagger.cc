@@ -51,6 +51,8 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
   const int32_t num_attr = static_cast<int32_t>(scores.ranges.size() / 2);
   const int32_t* ranges = scores.ranges.data();
   const Model::TaggingScores::Entry* entries = scores.entries.data();
+  const int32_t* dense_of = scores.dense_of.data();
+  const double* dense = scores.dense.data();
   const int32_t* ids = featurized_.attributes.data();
   const int32_t* offsets = featurized_.offsets.data();
   const int32_t total = m == 0 ? 0 : offsets[m];
@@ -93,6 +95,11 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
         // Ids outside the dictionary cannot come from Featurize; skipping them keeps this
         // memory-safe.
         if (!valid(a)) continue;
+        if (const int32_t d = dense_of[a]; d >= 0) {
+          const double* add = dense + static_cast<size_t>(d) * n;
+          for (int y = 0; y < n; ++y) row[y] += add[y];
+          continue;
+        }
         const int32_t end = ranges[2 * a + 1];
         for (int32_t f = ranges[2 * a]; f < end; ++f) row[entries[f].label] += entries[f].weight;
       }
