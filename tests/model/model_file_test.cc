@@ -725,6 +725,35 @@ TEST(ModelFileTest, MetadataAttributesAndSelfTestsAreValidated) {
         << loaded.status();
   }
   {
+    // Long names are scanned eight bytes at a time: a refused byte anywhere in the word, or in
+    // the tail, is still found; printable names (space and tilde at the ends of the printable
+    // range, tabs, non-ASCII letters) pass.
+    const Model base = BuildTinyModel();
+    auto with_attribute = [&](const std::string& name) {
+      AttributeDictionary attributes;
+      for (int a = 0; a < base.attributes().size(); ++a) {
+        attributes.Insert(a == 2 ? name : base.attributes().name(a));
+      }
+      return Built(ModelBuilder(base.labels(), base.spec(), std::move(attributes),
+                                base.Parameters(), base.transition_mask()));
+    };
+    for (const std::string bad : {"\x7F", "\x1F", "\n", "\xC2\x85", "\r"}) {
+      for (size_t at : {0, 3, 7, 8, 13, 17}) {
+        std::string name = "U99:abcdefghijklm";  // 17 bytes: two words and a tail
+        name.insert(at, bad);
+        absl::StatusOr<Model> loaded = Model::FromBytes(with_attribute(name).ToBytes(), "a.model");
+        ASSERT_FALSE(loaded.ok()) << "byte at " << at;
+        EXPECT_TRUE(Contains(loaded.status(), "expected attribute 3 to be UTF-8 text"))
+            << loaded.status();
+      }
+    }
+    for (const std::string good :
+         {"U99: ~ldefghijklmnop~ ", "U99:\tab\tcdefghijk", "U99:caf\xC3\xA9 na\xC3\xAFve"}) {
+      absl::StatusOr<Model> loaded = Model::FromBytes(with_attribute(good).ToBytes(), "a.model");
+      EXPECT_TRUE(loaded.ok()) << loaded.status();
+    }
+  }
+  {
     ModelBuilder builder = TinyModelBuilder();
     std::vector<Sentence> corpus = TinyCorpus();
     corpus.resize(1);
