@@ -202,7 +202,9 @@ class AttributeDictionary {
     std::memcpy(&h, entry, sizeof(h));
     return std::string_view(entry + sizeof(h), h.length);
   }
-  void Reserve(int n);
+  // Room for n names (the index and id table) and, when given, `name_bytes` bytes of names in
+  // all (the arena, which otherwise grows by doubling: copies, and memory touched twice).
+  void Reserve(int n, int64_t name_bytes = 0);
   // Bytes of heap memory held (arena, index and id table), for memory reports and tests.
   size_t MemoryBytes() const;
   // Frees the lookup index and the id table (16-24 bytes per name) while only size() is needed,

@@ -52,7 +52,7 @@ void AttributeDictionary::Rehash(size_t capacity) {
   mask_ = mask;
 }
 
-void AttributeDictionary::Reserve(int n) {
+void AttributeDictionary::Reserve(int n, int64_t name_bytes) {
   if (slots_.empty() && size_ > 0) RestoreIndex();
   size_t capacity = slots_.empty() ? 16 : slots_.size();
   // A released index may be smaller than the entries it must hold.
@@ -60,6 +60,11 @@ void AttributeDictionary::Reserve(int n) {
   while (entries * 2 > capacity) capacity *= 2;
   if (capacity != slots_.size()) Rehash(capacity);
   entry_offsets_.reserve(n);
+  if (name_bytes > 0) {
+    // Offset 0 is reserved; each entry is a header and the name.
+    arena_.reserve(arena_.size() + 1 + static_cast<size_t>(std::max(n, 0)) * sizeof(EntryHeader) +
+                   static_cast<size_t>(name_bytes));
+  }
 }
 
 void AttributeDictionary::ReleaseIndex() {

@@ -1007,7 +1007,9 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     ByteReader r = reader(mf::kAttributes);
     uint32_t count = 0;
     CHAINTAG_RETURN_IF_ERROR(r.Count(&count, 4, "attributes"));
-    attributes.Reserve(static_cast<int>(count));
+    // The section is the count, then a length and the bytes of each name.
+    attributes.Reserve(static_cast<int>(count),
+                       static_cast<int64_t>(r.remaining()) - 4 * static_cast<int64_t>(count));
     // Straight from the image into the dictionary's arena (no string per name).
     for (uint32_t i = 0; i < count; ++i) {
       std::string_view attribute;
