@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <streambuf>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,21 @@ inline int64_t FindInvalidUtf8(std::string_view text, bool* is_nul, bool* all_as
 
 // Formats a line for an error message: at most 80 bytes, non-printable bytes as \xNN.
 std::string QuoteLine(std::string_view line);
+
+// An input stream over bytes in memory that reads them in place (std::istringstream would copy
+// them first): for LineReader over text stored in a model. The bytes must outlive the stream.
+struct MemoryBuffer : std::streambuf {
+  explicit MemoryBuffer(std::string_view bytes) {
+    char* begin = const_cast<char*>(bytes.data());  // the get area is only read
+    setg(begin, begin, begin + bytes.size());
+  }
+};
+class MemoryInputStream : private MemoryBuffer, public std::istream {
+ public:
+  // MemoryBuffer is a base listed first, so it exists before the stream uses it.
+  explicit MemoryInputStream(std::string_view bytes)
+      : MemoryBuffer(bytes), std::istream(static_cast<MemoryBuffer*>(this)) {}
+};
 
 // Reads lines in fixed-size blocks so that an overlong line is rejected before it is buffered
 // whole; skips a leading byte order mark; strips "\n" / "\r\n" and refuses any other CR (old Mac

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <istream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -130,7 +129,7 @@ absl::StatusOr<Lexicon> Lexicon::Read(const std::string& path) {
 }
 
 absl::StatusOr<Lexicon> Lexicon::Parse(std::string_view text, const std::string& name) {
-  std::istringstream in{std::string(text)};
+  corpus_internal::MemoryInputStream in(text);
   Lexicon lexicon;
   const size_t lines = std::count(text.begin(), text.end(), '\n') + 1;
   if (absl::Status s = ReadLines(in, name, &lexicon.impl_, lines); !s.ok()) return s;

@@ -3,7 +3,6 @@
 #include <istream>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -167,7 +166,7 @@ absl::StatusOr<WordClusters> WordClusters::Parse(std::string_view text, const st
       if ((clusters.impl_ = p.impl.lock()) != nullptr) return clusters;
     }
   }
-  std::istringstream in{std::string(text)};
+  corpus_internal::MemoryInputStream in(text);
   auto impl = ReadLines(in, name, std::count(text.begin(), text.end(), '\n') + 1);
   if (!impl.ok()) return impl.status();
   clusters.impl_ = *std::move(impl);
