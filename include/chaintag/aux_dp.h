@@ -295,6 +295,9 @@ class AuxDpDecoder {
     int deviation_level;      // children deviate only at levels below this one
   };
   void ComputeSuccessorRow(int position, int prev_label, int state, int* row) const;
+  // The successor states of cell (prev_label, state) at `position`: a stored table row when one
+  // table-based statistic is all, else ComputeSuccessorRow's into row_ (valid until the next call).
+  const int* SuccessorsOf(int position, int prev_label, int state);
   // The transition score into `label` from (prev, state): transition(prev, label), plus
   // trigram(history(state), prev, label) on second-order lattices (the same sum as Run's).
   double TransitionScore(int prev, int state, int label) const {

@@ -234,13 +234,7 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
         for (int st = 0; st < rr; ++st) {
           const double v = prow[st];
           if (v == kNegInf) continue;
-          const int* next;
-          if (k == 1 && !computes_rows_[0]) {
-            next = Table(0, t) + (static_cast<size_t>(st) * (n_ + 1) + prev + 1) * n_;
-          } else {
-            ComputeSuccessorRow(t, prev, st, row_.data());
-            next = row_.data();
-          }
+          const int* next = SuccessorsOf(t, prev, st);
           if (trigram != nullptr) {
             const double* xrow =
                 trigram + (static_cast<size_t>(st / history_stride_) * n_ + prev) * n_;
@@ -311,7 +305,6 @@ absl::Status AuxDpDecoder::RunSparse(int initial) {
     }
   }
   if (absl::Status st = CollectLayer(0); !st.ok()) return st;
-  const int k = static_cast<int>(statistics_.size());
   const double* trans = lattice.transition_data().data();
   const double* trigram = lattice.order() == 2 ? lattice.trigram_data().data() : nullptr;
   for (int t = 1; t < m_; ++t) {
@@ -321,13 +314,7 @@ absl::Status AuxDpDecoder::RunSparse(int initial) {
       const int prev = live_cells_[i] / rr;
       const int st = live_cells_[i] - prev * rr;
       const double v = live_values_[i];
-      const int* next;
-      if (k == 1 && !computes_rows_[0]) {
-        next = Table(0, t) + (static_cast<size_t>(st) * (n_ + 1) + prev + 1) * n_;
-      } else {
-        ComputeSuccessorRow(t, prev, st, row_.data());
-        next = row_.data();
-      }
+      const int* next = SuccessorsOf(t, prev, st);
       const double* trow = trans + static_cast<size_t>(prev) * n_;
       const double* xrow =
           trigram != nullptr
@@ -423,6 +410,14 @@ const int* AuxDpDecoder::Table(int component, int position) const {
     table_position_[component] = position;
   }
   return tables_[component].data();
+}
+
+const int* AuxDpDecoder::SuccessorsOf(int position, int prev_label, int state) {
+  if (statistics_.size() == 1 && !computes_rows_[0]) {
+    return Table(0, position) + (static_cast<size_t>(state) * (n_ + 1) + prev_label + 1) * n_;
+  }
+  ComputeSuccessorRow(position, prev_label, state, row_.data());
+  return row_.data();
 }
 
 void AuxDpDecoder::ComputeSuccessorRow(int position, int prev_label, int state, int* row) const {
