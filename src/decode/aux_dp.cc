@@ -514,9 +514,7 @@ absl::Status AuxDpDecoder::Backtrace(int last_label, std::vector<char> states, L
   for (int t = m_ - 1; t >= 1; --t) {
     const int y = out->labels[t];
     const double u = lattice_->unary(t, y);
-    const double* target = forward_.data() + (static_cast<size_t>(t) * n_ + y) * rr;
     std::fill(next_states.begin(), next_states.end(), 0);
-    bool found = false;
     if (sparse_) {
       // The same choice from the live cells of t - 1: the smallest previous label with a cell on
       // an optimal path, then every such cell of it. Layer t's cells of label y go to layer_.
@@ -552,6 +550,8 @@ absl::Status AuxDpDecoder::Backtrace(int last_label, std::vector<char> states, L
       continue;
     }
     // Smallest previous label first: any state on an optimal path qualifies, so keep them all.
+    const double* target = forward_.data() + (static_cast<size_t>(t) * n_ + y) * rr;
+    bool found = false;
     for (int prev = 0; prev < n_ && !found; ++prev) {
       const double* prow = forward_.data() + (static_cast<size_t>(t - 1) * n_ + prev) * rr;
       for (int s = 0; s < rr; ++s) {
