@@ -240,6 +240,8 @@ class AuxDpDecoder {
   // Best for (LossAugmentedDecode: the objective of a labeling at hand, less the largest loss
   // still reachable from the state). Then every cell on an optimal path, and every cell such a
   // cell takes its maximum from, is kept, and Best is unchanged. Both arrays are the caller's.
+  // A pruned Run keeps only the cells that survive (12 bytes each, within max_bytes), not the
+  // M x N x R table; a KBest after it rebuilds the table first.
   void set_pruning(const double* suffix, const double* state_threshold) {
     prune_suffix_ = suffix;
     prune_threshold_ = state_threshold;
