@@ -519,29 +519,31 @@ absl::Status AuxDpDecoder::Backtrace(int last_label, std::vector<char> states, L
       // The same choice from the live cells of t - 1: the smallest previous label with a cell on
       // an optimal path, then every such cell of it. Layer t's cells of label y go to layer_.
       const int lo = y * rr, hi = lo + rr;
-      for (int i = live_begin_[t]; i < live_begin_[t + 1]; ++i) {
-        if (live_cells_[i] >= lo && live_cells_[i] < hi) layer_[live_cells_[i]] = live_values_[i];
-      }
-      const double* cell = layer_.data() + lo;
-      int best_prev = n_;
-      for (int pass = 0; pass < 2 && (pass == 0 || best_prev < n_); ++pass) {
-        for (int i = live_begin_[t - 1]; i < live_begin_[t]; ++i) {
-          const int prev = live_cells_[i] / rr;
-          if (pass == 0 ? prev >= best_prev : prev != best_prev) continue;
-          const int s = live_cells_[i] - prev * rr;
-          const int ns = Successor(t, prev, s, y);
-          if (ns < 0 || !states[ns]) continue;
-          if ((live_values_[i] + TransitionScore(prev, s, y)) + u != cell[ns]) continue;
-          if (pass == 0) {
-            best_prev = prev;
-          } else {
-            next_states[s] = 1;
+      auto place_layer = [&](bool set) {
+        for (int i = live_begin_[t]; i < live_begin_[t + 1]; ++i) {
+          if (live_cells_[i] >= lo && live_cells_[i] < hi) {
+            layer_[live_cells_[i]] = set ? live_values_[i] : kNegInf;
           }
         }
+      };
+      place_layer(true);
+      const double* cell = layer_.data() + lo;
+      auto on_path = [&](int i, int prev, int s) {
+        const int ns = Successor(t, prev, s, y);
+        return ns >= 0 && states[ns] &&
+               (live_values_[i] + TransitionScore(prev, s, y)) + u == cell[ns];
+      };
+      int best_prev = n_;
+      for (int i = live_begin_[t - 1]; i < live_begin_[t]; ++i) {
+        const int prev = live_cells_[i] / rr;
+        if (prev < best_prev && on_path(i, prev, live_cells_[i] - prev * rr)) best_prev = prev;
       }
-      for (int i = live_begin_[t]; i < live_begin_[t + 1]; ++i) {
-        if (live_cells_[i] >= lo && live_cells_[i] < hi) layer_[live_cells_[i]] = kNegInf;
+      for (int i = live_begin_[t - 1]; i < live_begin_[t] && best_prev < n_; ++i) {
+        const int prev = live_cells_[i] / rr;
+        const int s = live_cells_[i] - prev * rr;
+        if (prev == best_prev && on_path(i, prev, s)) next_states[s] = 1;
       }
+      place_layer(false);
       if (best_prev == n_) {
         return absl::InternalError("AuxDpDecoder: back-trace lost the optimal path");
       }

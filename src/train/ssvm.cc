@@ -103,28 +103,26 @@ double HingeOf(const LossAugmentedResult& result, const Lattice& lattice,
       0.0, scaling == LossScaling::kMargin ? result.value - lattice.Score(gold) : result.value);
 }
 
-// The last loss-augmented maximiser found for each sentence, offered as the hint of the next
-// decode of that sentence (LossAugmentedDecode): the weights move little between two visits, so
-// its objective is close to the new maximum and lets the engine prune most cells. Hints change
-// no answer, only its cost. Threads may set hints of different sentences at once.
+// The last loss-augmented maximiser found for each sentence (gold before the first), offered as
+// the hint of the next decode of that sentence (LossAugmentedDecode): the weights move little
+// between two visits, so its objective is close to the new maximum and lets the engine prune most
+// cells. Hints change no answer, only its cost. Threads may set hints of different sentences at
+// once.
 class MaximiserHints {
  public:
   explicit MaximiserHints(const TrainingData& data)
-      : data_(data), labels_(data.num_positions()), known_(data.num_sentences(), 0) {}
+      : data_(data), labels_(data.gold.begin(), data.gold.end()) {}
 
   absl::Span<const int> Get(int s) const {
-    if (!known_[s]) return {};
     return absl::MakeConstSpan(labels_.data() + data_.sentence_offsets[s], data_.sentence_size(s));
   }
   void Set(int s, absl::Span<const int> labels) {
     std::copy(labels.begin(), labels.end(), labels_.begin() + data_.sentence_offsets[s]);
-    known_[s] = 1;
   }
 
  private:
   const TrainingData& data_;
   std::vector<int> labels_;  // per position
-  std::vector<char> known_;  // per sentence
 };
 
 struct SentenceEvaluation {

@@ -194,11 +194,16 @@ TEST(AuxDpTest, PrunedRunKeepingEveryCellGivesTheSameResults) {
         &hamming, trial % 2 ? static_cast<const Statistic*>(&chunk_distance) : &row_chunk_distance};
     const int count = 1 + trial % 4 / 2;
     const auto used = absl::MakeConstSpan(stats, count);
+    // One threshold per product state (the history of a second-order lattice included).
+    int product_states = order2 ? lattice.num_labels() + 1 : 1;
+    for (const Statistic* st : used) product_states *= st->NumStates();
+    ASSERT_LE(product_states, static_cast<int>(nothing.size()));
+    ASSERT_LE(lattice.size() * lattice.num_labels(), static_cast<int>(suffix.size()));
     pruned.set_pruning(suffix.data(), nothing.data());
     ExpectSameResults(lattice, &dense, used, &pruned, used, trial);
     ASSERT_TRUE(pruned.Run(lattice, used).ok());
     EXPECT_EQ(pruned.pruned_cells(), 0);
-    ASSERT_LE(pruned.num_states(), static_cast<int>(nothing.size()));
+    ASSERT_EQ(pruned.num_states(), product_states);
     for (int y = 0; y < lattice.num_labels(); ++y) {
       for (int st = 0; st < dense.num_states(); ++st) {
         EXPECT_EQ(pruned.CellScore(y, st), dense.CellScore(y, st)) << "trial " << trial;

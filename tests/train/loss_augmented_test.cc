@@ -165,7 +165,7 @@ TEST_P(LossAugmentedBruteForceTest, PruningChangesNothing) {
   LossAugmentedScratchPtr pruned = MakeLossAugmentedScratch();
   LossAugmentedScratchPtr full = MakeLossAugmentedScratch();
   full->prune = false;
-  int64_t dropped = 0, hinted = 0;
+  int64_t dropped = 0;
   int compared = 0;
   for (int iter = 0; iter < 40; ++iter) {
     const int n = std::uniform_int_distribution<int>(2, 5)(rng);
@@ -205,7 +205,6 @@ TEST_P(LossAugmentedBruteForceTest, PruningChangesNothing) {
         absl::StatusOr<LossAugmentedResult> h =
             LossAugmentedDecode(lattice, gold, **loss, scaling, pruned.get(), hint);
         ASSERT_TRUE(h.ok()) << where << h.status();
-        hinted += pruned->decoder.pruned_cells();
         EXPECT_EQ(h->labeling.labels, b->labeling.labels) << where;
         EXPECT_EQ(h->loss, b->loss) << where;
         EXPECT_EQ(h->value, b->value) << where;
@@ -215,12 +214,11 @@ TEST_P(LossAugmentedBruteForceTest, PruningChangesNothing) {
     }
   }
   EXPECT_GT(compared, 40);
-  // The engine runs (and prunes) unless the loss is none or folds into the scores; the optimum
-  // as hint prunes at least as much as the labelings at hand alone.
-  if (c.name != "none") {
-    EXPECT_GT(dropped, 0) << "pruning never dropped a cell";
-    EXPECT_GT(hinted, dropped) << "hints never dropped more cells";
-  }
+  // The engine runs (and prunes) unless the loss is none or folds into the scores. (How much a
+  // hint saves is not asserted: pruned_cells counts cells reached and then dropped, and a tighter
+  // threshold drops cells earlier, so fewer are ever reached; the savings are measured in
+  // docs/training.md.)
+  if (c.name != "none") EXPECT_GT(dropped, 0) << "pruning never dropped a cell";
 }
 
 // ReachableLossBounds bounds the final loss of every labeling from every state its path passes
