@@ -100,6 +100,10 @@ class Model {
   // offset and index bounds-checked, then runs the stored self-test sentences. Errors name the
   // file.
   static absl::StatusOr<Model> Load(const std::string& path);
+  // Loads the models of a pipeline at once, one thread per file up to the number of cores (a word
+  // clustering the files share is parsed once). The models, and the error (that of the first
+  // failing file in `paths` order), are those of calling Load on each in turn.
+  static absl::StatusOr<std::vector<Model>> LoadAll(const std::vector<std::string>& paths);
   // Parses an in-memory model file image (Load uses this; tests feed it truncations). A
   // gzip-compressed image (Save with kGzip) is recognised by its magic and decompressed first.
   static absl::StatusOr<Model> FromBytes(std::string_view bytes, const std::string& name);

@@ -1,5 +1,12 @@
 #include "cli/cli.h"
 
+#if defined(__linux__) && defined(__GLIBC__)
+#include <malloc.h>
+#include <sys/mman.h>
+#endif
+
+#include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -48,6 +55,38 @@ int UsageError(const std::string& command, const std::string& message) {
   std::cerr << "chaintag " << command << ": " << message << "\n"
             << "Run 'chaintag " << command << " --help' for usage.\n";
   return kExitUsage;
+}
+
+// Loading the models of a one-sentence `tag` touches about 40 MB of fresh memory, and first-touch
+// page faults (one per 4 KB page, 10-20 µs each on a virtual machine) cost more than the parsing.
+// So the command keeps large blocks on the heap, where a freed block is reused instead of a fresh
+// mapping being faulted in again, and asks for transparent huge pages (one fault per 2 MB) on the
+// first 64 MB of heap, which loading fills; where the kernel has them disabled the advice is
+// ignored. With one tagging thread it also keeps one arena, so that the helper threads of
+// Model::LoadAll allocate from this heap rather than from fresh arenas of their own (with several
+// tagging threads, their own arenas keep tagging a few percent faster). The library leaves
+// allocation to its users; this is the command's policy, and `tag`'s only: training's peak memory
+// grew by 10% with it.
+void PrepareHeapForModels(int tagging_threads) {
+#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+  constexpr size_t kHugePage = size_t{2} << 20;
+  constexpr size_t kInitialHeap = size_t{64} << 20;
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);  // blocks below this come from the heap
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);  // free space kept at the heap's top, not unmapped
+  mallopt(M_TOP_PAD, 16 << 20);          // grow the heap in 16 MB steps
+  if (tagging_threads <= 1) mallopt(M_ARENA_MAX, 1);
+  // Allocating and freeing one block grows the heap by kInitialHeap; free keeps it as the heap's
+  // top, where the next allocations come from.
+  void* block = std::malloc(kInitialHeap);
+  if (block == nullptr) return;
+  const auto begin = reinterpret_cast<uintptr_t>(block);
+  std::free(block);
+  const uintptr_t aligned_begin = (begin + kHugePage - 1) & ~(kHugePage - 1);
+  const uintptr_t aligned_end = (begin + kInitialHeap) & ~(kHugePage - 1);
+  madvise(reinterpret_cast<void*>(aligned_begin), aligned_end - aligned_begin, MADV_HUGEPAGE);
+#else
+  (void)tagging_threads;
+#endif
 }
 
 absl::StatusOr<int> ThreadsFrom(const std::string& command, int requested) {

@@ -43,6 +43,11 @@ int UsageError(const std::string& command, const std::string& message);
 // a warning on stderr. Negative is a usage error.
 absl::StatusOr<int> ThreadsFrom(const std::string& command, int requested);
 
+// Prepares the heap for loading models (`tag` only; see cli.cc): large blocks from the heap,
+// transparent huge pages on its first 64 MB, and with one tagging thread a single arena, so that
+// the threads of Model::LoadAll use that heap too.
+void PrepareHeapForModels(int tagging_threads);
+
 // Flushes standard output; on a write error (a full disk, a closed pipe) says so and returns
 // kExitError, else kExitOk.
 int FinishStdout(const std::string& command);

@@ -1,18 +1,11 @@
 // The `chaintag` command: dispatches to one subcommand per file in src/cli/.
 #include <csignal>
-#include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
 #include <string>
 #include <vector>
-
-#if defined(__linux__) && defined(__GLIBC__)
-#include <malloc.h>
-#include <sys/mman.h>
-#endif
 
 #include "chaintag/corpus.h"
 #include "cli/cli.h"
@@ -48,32 +41,6 @@ void PrintUsage(std::ostream& out) {
     out << "  " << name << c.summary << "\n";
   }
   out << "\nRun 'chaintag <command> --help' for a command's options.\n";
-}
-
-// Loading the models of a one-sentence `tag` touches about 40 MB of fresh memory, and first-touch
-// page faults (one per 4 KB page, about 10 µs each on a virtual machine) cost more than all the
-// parsing. So the command keeps large blocks on the heap, where a freed block is reused instead of
-// a fresh mapping being faulted in again, and asks for transparent huge pages (one fault per 2 MB)
-// on the first 64 MB of heap, which model loading fills. Where the kernel has them disabled the
-// advice is ignored. The library leaves allocation to its users: this is the command's policy,
-// for `tag` only (a CRF training run's peak memory grew from 104 to 115 MB with it).
-void TuneAllocator() {
-#if defined(__linux__) && defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-  constexpr size_t kHugePage = size_t{2} << 20;
-  constexpr size_t kInitialHeap = size_t{64} << 20;
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);  // blocks below this come from the heap
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);  // free space kept at the heap's top, not unmapped
-  mallopt(M_TOP_PAD, 16 << 20);          // grow the heap in 16 MB steps
-  // Allocating and freeing one block grows the heap by kInitialHeap; free keeps it as the heap's
-  // top, where the next allocations come from.
-  void* block = std::malloc(kInitialHeap);
-  if (block == nullptr) return;
-  const auto begin = reinterpret_cast<uintptr_t>(block);
-  std::free(block);
-  const uintptr_t aligned_begin = (begin + kHugePage - 1) & ~(kHugePage - 1);
-  const uintptr_t aligned_end = (begin + kInitialHeap) & ~(kHugePage - 1);
-  madvise(reinterpret_cast<void*>(aligned_begin), aligned_end - aligned_begin, MADV_HUGEPAGE);
-#endif
 }
 
 // SIGINT/SIGTERM/SIGHUP: remove unfinished output files, then die of the signal as usual.
@@ -116,8 +83,6 @@ int main(int argc, char** argv) {
     std::cout << "chaintag " << CHAINTAG_VERSION << "\n";
     return chaintag::cli::kExitOk;
   }
-  // Start-up matters to `tag` (a short file); training keeps its lower peak memory without it.
-  if (command == "tag") TuneAllocator();
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : kCommands) {
     if (command == c.name) return RunCommand(c, args);

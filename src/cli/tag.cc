@@ -327,10 +327,11 @@ int RunTag(const std::vector<std::string>& args) {
   }
   std::vector<std::unique_ptr<Model>> models;
   std::vector<const Model*> model_ptrs;
-  for (const std::string& path : model_paths) {
-    auto model = Model::Load(path);
-    if (!model.ok()) return Fail(cmd, model.status());
-    models.push_back(std::make_unique<Model>(std::move(*model)));
+  PrepareHeapForModels(*threads);
+  auto loaded = Model::LoadAll(model_paths);
+  if (!loaded.ok()) return Fail(cmd, loaded.status());
+  for (Model& model : *loaded) {
+    models.push_back(std::make_unique<Model>(std::move(model)));
     model_ptrs.push_back(models.back().get());
   }
   const Model& last_model = *model_ptrs.back();

@@ -150,7 +150,9 @@ absl::StatusOr<WordClusters> WordClusters::Read(const std::string& path) {
 
 absl::StatusOr<WordClusters> WordClusters::Parse(std::string_view text, const std::string& name) {
   // The models of one pipeline often store the same clustering (the shipped POS and chunk models
-  // do): a text parsed before is shared while anything still holds its clustering.
+  // do): a text parsed before is shared while anything still holds its clustering. The lock is
+  // held while parsing, so models loaded at the same time (Model::LoadAll) parse a shared
+  // clustering once: the second waits for the first.
   struct Parsed {
     std::string text;
     std::weak_ptr<const Impl> impl;
@@ -158,19 +160,16 @@ absl::StatusOr<WordClusters> WordClusters::Parse(std::string_view text, const st
   static std::mutex mu;
   static std::vector<Parsed>* parsed = new std::vector<Parsed>();
   WordClusters clusters;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    std::erase_if(*parsed, [](const Parsed& p) { return p.impl.expired(); });
-    for (const Parsed& p : *parsed) {
-      if (p.text != text) continue;
-      if ((clusters.impl_ = p.impl.lock()) != nullptr) return clusters;
-    }
+  std::lock_guard<std::mutex> lock(mu);
+  std::erase_if(*parsed, [](const Parsed& p) { return p.impl.expired(); });
+  for (const Parsed& p : *parsed) {
+    if (p.text != text) continue;
+    if ((clusters.impl_ = p.impl.lock()) != nullptr) return clusters;
   }
   corpus_internal::MemoryInputStream in(text);
   auto impl = ReadLines(in, name, std::count(text.begin(), text.end(), '\n') + 1);
   if (!impl.ok()) return impl.status();
   clusters.impl_ = *std::move(impl);
-  std::lock_guard<std::mutex> lock(mu);
   parsed->push_back({std::string(text), clusters.impl_});
   return clusters;
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -18,6 +19,8 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -1224,6 +1227,31 @@ absl::StatusOr<Model> Model::Load(const std::string& path) {
   } catch (const std::exception& e) {
     return absl::DataLossError(absl::StrCat(path, ": cannot read the model: ", e.what()));
   }
+}
+
+absl::StatusOr<std::vector<Model>> Model::LoadAll(const std::vector<std::string>& paths) {
+  std::vector<absl::StatusOr<Model>> loaded(paths.size(), absl::UnknownError("not loaded"));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < paths.size(); i = next++) loaded[i] = Load(paths[i]);
+  };
+  {
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> helpers;
+    try {
+      while (helpers.size() + 1 < std::min(paths.size(), cores)) helpers.emplace_back(work);
+    } catch (const std::system_error&) {  // no thread to be had: the caller loads the rest
+    }
+    work();
+    for (std::thread& t : helpers) t.join();
+  }
+  std::vector<Model> models;
+  models.reserve(paths.size());
+  for (absl::StatusOr<Model>& model : loaded) {
+    if (!model.ok()) return model.status();
+    models.push_back(*std::move(model));
+  }
+  return models;
 }
 
 absl::Status Model::Save(const std::string& path, ModelFileCompression compression) const {

@@ -7,8 +7,10 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "chaintag/clusters.h"
 #include "gmock/gmock.h"
@@ -236,6 +238,31 @@ TEST(WordClustersTest, BadLinesNameFileAndLine) {
   EXPECT_THAT(error("0\ta\tmany\n"), HasSubstr("bad.paths:1: expected a count"));
   EXPECT_THAT(error("0\ta\t1\n1\ta\t2\n"), HasSubstr("bad.paths:2: expected each word once"));
   EXPECT_THAT(error("\n\n"), HasSubstr("found none"));
+}
+
+// Parses of one text at the same time (the models of a pipeline loading at once) all succeed with
+// the same clustering, and a bad text fails in every thread, not only the first.
+TEST(WordClustersTest, ConcurrentParsesOfOneTextAgree) {
+  std::string text;
+  for (int i = 0; i < 2000; ++i) absl::StrAppend(&text, i % 2 ? "0" : "10", "\tw", i, "\t1\n");
+  const std::string bad = text + "2\tx\t1\n";
+  std::vector<std::string> serialized(4), errors(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      absl::StatusOr<WordClusters> good = WordClusters::Parse(text, "shared");
+      serialized[t] = good.ok() ? good->Serialize() + std::string(good->Lookup("w7")) : "";
+      absl::StatusOr<WordClusters> broken = WordClusters::Parse(bad, "broken");
+      errors[t] = broken.ok() ? "" : std::string(broken.status().message());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  absl::StatusOr<WordClusters> alone = WordClusters::Parse(text, "alone");
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(serialized[t], alone->Serialize() + "0") << t;
+    EXPECT_THAT(errors[t], HasSubstr("broken:2001: expected a bit string")) << t;
+  }
 }
 
 }  // namespace

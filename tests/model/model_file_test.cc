@@ -149,6 +149,44 @@ TEST(ModelFileTest, LoadMissingFileNamesIt) {
   EXPECT_TRUE(Contains(loaded.status(), "/nonexistent/dir/x.model")) << loaded.status();
 }
 
+// LoadAll gives the models Load gives, in `paths` order, and the error of the first failing file.
+TEST(ModelFileTest, LoadAllEqualsLoadingEachInTurn) {
+  const std::string dir = ::testing::TempDir();
+  const std::string a = dir + "/chaintag_load_all_a.model", b = dir + "/chaintag_load_all_b.model";
+  const std::string corrupt = dir + "/chaintag_load_all_corrupt.model";
+  const std::string missing = dir + "/chaintag_load_all_missing.model";
+  ASSERT_TRUE(SmallModelWithSelfTests(7).Save(a).ok());
+  ASSERT_TRUE(SmallModelWithSelfTests(11).Save(b).ok());
+  std::string bytes = SmallModelWithSelfTests(7).ToBytes();
+  bytes[bytes.size() / 2] ^= 0x40;
+  std::ofstream(corrupt, std::ios::binary) << bytes;
+  std::remove(missing.c_str());
+
+  absl::StatusOr<std::vector<Model>> all = Model::LoadAll({a, b, a, b, b});
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 5u);
+  const std::vector<std::string> order = {a, b, a, b, b};
+  for (size_t i = 0; i < order.size(); ++i) {
+    absl::StatusOr<Model> one = Model::Load(order[i]);
+    ASSERT_TRUE(one.ok()) << one.status();
+    EXPECT_EQ((*all)[i].ToBytes(), one->ToBytes()) << i;
+  }
+  EXPECT_NE((*all)[0].ToBytes(), (*all)[1].ToBytes());
+
+  absl::StatusOr<std::vector<Model>> none = Model::LoadAll({});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+  for (int round = 0; round < 3; ++round) {  // whichever thread fails first
+    absl::StatusOr<std::vector<Model>> bad = Model::LoadAll({a, missing, corrupt, b});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status(), Model::Load(missing).status());
+    bad = Model::LoadAll({a, b, corrupt, missing});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status(), Model::Load(corrupt).status());
+  }
+  for (const std::string& path : {a, b, corrupt}) std::remove(path.c_str());
+}
+
 TEST(ModelFileTest, SaveIntoMissingDirectoryFails) {
   const Model model = SmallModelWithSelfTests();
   EXPECT_FALSE(model.Save("/nonexistent/dir/x.model").ok());

@@ -218,7 +218,9 @@ TEST_P(LossAugmentedBruteForceTest, PruningChangesNothing) {
   // hint saves is not asserted: pruned_cells counts cells reached and then dropped, and a tighter
   // threshold drops cells earlier, so fewer are ever reached; the savings are measured in
   // docs/training.md.)
-  if (c.name != "none") EXPECT_GT(dropped, 0) << "pruning never dropped a cell";
+  if (c.name != "none") {
+    EXPECT_GT(dropped, 0) << "pruning never dropped a cell";
+  }
 }
 
 // ReachableLossBounds bounds the final loss of every labeling from every state its path passes
