@@ -38,17 +38,23 @@ std::string QuoteLine(std::string_view line) {
 }
 
 LineReader::LineReader(std::istream& in, std::string name, int64_t max_line_bytes)
-    : in_(in), name_(std::move(name)), max_line_bytes_(max_line_bytes) {
+    : in_(&in), name_(std::move(name)), max_line_bytes_(max_line_bytes) {
   block_.resize(kBlockBytes);
 }
 
+LineReader::LineReader(std::string_view bytes, std::string name, int64_t max_line_bytes)
+    : in_(nullptr), memory_(bytes), name_(std::move(name)), max_line_bytes_(max_line_bytes) {
+  block_end_ = bytes.size();
+  bytes_read_ = static_cast<int64_t>(bytes.size());
+}
+
 bool LineReader::Fill() {
-  if (eof_) return false;
-  in_.read(block_.data(), static_cast<std::streamsize>(block_.size()));
+  if (eof_ || in_ == nullptr) return false;
+  in_->read(block_.data(), static_cast<std::streamsize>(block_.size()));
   block_pos_ = 0;
-  block_end_ = static_cast<size_t>(in_.gcount());
+  block_end_ = static_cast<size_t>(in_->gcount());
   bytes_read_ += static_cast<int64_t>(block_end_);
-  if (!in_) eof_ = true;
+  if (!*in_) eof_ = true;
   return block_end_ > 0;
 }
 
@@ -61,8 +67,29 @@ absl::Status LineReader::Error(std::string_view message) const {
   return ErrorAt(name_, line_number_, message);
 }
 
+absl::Status LineReader::TooLong(const char* start, size_t take) {
+  ++line_number_;
+  // A file with CR-only line ends is one long line: say why.
+  const size_t cr = std::string_view(start, take).find('\r');
+  if (cr != std::string_view::npos && cr + 1 < take) {
+    return Fail(Error("expected LF or CRLF line endings, found a bare CR (old Mac line endings)"));
+  }
+  return Fail(Error(
+      absl::StrCat("expected a line of at most ", max_line_bytes_, " bytes, found a longer line")));
+}
+
 absl::StatusOr<bool> LineReader::Next(std::string_view* line) {
   if (!error_.ok()) return error_;
+  if (in_ == nullptr) {
+    if (block_pos_ == block_end_) return false;
+    const char* start = memory_.data() + block_pos_;
+    const size_t avail = block_end_ - block_pos_;
+    const void* nl = std::memchr(start, '\n', avail);
+    const size_t take = nl ? static_cast<size_t>(static_cast<const char*>(nl) - start) : avail;
+    if (static_cast<int64_t>(take) > max_line_bytes_ + 1) return TooLong(start, take);
+    block_pos_ += take + (nl ? 1 : 0);
+    return Finish(std::string_view(start, take), line);
+  }
   line_.clear();
   bool got_any = false;
   bool complete = false;
@@ -76,15 +103,7 @@ absl::StatusOr<bool> LineReader::Next(std::string_view* line) {
     // Check before appending so an endless line never grows the buffer past the limit
     // (+1 leaves room for a '\r' that is stripped below).
     if (static_cast<int64_t>(line_.size() + take) > max_line_bytes_ + 1) {
-      ++line_number_;
-      // A file with CR-only line ends is one long line: say why.
-      const size_t cr = std::string_view(start, take).find('\r');
-      if (cr != std::string_view::npos && cr + 1 < take) {
-        return Fail(
-            Error("expected LF or CRLF line endings, found a bare CR (old Mac line endings)"));
-      }
-      return Fail(Error(absl::StrCat("expected a line of at most ", max_line_bytes_,
-                                     " bytes, found a longer line")));
+      return TooLong(start, take);
     }
     line_.append(start, take);
     block_pos_ += take;
@@ -93,42 +112,47 @@ absl::StatusOr<bool> LineReader::Next(std::string_view* line) {
       complete = true;
     }
   }
-  if (in_.bad()) {
+  if (in_->bad()) {
     return Fail(absl::DataLossError(
         absl::StrCat(Location(name_, line_number_ + 1),
                      ": expected readable input, found a read error (corrupt compressed data?)")));
   }
   if (!got_any) return false;
+  return Finish(line_, line);
+}
+
+absl::StatusOr<bool> LineReader::Finish(std::string_view raw, std::string_view* line) {
   ++line_number_;
   // A byte order mark says "UTF-8", it is not text (Notepad writes one).
-  if (line_number_ == 1 && line_.starts_with(kByteOrderMark)) line_.erase(0, kByteOrderMark.size());
-  if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-  if (const size_t cr = line_.find('\r'); cr != std::string::npos) {
+  if (line_number_ == 1 && raw.starts_with(kByteOrderMark))
+    raw.remove_prefix(kByteOrderMark.size());
+  if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+  if (const size_t cr = raw.find('\r'); cr != std::string_view::npos) {
     return Fail(Error(absl::StrCat(
         "expected LF or CRLF line endings, found a bare CR (old Mac line endings) at byte offset ",
-        cr, " in line ", QuoteLine(line_))));
+        cr, " in line ", QuoteLine(raw))));
   }
-  if (static_cast<int64_t>(line_.size()) > max_line_bytes_) {
+  if (static_cast<int64_t>(raw.size()) > max_line_bytes_) {
     return Fail(Error(absl::StrCat("expected a line of at most ", max_line_bytes_,
                                    " bytes, found a longer line")));
   }
   bool is_nul = false;
   bool all_ascii = true;
-  const int64_t bad = FindInvalidUtf8(line_, &is_nul, &all_ascii);
+  const int64_t bad = FindInvalidUtf8(raw, &is_nul, &all_ascii);
   if (bad >= 0) {
     if (is_nul) {
       return Fail(Error(absl::StrCat("expected text, found a NUL byte at byte offset ", bad,
-                                     " (binary input?) in line ", QuoteLine(line_))));
+                                     " (binary input?) in line ", QuoteLine(raw))));
     }
     return Fail(Error(absl::StrFormat(
         "expected UTF-8 text, found invalid byte 0x%02X at byte offset %d in line %s",
-        static_cast<unsigned char>(line_[bad]), bad, QuoteLine(line_))));
+        static_cast<unsigned char>(raw[bad]), bad, QuoteLine(raw))));
   }
   if (all_ascii) {
-    *line = line_;
+    *line = raw;
     return true;
   }
-  if (absl::Status nfc = utf8::ToNfc(line_, &normalized_); !nfc.ok()) {
+  if (absl::Status nfc = utf8::ToNfc(raw, &normalized_); !nfc.ok()) {
     return Fail(nfc.code() == absl::StatusCode::kInternal
                     ? nfc
                     : Error(std::string_view(nfc.message().data(), nfc.message().size())));

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <istream>
-#include <streambuf>
 #include <string>
 #include <string_view>
 
@@ -30,21 +29,6 @@ inline int64_t FindInvalidUtf8(std::string_view text, bool* is_nul, bool* all_as
 // Formats a line for an error message: at most 80 bytes, non-printable bytes as \xNN.
 std::string QuoteLine(std::string_view line);
 
-// An input stream over bytes in memory that reads them in place (std::istringstream would copy
-// them first): for LineReader over text stored in a model. The bytes must outlive the stream.
-struct MemoryBuffer : std::streambuf {
-  explicit MemoryBuffer(std::string_view bytes) {
-    char* begin = const_cast<char*>(bytes.data());  // the get area is only read
-    setg(begin, begin, begin + bytes.size());
-  }
-};
-class MemoryInputStream : private MemoryBuffer, public std::istream {
- public:
-  // MemoryBuffer is a base listed first, so it exists before the stream uses it.
-  explicit MemoryInputStream(std::string_view bytes)
-      : MemoryBuffer(bytes), std::istream(static_cast<MemoryBuffer*>(this)) {}
-};
-
 // Reads lines in fixed-size blocks so that an overlong line is rejected before it is buffered
 // whole; skips a leading byte order mark; strips "\n" / "\r\n" and refuses any other CR (old Mac
 // line endings would make a whole file one line); validates UTF-8 and NFC-normalises each line
@@ -52,6 +36,10 @@ class MemoryInputStream : private MemoryBuffer, public std::istream {
 class LineReader {
  public:
   LineReader(std::istream& in, std::string name, int64_t max_line_bytes);
+  // Reads lines of bytes in memory (text stored in a model), with the same checks and errors. A
+  // line is a view of `bytes` where it needs no change, so nothing is copied; the bytes must
+  // outlive the reader.
+  LineReader(std::string_view bytes, std::string name, int64_t max_line_bytes);
 
   // Sets *line to the next line (valid until the next call) and returns true, or returns false
   // at end of input. Errors are sticky: once one is returned, every later call returns it.
@@ -68,9 +56,15 @@ class LineReader {
 
  private:
   bool Fill();
+  // The checks and changes of a line with its LF removed: byte order mark, CR, length, UTF-8,
+  // NFC. Sets *line to `raw` or a part of it, or to normalized_.
+  absl::StatusOr<bool> Finish(std::string_view raw, std::string_view* line);
+  // The error for a line longer than the limit (`take` bytes of it at `start` seen so far).
+  absl::Status TooLong(const char* start, size_t take);
   absl::Status Fail(absl::Status status);
 
-  std::istream& in_;
+  std::istream* in_;  // null when reading memory_
+  std::string_view memory_;
   std::string name_;
   int64_t max_line_bytes_;
   int64_t line_number_ = 0;

@@ -81,10 +81,8 @@ std::shared_ptr<const WordClusters::Impl> Finish(std::vector<WordClusters::Entry
 
 // `expected_lines`: how many lines to make room for (0: unknown), so that the tables are not
 // rebuilt as they grow.
-absl::StatusOr<std::shared_ptr<const WordClusters::Impl>> ReadLines(std::istream& in,
-                                                                    const std::string& name,
-                                                                    size_t expected_lines = 0) {
-  corpus_internal::LineReader reader(in, name, kMaxPathsLineBytes);
+absl::StatusOr<std::shared_ptr<const WordClusters::Impl>> ReadLines(
+    corpus_internal::LineReader& reader, const std::string& name, size_t expected_lines = 0) {
   std::vector<WordClusters::Entry> entries;
   std::vector<int64_t> lines;  // of each entry, for the duplicate error
   WordIndex words;
@@ -140,7 +138,9 @@ WordClusters::WordClusters() : impl_(std::make_shared<const Impl>()) {}
 absl::StatusOr<WordClusters> WordClusters::Read(const std::string& path) {
   absl::StatusOr<std::unique_ptr<std::istream>> in = OpenInputStream(path);
   if (!in.ok()) return in.status();
-  auto impl = ReadLines(**in, path == "-" ? "<stdin>" : path);
+  const std::string name = path == "-" ? "<stdin>" : path;
+  corpus_internal::LineReader reader(**in, name, kMaxPathsLineBytes);
+  auto impl = ReadLines(reader, name);
   if (!impl.ok()) return impl.status();
   if ((*in)->bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
   WordClusters clusters;
@@ -166,8 +166,8 @@ absl::StatusOr<WordClusters> WordClusters::Parse(std::string_view text, const st
     if (p.text != text) continue;
     if ((clusters.impl_ = p.impl.lock()) != nullptr) return clusters;
   }
-  corpus_internal::MemoryInputStream in(text);
-  auto impl = ReadLines(in, name, std::count(text.begin(), text.end(), '\n') + 1);
+  corpus_internal::LineReader reader(text, name, kMaxPathsLineBytes);
+  auto impl = ReadLines(reader, name, std::count(text.begin(), text.end(), '\n') + 1);
   if (!impl.ok()) return impl.status();
   clusters.impl_ = *std::move(impl);
   parsed->push_back({std::string(text), clusters.impl_});

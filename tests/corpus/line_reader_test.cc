@@ -9,30 +9,51 @@
 namespace chaintag::corpus_internal {
 namespace {
 
-std::vector<std::string> Lines(const std::string& text, int64_t max = 1 << 20) {
+// Reads `text` to the end or the first error, through a stream and straight from memory, and
+// expects both readers to give the same lines, line numbers and error.
+struct ReadResult {
+  std::vector<std::string> lines;
+  std::vector<int64_t> numbers;
+  absl::Status error;
+};
+
+ReadResult ReadBoth(const std::string& text, int64_t max) {
+  auto read = [&](LineReader& reader) {
+    ReadResult r;
+    std::string_view line;
+    while (true) {
+      absl::StatusOr<bool> got = reader.Next(&line);
+      if (!got.ok()) {
+        r.error = got.status();
+        EXPECT_EQ(reader.Next(&line).status(), r.error) << "errors are sticky";
+        break;
+      }
+      if (!*got) break;
+      r.lines.emplace_back(line);
+      r.numbers.push_back(reader.line_number());
+    }
+    return r;
+  };
   std::istringstream in(text);
-  LineReader reader(in, "f", max);
-  std::vector<std::string> out;
-  std::string_view line;
-  while (true) {
-    absl::StatusOr<bool> got = reader.Next(&line);
-    EXPECT_TRUE(got.ok()) << got.status();
-    if (!got.ok() || !*got) break;
-    out.emplace_back(line);
-  }
-  return out;
+  LineReader from_stream(in, "f", max);
+  LineReader from_memory(std::string_view(text), "f", max);
+  ReadResult stream = read(from_stream);
+  ReadResult memory = read(from_memory);
+  EXPECT_EQ(memory.lines, stream.lines);
+  EXPECT_EQ(memory.numbers, stream.numbers);
+  EXPECT_EQ(memory.error, stream.error);
+  return stream;
+}
+
+std::vector<std::string> Lines(const std::string& text, int64_t max = 1 << 20) {
+  ReadResult r = ReadBoth(text, max);
+  EXPECT_TRUE(r.error.ok()) << r.error;
+  return r.lines;
 }
 
 // Issue 18, item 12.
 absl::Status ErrorOf(const std::string& text, int64_t max = 1 << 20) {
-  std::istringstream in(text);
-  LineReader reader(in, "f", max);
-  std::string_view line;
-  while (true) {
-    absl::StatusOr<bool> got = reader.Next(&line);
-    if (!got.ok()) return got.status();
-    if (!*got) return absl::OkStatus();
-  }
+  return ReadBoth(text, max).error;
 }
 
 TEST(LineReaderTest, SkipsALeadingByteOrderMarkOnly) {
@@ -100,6 +121,14 @@ TEST(LineReaderTest, RejectsLineOverLimitAndStaysFailed) {
             std::string::npos)
       << got.status();
   EXPECT_FALSE(reader.Next(&line).ok());
+}
+
+TEST(LineReaderTest, MemoryAndStreamReadersAgreeOnBadBytes) {
+  EXPECT_FALSE(ErrorOf(std::string("ok\nnul\0byte\n", 12)).ok());
+  EXPECT_FALSE(ErrorOf("ok\n\xC3(\n").ok());
+  EXPECT_FALSE(ErrorOf(std::string(30, 'y'), 10).ok());
+  EXPECT_EQ(Lines("\xEF\xBB\xBF\xEF\xBB\xBFx\r\n\ncaf\x65\xCC\x81"),
+            (std::vector<std::string>{"\xEF\xBB\xBFx", "", "caf\xC3\xA9"}));
 }
 
 TEST(LineReaderTest, AcceptsLineExactlyAtLimit) {

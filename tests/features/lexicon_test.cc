@@ -38,6 +38,22 @@ TEST(LexiconTest, LookupJoinsSortedUniqueClassesAndMergesLines) {
   EXPECT_EQ(lexicon.num_class_sets(), 4);  // n|v, a|r, n, x
 }
 
+// A class field repeated on later lines (the common case in a stored lexicon) gives the same sets
+// as parsing it afresh, also when a later line repeats a word with a field seen before.
+TEST(LexiconTest, RepeatedClassFieldsGiveTheSameSets) {
+  const Lexicon lexicon =
+      MustParse("a\tv n\nb\tv n\na\tj\nc\tv n\na\tv n\nd\tn  v\ne\tv n v\nb\tv n\n");
+  EXPECT_EQ(lexicon.Lookup("a"), "j|n|v");
+  EXPECT_EQ(lexicon.Lookup("b"), "n|v");
+  EXPECT_EQ(lexicon.Lookup("c"), "n|v");
+  EXPECT_EQ(lexicon.Lookup("d"), "n|v");
+  EXPECT_EQ(lexicon.Lookup("e"), "n|v");
+  EXPECT_EQ(lexicon.num_class_sets(), 2);  // n|v, j|n|v
+  EXPECT_EQ(lexicon.Serialize(), "a\tj n v\nb\tn v\nc\tn v\nd\tn v\ne\tn v\n");
+  // A bad field is refused wherever it appears, also after good lines.
+  EXPECT_THAT(ParseError("a\tv n\nb\tv n|x\n"), HasSubstr("bad.lex:2: expected a class name"));
+}
+
 TEST(LexiconTest, SerializeIsCanonicalAndParsesBack) {
   const Lexicon lexicon = MustParse("zebra\tn\r\nant\tn\nrun\tv n\n");
   EXPECT_EQ(lexicon.Serialize(), "ant\tn\nrun\tn v\nzebra\tn\n");
