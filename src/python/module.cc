@@ -840,6 +840,24 @@ PyModel LoadModel(const py::object& path) {
   return m;
 }
 
+// Model files loaded at once (Model::LoadAll), without the GIL; the first failing file's error.
+std::vector<PyModel> LoadModels(const std::vector<py::object>& paths) {
+  std::vector<std::string> files;
+  for (const py::object& path : paths) files.push_back(PathOf(path));
+  absl::StatusOr<std::vector<Model>> loaded;
+  {
+    py::gil_scoped_release release;
+    loaded = Model::LoadAll(files);
+  }
+  std::vector<Model> models = Check(std::move(loaded));
+  std::vector<PyModel> out(models.size());
+  for (size_t i = 0; i < models.size(); ++i) {
+    out[i].model = std::make_shared<const Model>(std::move(models[i]));
+    out[i].path = files[i];
+  }
+  return out;
+}
+
 py::dict ModelInfo(const Model& model) {
   py::dict info;
   info["labels"] = model.labels();
@@ -1385,6 +1403,7 @@ with the same methods as a Pipeline (tag, tag_text, tag_many).)")
         return std::make_shared<PyPipeline>(std::move(ms));
       },
       py::arg("models"));
+  m.def("_load_models", &LoadModels, py::arg("paths"));
   m.def(
       "_shipped_model_path",
       [](const std::string& file, const std::vector<std::string>& dirs) {

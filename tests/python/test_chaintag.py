@@ -3,6 +3,7 @@
 Run by ctest with the interpreter the module was built for (PYTHONPATH=build/python).
 """
 import os
+import pathlib
 import subprocess
 import sys
 import tempfile
@@ -66,6 +67,17 @@ class LoadTest(unittest.TestCase):
             again = chaintag.Model.load(path)
             self.assertEqual(again.tag(SENT).labels, m.tag(SENT).labels)
         self.assertIn("Model", chaintag.Model.__doc__)
+
+    def test_load_of_files_equals_loading_each(self):
+        p = chaintag.load(POS_MODEL, chaintag.Model.load(CHUNK_MODEL), pathlib.Path(CHUNK_MODEL))
+        self.assertEqual(len(p.models), 3)
+        self.assertEqual(p.models[0].info(), chaintag.Model.load(POS_MODEL).info())
+        self.assertEqual(p.models[1].info(), chaintag.Model.load(CHUNK_MODEL).info())
+        self.assertEqual(p.models[2].info(), chaintag.Model.load(CHUNK_MODEL).info())
+        self.assertNotEqual(p.models[0].info(), p.models[1].info())
+        with self.assertRaises(FileNotFoundError) as missing:
+            chaintag.load(POS_MODEL, "/nonexistent/a.model", "/nonexistent/b.model")
+        self.assertIn("/nonexistent/a.model", str(missing.exception))
 
     def test_pipeline_of_model_objects(self):
         pos = chaintag.Model.load(POS_MODEL)

@@ -52,7 +52,9 @@ def load(*paths):
     they are), or of the shipped default models (POS, then chunks) when none is given."""
     if not paths:
         paths = default_model_paths()
-    models = [p if isinstance(p, Model) else Model.load(p) for p in paths]
+    # The files are loaded at once, one thread each (a clustering they share is parsed once).
+    loaded = iter(_core._load_models([p for p in paths if not isinstance(p, Model)]))
+    models = [p if isinstance(p, Model) else next(loaded) for p in paths]
     return _core._pipeline(models)
 
 
