@@ -221,7 +221,9 @@ TEST(LmsbnCliTest, TrainInfoTagAndRefusals) {
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_THAT(json.out, HasSubstr("\"family\": \"lmsbn\", \"history_templates\": [\""));
   RunResult chain = RunChaintag("info --json models/en-chunk.model");
-  if (chain.exit_code == 0) EXPECT_THAT(chain.out, HasSubstr("\"family\": \"linear-chain\""));
+  if (chain.exit_code == 0) {
+    EXPECT_THAT(chain.out, HasSubstr("\"family\": \"linear-chain\""));
+  }
 
   RunResult tagged =
       RunChaintag("tag -m '" + model + "' --format conll --output-format jsonl " + kFixture);
