@@ -325,15 +325,11 @@ int RunTag(const std::vector<std::string>& args) {
       model_paths.push_back(*path);
     }
   }
-  std::vector<std::unique_ptr<Model>> models;
-  std::vector<const Model*> model_ptrs;
   PrepareHeapForModels(*threads);
-  auto loaded = Model::LoadAll(model_paths);
-  if (!loaded.ok()) return Fail(cmd, loaded.status());
-  for (Model& model : *loaded) {
-    models.push_back(std::make_unique<Model>(std::move(model)));
-    model_ptrs.push_back(models.back().get());
-  }
+  auto models = Model::LoadAll(model_paths);
+  if (!models.ok()) return Fail(cmd, models.status());
+  std::vector<const Model*> model_ptrs;
+  for (const Model& model : *models) model_ptrs.push_back(&model);
   const Model& last_model = *model_ptrs.back();
   // Input is read the way the first model was trained (CoNLL-U label field, NP chunks from
   // trees) unless --label or --np-chunks say otherwise.

@@ -49,7 +49,7 @@ class LexiconBuilder {
     }
     classes_.clear();
     for (absl::string_view c :
-         absl::StrSplit(ToAbsl(line.substr(tab + 1)), absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
+         absl::StrSplit(ToAbsl(field), absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
       if (c.find('|') != absl::string_view::npos || c == ToAbsl(Lexicon::kAbsent)) {
         return absl::InvalidArgumentError(
             absl::StrCat("expected a class name without '|' and other than '",

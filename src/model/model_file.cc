@@ -19,7 +19,6 @@
 #include <memory>
 #include <new>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -37,6 +36,7 @@
 #include "string_view_compat.h"
 #include "unicode/uchar.h"
 #include "unicode/utf8.h"
+#include "worker_threads.h"
 
 namespace chaintag {
 namespace model_file {
@@ -1232,19 +1232,10 @@ absl::StatusOr<Model> Model::Load(const std::string& path) {
 absl::StatusOr<std::vector<Model>> Model::LoadAll(const std::vector<std::string>& paths) {
   std::vector<absl::StatusOr<Model>> loaded(paths.size(), absl::UnknownError("not loaded"));
   std::atomic<size_t> next{0};
-  auto work = [&] {
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  RunOnThreads(static_cast<int>(std::min(paths.size(), cores)), [&](int) {
     for (size_t i = next++; i < paths.size(); i = next++) loaded[i] = Load(paths[i]);
-  };
-  {
-    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> helpers;
-    try {
-      while (helpers.size() + 1 < std::min(paths.size(), cores)) helpers.emplace_back(work);
-    } catch (const std::system_error&) {  // no thread to be had: the caller loads the rest
-    }
-    work();
-    for (std::thread& t : helpers) t.join();
-  }
+  });
   std::vector<Model> models;
   models.reserve(paths.size());
   for (absl::StatusOr<Model>& model : loaded) {

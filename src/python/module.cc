@@ -825,21 +825,6 @@ struct PyModel {
   }
 };
 
-PyModel LoadModel(const py::object& path) {
-  const std::string p = PathOf(path);
-  PyModel m;
-  {
-    absl::StatusOr<Model> loaded;
-    {
-      py::gil_scoped_release release;
-      loaded = Model::Load(p);
-    }
-    m.model = std::make_shared<const Model>(Check(std::move(loaded)));
-  }
-  m.path = p;
-  return m;
-}
-
 // Model files loaded at once (Model::LoadAll), without the GIL; the first failing file's error.
 std::vector<PyModel> LoadModels(const std::vector<py::object>& paths) {
   std::vector<std::string> files;
@@ -857,6 +842,8 @@ std::vector<PyModel> LoadModels(const std::vector<py::object>& paths) {
   }
   return out;
 }
+
+PyModel LoadModel(const py::object& path) { return LoadModels({path}).front(); }
 
 py::dict ModelInfo(const Model& model) {
   py::dict info;
