@@ -218,10 +218,12 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options);
 
 struct TrainProgress {
   int iteration = 0;
-  // The regularised objective (SSVM: exact primal); perceptron: wrongly labelled tokens.
+  // The regularised objective of the weights reported with it (SSVM: exact primal; BCFW and
+  // SGD: of the averaged weights); perceptron: wrongly labelled tokens.
   double objective = 0.0;
-  double gradient_norm = 0.0;         // L-BFGS only
-  std::optional<double> duality_gap;  // bcfw only
+  double gradient_norm = 0.0;  // L-BFGS only
+  // BCFW only: objective - duality_gap is a lower bound on the optimum.
+  std::optional<double> duality_gap;
   std::optional<double> mean_loss;    // ssvm: mean Delta of the pass's loss-augmented maximisers
   double inference_seconds = 0.0;     // ssvm: the pass's time in loss-augmented inference
   double pass_seconds = 0.0;          // ssvm: the pass's wall time

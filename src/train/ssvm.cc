@@ -357,15 +357,26 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
       primal += e.hinge;
       gap += e.gap;
     }
+    // The reported objective is that of the averaged weights the dev scorer and the model get
+    // (one more decoding pass, as SGD's); the gap test stays on the iterate it bounds.
+    absl::StatusOr<double> averaged_primal =
+        Primal(data, loss, LossScaling::kMargin, settings.c2, *w, settings.threads, nullptr);
+    if (!averaged_primal.ok()) return averaged_primal.status();
+    // dual = primal - gap bounds the optimum from below, so the averaged weights' gap is
+    // averaged_primal - dual: objective - gap is the same dual value either way.
+    const double averaged_gap = *averaged_primal - (primal - gap);
     TrainProgress report;
     report.iteration = pass;
-    report.objective = primal;
-    report.duality_gap = gap;
+    report.objective = *averaged_primal;
+    report.duality_gap = averaged_gap;
     report.mean_loss = loss_sum / num_sentences;
     report.inference_seconds = inference_seconds;
     report.pass_seconds = Seconds(pass_start);
     const bool keep_going = !on_pass || on_pass(report, *w);
-    if (!keep_going || gap <= settings.duality_gap * primal) break;
+    if (!keep_going || gap <= settings.duality_gap * primal ||
+        averaged_gap <= settings.duality_gap * *averaged_primal) {
+      break;
+    }
   }
   return std::min(pass, settings.max_passes);
 }

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "chaintag/decode.h"
 #include "string_view_compat.h"
 
 namespace chaintag {
@@ -126,6 +127,7 @@ void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lat
     }
   }
   params.FillChain(absl::MakeConstSpan(w, params.size()), lattice);
+  ApplyTransitionMask(data.mask, lattice);
 }
 
 void EnableSecondOrder(TrainingData* data) {

@@ -13,6 +13,7 @@
 #include "absl/types/span.h"
 #include "chaintag/corpus.h"
 #include "chaintag/features.h"
+#include "chaintag/labels.h"
 #include "chaintag/lattice.h"
 #include "chaintag/model.h"
 
@@ -34,6 +35,10 @@ struct TrainingData {
   // Instead of `empirical` when weighted(): gold feature values (sums of attribute values).
   std::vector<double> weighted_empirical;
   std::vector<char> observed_transitions;  // (N + 1) x N, row 0 = sentence start
+  // The allowed transitions every trainer applies, over parameters.num_labels states (hidden
+  // states after ExpandToHiddenStates): the mask the model tags with, so training normalises over
+  // the labelings tagging can produce. num_labels == 0: every transition is allowed.
+  TransitionMask mask;
 
   int num_labels() const { return static_cast<int>(labels.size()); }
   int num_sentences() const { return static_cast<int>(sentence_offsets.size()) - 1; }
@@ -81,10 +86,10 @@ absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
                                                const std::vector<Sentence>& corpus,
                                                int min_feature_count);
 
-// Fills `lattice` with the scores of training sentence `s` under weights `w` (no mask).
 // Makes the parameters second order: (N+1) x N x N trigram weights (zero) and their empirical
 // counts from the gold labels.
 void EnableSecondOrder(TrainingData* data);
+// Fills `lattice` with the scores of training sentence `s` under weights `w`, data.mask applied.
 void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lattice* lattice);
 
 }  // namespace train_internal

@@ -33,6 +33,7 @@ double BrutePrimal(const TrainingData& data, const BoundLoss& loss, LossScaling 
     const double gold_score = BruteScore(data, s, gold, w);
     double best = 0;
     ForEachLabeling(data, s, [&](const std::vector<int>& y) {
+      if (!MaskAllows(data.mask, y)) return;  // the labelings tagging can produce
       const double delta = EvaluateLoss(loss, gold, y);
       const double f = BruteScore(data, s, y, w) - gold_score;
       best = std::max(best, scaling == LossScaling::kMargin ? delta + f : delta * (1 + f));
@@ -56,6 +57,26 @@ TEST(SsvmTest, PrimalEqualsBruteForce) {
   }
 }
 
+// The maximisers search only the labelings the transition mask allows (training's data.mask),
+// with token- and chunk-level losses: the primal against enumeration of the allowed labelings.
+TEST(SsvmTest, MaskedPrimalEqualsBruteForceOverAllowedLabelings) {
+  TrainingData data = RandomProblem(15, 6, 5, 3, 7);
+  std::vector<double> w = RandomWeights(16, data.parameters.size(), 2.0);
+  std::shared_ptr<const BoundLoss> hamming = Bind(data, "hamming");
+  const double unmasked = *SsvmPrimal(data, *hamming, LossScaling::kMargin, 0.3, w, 2);
+  data.mask = RandomMask(data, 17, 0.8);
+  for (const char* name : {"hamming", "zero-one", "f1"}) {
+    std::shared_ptr<const BoundLoss> loss = Bind(data, name);
+    for (LossScaling scaling : {LossScaling::kMargin, LossScaling::kSlack}) {
+      absl::StatusOr<double> primal = SsvmPrimal(data, *loss, scaling, 0.3, w, 2);
+      ASSERT_TRUE(primal.ok()) << primal.status();
+      EXPECT_NEAR(*primal, BrutePrimal(data, *loss, scaling, 0.3, w), 1e-9 * std::abs(*primal))
+          << name;
+    }
+  }
+  EXPECT_LT(*SsvmPrimal(data, *hamming, LossScaling::kMargin, 0.3, w, 2), unmasked);
+}
+
 // Weak duality: each pass's dual value (primal - gap) must not exceed any primal value seen, and
 // the gap closes.
 TEST(SsvmTest, BcfwDualBoundsEveryPrimalAndGapCloses) {
@@ -73,10 +94,12 @@ TEST(SsvmTest, BcfwDualBoundsEveryPrimalAndGapCloses) {
         data, *loss, settings, &w, [&](const TrainProgress& p, absl::Span<const double> weights) {
           EXPECT_TRUE(p.duality_gap.has_value());
           EXPECT_GE(*p.duality_gap, -1e-9);
-          // The averaged weights reported are feasible for the primal too: weak duality holds.
+          // The objective reported is that of the averaged weights reported (the ones a model
+          // gets), not the iterate's.
           averaged_primals.push_back(
               BrutePrimal(data, *loss, LossScaling::kMargin, 0.5,
                           std::vector<double>(weights.begin(), weights.end())));
+          EXPECT_NEAR(p.objective, averaged_primals.back(), 1e-9 * p.objective) << name;
           primals.push_back(p.objective);
           duals.push_back(p.objective - *p.duality_gap);
           return true;
@@ -89,7 +112,7 @@ TEST(SsvmTest, BcfwDualBoundsEveryPrimalAndGapCloses) {
     for (double d : duals) EXPECT_LE(d, best_primal + 1e-9) << name;
     // The average converges too.
     EXPECT_LE(averaged_primals.back(), duals.back() * 1.05) << name;
-    EXPECT_LE(primals.back() - duals.back(), 0.02 * primals.back() + 1e-12);
+    EXPECT_LE(primals.back() - duals.back(), 0.04 * primals.back() + 1e-12);
     EXPECT_LT(primals.back() - duals.back(), (primals.front() - duals.front()) / 20);
     // The optimum is well below the value at w = 0 (the sum of the largest losses).
     EXPECT_LT(primals.back(), BrutePrimal(data, *loss, LossScaling::kMargin, 0.5,
