@@ -122,8 +122,15 @@ class LineParser {
   }
 
   // expression := '%x[' row ',' col ']' | function '(' expression ')'
-  absl::Status ParseExpression(size_t* pos, CellSource* source, int* row) {
+  // Calls nest at most FeatureSpec::kMaxCallDepth deep, which bounds this recursion (a template or a
+  // model's templates section nested 100,000 deep would otherwise overflow the stack).
+  absl::Status ParseExpression(size_t* pos, CellSource* source, int* row, int depth = 0) {
     if (line_.substr(*pos).starts_with("%x[")) return ParseCell(pos, source, row);
+    if (depth >= FeatureSpec::kMaxCallDepth) {
+      return Error(absl::StrCat("function calls nested at most ", FeatureSpec::kMaxCallDepth,
+                                " deep, or '%x['"),
+                   *pos);
+    }
     size_t end = *pos;
     while (end < line_.size() && IsIdentChar(line_[end])) ++end;
     const std::string_view ident = line_.substr(*pos, end - *pos);
@@ -135,7 +142,7 @@ class LineParser {
       return Error(absl::StrCat("a function name (", ToAbsl(CellFunctionNameList()), ")"), *pos);
     }
     *pos = end + 1;
-    absl::Status s = ParseExpression(pos, source, row);
+    absl::Status s = ParseExpression(pos, source, row, depth + 1);
     if (!s.ok()) return s;
     int arg = -1;
     if (*f == CellFunction::kCluster && *pos < line_.size() && line_[*pos] == ',') {
