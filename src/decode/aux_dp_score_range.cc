@@ -135,7 +135,6 @@ void SecondOrderBounds(int m, int n, const Increment& increment, std::vector<dou
   }
 }
 
-
 // Per (t, y): the max / min score of the rest of the chain after t (end included; 0 at the last
 // position) and of the prefix up to t (best_* -inf when none is finite). Exact at first order
 // (Viterbi both ways); at second order reduced over the previous label (sound, looser).
@@ -727,9 +726,9 @@ absl::StatusOr<Labeling> RangeSearch(const Lattice& lattice, double lower, doubl
     e = dp.EstimateAt(r);
   }
   if (!fits(e)) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "score range ", lower, "..", upper, " needs more than ", max_bytes >> 20,
-        " MB at every resolution (--decode-memory-mb)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("score range ", lower, "..", upper, " needs more than ", max_bytes >> 20,
+                     " MB at every resolution (--decode-memory-mb)"));
   }
   int64_t total = 0;
   while (true) {
@@ -755,7 +754,6 @@ absl::StatusOr<Labeling> RangeSearch(const Lattice& lattice, double lower, doubl
     r = finer;
   }
 }
-
 
 }  // namespace
 
