@@ -103,9 +103,9 @@ inline long long IntOf(const py::handle& v, const std::string& what, long long l
     const std::string range =
         lo == LLONG_MIN ? absl::StrCat("at most ", hi) : absl::StrCat(lo, " to ", hi);
     if (overflow != 0 || x > INT32_MAX || x < INT32_MIN) {
-      PyErr_SetString(PyExc_OverflowError,
-                      absl::StrCat(what, ": ", text, " is out of range (expected ", range, ")")
-                          .c_str());
+      PyErr_SetString(
+          PyExc_OverflowError,
+          absl::StrCat(what, ": ", text, " is out of range (expected ", range, ")").c_str());
       throw py::error_already_set();
     }
     throw py::value_error(absl::StrCat(what, ": expected ", range, ", found ", text));
@@ -151,8 +151,8 @@ inline std::string PathOf(const py::handle& obj, const std::string& what = "path
   py::object encoded = py::module_::import("os").attr("fsencode")(obj);
   std::string path = encoded.cast<std::string>();
   if (path.find('\0') != std::string::npos) {
-    throw py::value_error(absl::StrCat(what, ": embedded null byte in ",
-                                       py::repr(obj).cast<std::string>()));
+    throw py::value_error(
+        absl::StrCat(what, ": embedded null byte in ", py::repr(obj).cast<std::string>()));
   }
   return path;
 }

@@ -18,15 +18,22 @@ struct Rename {
 };
 
 constexpr Rename kRenames[] = {
-    {"count", "counts", false},         {"forced-column", "forced", false},
-    {"marginals", "marginals=True", false}, {"algorithm", "algorithm", true},
-    {"objective", "objective", true},   {"loss", "loss", true},
-    {"collective", "collective", true}, {"latent-decoder", "latent_decoder", false},
-    {"preset", "preset", true},         {"format", "format", true},
+    {"count", "counts", false},
+    {"forced-column", "forced", false},
+    {"marginals", "marginals=True", false},
+    {"algorithm", "algorithm", true},
+    {"objective", "objective", true},
+    {"loss", "loss", true},
+    {"collective", "collective", true},
+    {"latent-decoder", "latent_decoder", false},
+    {"preset", "preset", true},
+    {"format", "format", true},
 };
 
-bool FlagChar(char c) { return std::islower(static_cast<unsigned char>(c)) || c == '-' ||
-                                std::isdigit(static_cast<unsigned char>(c)); }
+bool FlagChar(char c) {
+  return std::islower(static_cast<unsigned char>(c)) || c == '-' ||
+         std::isdigit(static_cast<unsigned char>(c));
+}
 
 }  // namespace
 
@@ -36,8 +43,7 @@ std::string KeywordText(std::string_view message) {
   size_t i = 0;
   while (i < message.size()) {
     const bool boundary = i == 0 || message[i - 1] == ' ' || message[i - 1] == '(' ||
-                          message[i - 1] == '"' || message[i - 1] == '\'' ||
-                          message[i - 1] == ',';
+                          message[i - 1] == '"' || message[i - 1] == '\'' || message[i - 1] == ',';
     if (!boundary || message.compare(i, 2, "--") != 0 || i + 2 >= message.size() ||
         !std::islower(static_cast<unsigned char>(message[i + 2]))) {
       out += message[i++];
@@ -66,8 +72,8 @@ std::string KeywordText(std::string_view message) {
                                     message[v] == '-' || message[v] == '_' || message[v] == ':'))
         ++v;
       const std::string_view value = message.substr(i + 1, v - i - 1);
-      static constexpr std::string_view kWords[] = {"and", "or", "needs", "is", "must", "with",
-                                                    "not", "for", "only", "takes", "expects"};
+      static constexpr std::string_view kWords[] = {
+          "and", "or", "needs", "is", "must", "with", "not", "for", "only", "takes", "expects"};
       bool word = false;
       for (std::string_view w : kWords) word |= value == w;
       if (!word) {

@@ -28,7 +28,8 @@ std::vector<py::str> StateNames(const Model& model) {
 
 void CheckChain(const Model& model) {
   if (model.family() != ModelFamily::kLinearChain) {
-    throw py::value_error(absl::StrCat("weights: this is a ", std::string(ModelFamilyName(model.family())),
+    throw py::value_error(absl::StrCat("weights: this is a ",
+                                       std::string(ModelFamilyName(model.family())),
                                        " model; state and transition weights are those of "
                                        "linear-chain models"));
   }
