@@ -451,6 +451,19 @@ constexpr int kBatchSize = 8;
 // One pass of SGD over `order` from step `*step`: decay, then the subgradient of H_i
 // ((phi(y^) - phi(y_i)), times Delta(y^) under slack scaling) for each sentence. Averaging (from
 // `average_from` on) follows each step. Adds the losses of the maximisers to *loss_sum.
+// The error of a run whose step sizes made the weights blow up (a --learning-rate far too
+// large): said as such, with the cure, rather than as whatever the decoder meets next.
+absl::Status Diverged(double eta0, double lambda, const char* what) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "training diverged (", what, ") with learning rate ", eta0,
+      "; try a smaller --learning-rate (below ", 1.0 / lambda,
+      ", the inverse of the per-sentence regularisation 2 c2 / sentences) or 0 to calibrate it"));
+}
+
+bool AllFinite(const std::vector<double>& w) {
+  return std::all_of(w.begin(), w.end(), [](double x) { return std::isfinite(x); });
+}
+
 absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling,
                              const std::vector<int>& order, double eta0, double lambda,
                              int64_t average_from, ScaledAveragedWeights* weights,
@@ -465,12 +478,17 @@ absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling,
     if (absl::Status st =
             decoder->Decode(batch, weights->raw().data(), weights->divisor(), inference_seconds);
         !st.ok()) {
+      if (!std::isfinite(weights->divisor()) || !AllFinite(weights->raw())) {
+        return Diverged(eta0, lambda, "the weights are no longer finite");
+      }
       return st;
     }
     for (size_t i = 0; i < batch.size(); ++i) {
       const int s = batch[i];
       const BatchDecoder::Result& r = decoder->results()[i];
       const double eta = eta0 / (1.0 + lambda * eta0 * static_cast<double>(*step));
+      // A decay factor of 0 or less (eta * lambda >= 1) zeroes or flips the weights each step.
+      if (!(eta * lambda < 1.0)) return Diverged(eta0, lambda, "the step size times the regularisation is at least 1");
       weights->Decay(1.0 - eta * lambda);
       *loss_sum += r.loss;
       absl::Span<const int> gold = GoldOf(data, s);
@@ -565,6 +583,7 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
       return st;
     }
     weights.Averaged(w);
+    if (!AllFinite(*w)) return Diverged(eta0, lambda, "the weights are no longer finite");
     TrainProgress report;
     report.iteration = pass;
     absl::StatusOr<double> primal =

@@ -140,6 +140,38 @@ TEST(FeatureSpecTest, NestingDeeperThanTheCapIsAnError) {
   std::remove(path.c_str());
 }
 
+// Characters a model file refuses in template text (C0 controls but tab and line feed, a lone
+// CR, DEL, C1 controls) are parse errors naming the line, so training stops before it starts
+// instead of at the save (issue 27 item 11); CRLF line ends and tabs are fine.
+TEST(FeatureSpecTest, ControlCharactersAreErrorsNamingTheLine) {
+  EXPECT_EQ(ParseError("U00:%x[0,0]\nU\x01X:%x[0,1]\nB\n"),
+            "template line 2: expected text without control characters (other than tab), found "
+            "U+0001");
+  EXPECT_THAT(ParseError("U00:%x[0,0]\x07\nB\n"), HasSubstr("line 1: expected text without "
+                                                             "control characters (other than "
+                                                             "tab), found U+0007"));
+  EXPECT_THAT(ParseError("U00:%x[0,0]\n\nU01:a\rb\n"), HasSubstr("line 3: expected text "
+                                                                 "without control characters"));
+  EXPECT_THAT(ParseError("U00:%x[0,0]\x7f\n"), HasSubstr("found U+007F"));
+  EXPECT_THAT(ParseError("U00:%x[0,0]\nU01:\u0085\n"), HasSubstr("line 2: expected text "
+                                                                  "without control characters "
+                                                                  "(other than tab), found "
+                                                                  "U+0085"));
+  EXPECT_THAT(ParseError("U00:%x[0,0]\n\xff\n"),
+              HasSubstr("template line 2: expected UTF-8 text, found invalid byte 0xFF"));
+  EXPECT_TRUE(FeatureSpec::Parse("U00:%x[0,0]\r\nU01:\t%x[0,0] caf\u00e9\r\nB\r\n").ok());
+  const std::string path = ::testing::TempDir() + "/chaintag_control.tpl";
+  {
+    std::ofstream out(path);
+    out << "U00:%x[0,0]\nU\x01X:%x[0,1]\n";
+  }
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::ReadFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()),
+              HasSubstr(path + ": template line 2: expected text without control characters"));
+  std::remove(path.c_str());
+}
+
 TEST(FeatureSpecTest, CopiesAndMovesShareTheParsedSpec) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U00:%x[0,2]\nB\n");
   ASSERT_TRUE(spec.ok());

@@ -183,6 +183,31 @@ TEST(SsvmTest, SlackScalingLearnsSeparableDataAndIsDeterministic) {
   }
 }
 
+// A learning rate far too large (1e300) is reported as a diverged run with the cure, not as
+// "infeasible: every labeling of the lattice has score -inf" (issue 27 item 11).
+TEST(SsvmTest, HugeLearningRateIsReportedAsDivergence) {
+  TrainingData data = RandomProblem(3, 20, 5, 3, 6);
+  std::shared_ptr<const BoundLoss> loss = Bind(data, "hamming");
+  SsvmSettings settings;
+  settings.c2 = 1;
+  settings.max_passes = 3;
+  for (const double rate : {1e300, 1e200}) {
+    settings.learning_rate = rate;
+    std::vector<double> w;
+    absl::StatusOr<int> run = TrainSubgradient(data, *loss, settings, &w, nullptr);
+    ASSERT_FALSE(run.ok()) << rate;
+    EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(run.status().message().find("training diverged"), std::string::npos)
+        << run.status();
+    EXPECT_NE(run.status().message().find("try a smaller --learning-rate (below 10,"),
+              std::string::npos)
+        << run.status();
+  }
+  settings.learning_rate = 0.1;  // a sane rate still trains
+  std::vector<double> w;
+  EXPECT_TRUE(TrainSubgradient(data, *loss, settings, &w, nullptr).ok());
+}
+
 TEST(SsvmTest, RejectsBadSettings) {
   TrainingData data = RandomProblem(1, 3, 3, 2, 3);
   std::shared_ptr<const BoundLoss> loss = Bind(data, "hamming");
