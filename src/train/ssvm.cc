@@ -141,7 +141,7 @@ absl::Status EvaluateAll(const TrainingData& data, const BoundLoss& loss, LossSc
   std::vector<absl::Status> status(threads);
   auto run = [&](int k) {
     Lattice lattice;
-    LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch();
+    LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch(data.loss_max_bytes);
     const int begin = static_cast<int>(int64_t{num_sentences} * k / threads);
     const int end = static_cast<int>(int64_t{num_sentences} * (k + 1) / threads);
     for (int s = begin; s < end; ++s) {
@@ -154,6 +154,7 @@ absl::Status EvaluateAll(const TrainingData& data, const BoundLoss& loss, LossSc
         status[k] = result.status();
         return;
       }
+      if (result->fallback) data.fallbacks->Note(s);
       if (hints != nullptr) hints->Set(s, result->labeling.labels);
       SentenceEvaluation& e = (*out)[s];
       e.hinge = HingeOf(*result, lattice, gold, scaling);
@@ -291,7 +292,7 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
   std::vector<double> current;
   FeatureAccumulator accumulator(params.size());
   Lattice lattice;
-  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch();
+  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch(data.loss_max_bytes);
   std::vector<double> unary_delta, transition_delta;
   std::vector<int> order(num_sentences);
   std::iota(order.begin(), order.end(), 0);
@@ -312,6 +313,7 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
           lattice, gold, loss, LossScaling::kMargin, scratch.get(), hints.Get(s));
       inference_seconds += Seconds(decode_start);
       if (!result.ok()) return result.status();
+      if (result->fallback) data.fallbacks->Note(s);
       hints.Set(s, result->labeling.labels);
       loss_sum += result->loss;
       double* block_unary = blocks.unary_of(data, s);
@@ -372,6 +374,7 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
     report.mean_loss = loss_sum / num_sentences;
     report.inference_seconds = inference_seconds;
     report.pass_seconds = Seconds(pass_start);
+    report.warnings = data.TakeFallbackWarnings();
     const bool keep_going = !on_pass || on_pass(report, *w);
     if (!keep_going || gap <= settings.duality_gap * primal ||
         averaged_gap <= settings.duality_gap * *averaged_primal) {
@@ -394,7 +397,7 @@ class BatchDecoder {
   };
   BatchDecoder(const TrainingData& data, const BoundLoss& loss, LossScaling scaling, int threads)
       : data_(data), loss_(loss), scaling_(scaling), workers_(std::max(1, threads)), hints_(data) {
-    for (Worker& w : workers_) w.scratch = MakeLossAugmentedScratch();
+    for (Worker& w : workers_) w.scratch = MakeLossAugmentedScratch(data.loss_max_bytes);
   }
 
   // Decodes `batch` at weights raw / divisor; adds the wall time spent to *seconds.
@@ -417,6 +420,7 @@ class BatchDecoder {
           status[k] = result.status();
           return;
         }
+        if (result->fallback) data_.fallbacks->Note(s);
         hints_.Set(s, result->labeling.labels);
         Result& r = results_[i];
         r.labels = std::move(result->labeling.labels);
@@ -593,6 +597,7 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
     report.mean_loss = loss_sum / num_sentences;
     report.inference_seconds = inference_seconds;
     report.pass_seconds = Seconds(pass_start);
+    report.warnings = data.TakeFallbackWarnings();
     if (on_pass && !on_pass(report, *w)) break;
   }
   return std::min(pass, settings.max_passes);

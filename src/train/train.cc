@@ -235,6 +235,7 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   // The one mask both training and tagging apply (stored in the model).
   TransitionMask mask = TrainingTransitionMask(o, data);
   data.mask = mask;
+  data.loss_max_bytes = int64_t{o.loss_memory_mb} << 20;
   if (o.order == 2) {
     if (data.num_labels() > kMaxSecondOrderLabels) {
       return absl::InvalidArgumentError(

@@ -102,6 +102,25 @@ void BuildFeatureSet(TrainingData* data) {
   }
 }
 
+std::string TrainingData::SentenceName(int s) const {
+  const std::string where =
+      s < static_cast<int>(sentence_file.size())
+          ? absl::StrCat(Location(files[sentence_file[s]], sentence_line[s]), " ")
+          : "";
+  return absl::StrCat(where, "(training sentence ", s + 1, ", ", sentence_size(s), " tokens)");
+}
+
+std::vector<std::string> TrainingData::TakeFallbackWarnings() const {
+  std::vector<std::string> out;
+  for (int s : fallbacks->TakeFresh()) {
+    out.push_back(absl::StrCat(
+        SentenceName(s), ": exact loss-augmented decoding needs more than --loss-memory-mb ",
+        loss_max_bytes >> 20, "; trained with the Hamming-loss maximiser instead (raise "
+        "--loss-memory-mb to decode it exactly)"));
+  }
+  return out;
+}
+
 void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lattice* lattice) {
   const ModelParameters& params = data.parameters;
   const int n = params.num_labels;
@@ -232,6 +251,11 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     ++num_sentences;
     const int m = sentence->size();
     if (m == 0) continue;
+    if (data.files.empty() || data.files.back() != sentence->file) {
+      data.files.push_back(sentence->file);
+    }
+    data.sentence_file.push_back(static_cast<int32_t>(data.files.size()) - 1);
+    data.sentence_line.push_back(sentence->token_lines.empty() ? 0 : sentence->token_lines[0]);
     if (static_cast<int>(sentence->labels.size()) != m) {
       return ErrorAt(*sentence, 0,
                      absl::StrCat("expected a gold label for each of the ", m, " tokens, found ",

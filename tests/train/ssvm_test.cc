@@ -208,6 +208,51 @@ TEST(SsvmTest, HugeLearningRateIsReportedAsDivergence) {
   EXPECT_TRUE(TrainSubgradient(data, *loss, settings, &w, nullptr).ok());
 }
 
+// A sentence whose exact loss-augmented decoding is over the memory limit (a chunk-level loss on
+// a long sentence) gets the Hamming-loss maximiser with its real loss and one warning naming it,
+// instead of stopping training (issue 27 item 11: "AuxDpDecoder: M*N*R ... exceeds the limit").
+TEST(SsvmTest, SentencesOverTheLossMemoryLimitFallBackWithAWarning) {
+  TrainingData data = RandomProblem(23, 12, 6, 3, 6);
+  std::shared_ptr<const BoundLoss> loss = Bind(data, "f1");  // engine-decoded, not decomposable
+  std::vector<double> w = RandomWeights(24, data.parameters.size(), 1.0);
+  Lattice lattice;
+  ScoreTrainingSentence(data, 0, w.data(), &lattice);
+  const std::vector<int> gold = GoldLabels(data, 0);
+  LossAugmentedScratchPtr tiny = MakeLossAugmentedScratch(64);
+  absl::StatusOr<LossAugmentedResult> approx =
+      LossAugmentedDecode(lattice, gold, *loss, LossScaling::kMargin, tiny.get());
+  ASSERT_TRUE(approx.ok()) << approx.status();
+  EXPECT_TRUE(approx->fallback);
+  EXPECT_DOUBLE_EQ(approx->loss, EvaluateLoss(*loss, gold, approx->labeling.labels));
+  EXPECT_DOUBLE_EQ(approx->value, lattice.Score(approx->labeling.labels) + approx->loss);
+  absl::StatusOr<LossAugmentedResult> exact =
+      LossAugmentedDecode(lattice, gold, *loss, LossScaling::kMargin, nullptr);
+  ASSERT_TRUE(exact.ok());
+  EXPECT_FALSE(exact->fallback);
+  EXPECT_LE(approx->value, exact->value + 1e-9);
+
+  data.loss_max_bytes = 64;  // every sentence is over it
+  SsvmSettings settings;
+  settings.max_passes = 3;
+  settings.threads = 2;
+  std::vector<std::string> warnings;
+  for (const bool bcfw : {true, false}) {
+    data.fallbacks = std::make_shared<FallbackLog>();
+    warnings.clear();
+    auto on_pass = [&](const TrainProgress& p, absl::Span<const double>) {
+      warnings.insert(warnings.end(), p.warnings.begin(), p.warnings.end());
+      return true;
+    };
+    std::vector<double> trained;
+    absl::StatusOr<int> run = bcfw ? TrainBcfw(data, *loss, settings, &trained, on_pass)
+                                   : TrainSubgradient(data, *loss, settings, &trained, on_pass);
+    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_EQ(warnings.size(), static_cast<size_t>(data.num_sentences())) << bcfw;  // once each
+    EXPECT_NE(warnings[0].find("(training sentence 1, "), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[0].find("raise --loss-memory-mb"), std::string::npos) << warnings[0];
+  }
+}
+
 TEST(SsvmTest, RejectsBadSettings) {
   TrainingData data = RandomProblem(1, 3, 3, 2, 3);
   std::shared_ptr<const BoundLoss> loss = Bind(data, "hamming");
