@@ -37,6 +37,13 @@ py::list AttributeNames(const Model& model);
 // {label: weight} of the start and end of a sentence (chaintag has them; CRFsuite has not).
 py::dict BoundaryFeatures(const Model& model, bool end);
 
+// probability.cc: P(y|x) (or its log) of the labeling `labels` (a list of label names) of
+// `sentence`, and P(y_t = label | x) at `position` (negative counts from the end).
+double LabelingProbability(const Model& model, const Sentence& sentence, const py::handle& labels,
+                           bool log);
+double LabelMarginal(const Model& model, const Sentence& sentence, const py::handle& label,
+                     const py::handle& position);
+
 // training_job.cc: runs `train` (a call of chaintag::Train with the observer it is given) on a
 // thread of its own while this thread waits without the GIL. Ctrl-C raises KeyboardInterrupt
 // within 50 ms, and an exception of `progress` (called with a dict per iteration) is raised once

@@ -1425,6 +1425,26 @@ with the same methods as a Pipeline (tag, tag_text, tag_many).)")
           "{(from_label, to_label): weight} for every label pair, as stored (transitions the "
           "model's transition mask forbids are never taken whatever their weight).")
       .def(
+          "probability",
+          [](PyModel& m, const py::object& x, const py::object& y, bool log) {
+            const Sentence s = SentenceFrom(x, "x", m.pipeline().reads_attributes());
+            return LabelingProbability(*m.model, s, y, log);
+          },
+          py::arg("x"), py::arg("y"), py::kw_only(), py::arg("log") = false,
+          "P(y|x): the probability of the labeling y (a list of labels) of x (as tag() takes "
+          "it), exp(score(y) - log Z) over the labelings the transition mask allows (a forbidden "
+          "one has probability 0); log=True gives log P(y|x). python-crfsuite's "
+          "Tagger.probability.")
+      .def(
+          "marginal",
+          [](PyModel& m, const py::object& x, const py::object& y, const py::object& t) {
+            const Sentence s = SentenceFrom(x, "x", m.pipeline().reads_attributes());
+            return LabelMarginal(*m.model, s, y, t);
+          },
+          py::arg("x"), py::arg("y"), py::arg("t"),
+          "P(y_t = y | x): the marginal probability of label y at position t of x "
+          "(python-crfsuite's Tagger.marginal).")
+      .def(
           "attributes", [](const PyModel& m) { return AttributeNames(*m.model); },
           "The attribute names the model knows (for a template model, the features its "
           "templates generated in training).")

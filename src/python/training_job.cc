@@ -3,9 +3,9 @@
 // signals every 50 ms. On KeyboardInterrupt the call raises at once; the training thread stops
 // at the end of its current iteration (TrainObserver::Interrupted) and its result is dropped.
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -26,8 +26,8 @@ struct Job : public TrainObserver {
   bool finished = false;
   bool cancelled = false;  // the caller has gone: touch no Python object any more
   std::optional<absl::StatusOr<Model>> result;
-  py::object callback;                           // guarded by the GIL; None when cancelled
-  std::optional<py::error_already_set> error;    // the callback's exception
+  py::object callback;                         // guarded by the GIL; None when cancelled
+  std::optional<py::error_already_set> error;  // the callback's exception
   std::function<absl::StatusOr<Model>(TrainObserver*)> train;
 
   void OnIteration(const TrainProgress& p) override {
@@ -71,8 +71,8 @@ struct Job : public TrainObserver {
 
 }  // namespace
 
-absl::StatusOr<Model> TrainInterruptibly(
-    std::function<absl::StatusOr<Model>(TrainObserver*)> train, py::object progress) {
+absl::StatusOr<Model> TrainInterruptibly(std::function<absl::StatusOr<Model>(TrainObserver*)> train,
+                                         py::object progress) {
   auto job = std::make_shared<Job>();
   job->callback = std::move(progress);
   job->train = std::move(train);
