@@ -334,7 +334,7 @@ absl::Status CheckRange(const RequestField& f, double x, const std::string& name
     return absl::InvalidArgumentError(
         absl::StrCat(name, " must be a finite number > ", NumberText(f.min)));
   }
-  if (f.max >= kIntMax) {
+  if (f.max >= kIntMax && x < f.min) {
     return absl::InvalidArgumentError(absl::StrCat(name, " must be >= ", NumberText(f.min)));
   }
   return absl::InvalidArgumentError(absl::StrCat(name, " must be between ", NumberText(f.min),
