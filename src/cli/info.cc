@@ -117,12 +117,12 @@ int RunInfo(const std::vector<std::string>& args) {
                 << " class sets\n";
     }
     if (info.lexicon2) {
-      std::cout << "lexicon 2      " << info.lexicon2->words << " words, "
-                << info.lexicon2->classes << " class sets\n";
+      std::cout << "lexicon 2      " << info.lexicon2->words << " words, " << info.lexicon2->classes
+                << " class sets\n";
     }
     if (info.clusters) {
-      std::cout << "clusters       " << info.clusters->words << " words, "
-                << info.clusters->classes << " clusters\n";
+      std::cout << "clusters       " << info.clusters->words << " words, " << info.clusters->classes
+                << " clusters\n";
     }
     // How `tag` reads input for this model unless told otherwise.
     std::cout << "input          " << CorpusFormatName(input.format);

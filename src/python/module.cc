@@ -351,8 +351,8 @@ RequestValue ValueFromPython(const RequestField& field, py::handle v) {
     case RequestFieldType::kBool:
       return BoolOf(v, key);
     case RequestFieldType::kInt:
-      return int64_t{IntOf(v, key, static_cast<long long>(field.min),
-                                static_cast<long long>(field.max))};
+      return int64_t{
+          IntOf(v, key, static_cast<long long>(field.min), static_cast<long long>(field.max))};
     case RequestFieldType::kNumber:
       return FloatOf(v, key);
     case RequestFieldType::kChoice:
@@ -1155,7 +1155,8 @@ x: a list of tokens (str), or a list of column tuples (the word first, then the 
 
 )",
       "Keyword arguments (all optional; they apply to the last model of a pipeline):\n",
-      RequestFieldsHelp(kPythonSurface), "\n", R"(Returns a Sentence; its .status is "ok", "infeasible" (no labeling satisfies the request; the
+      RequestFieldsHelp(kPythonSurface), "\n",
+      R"(Returns a Sentence; its .status is "ok", "infeasible" (no labeling satisfies the request; the
 last .labels entry is then None) or "too_large". Errors raise ValueError.)"));
   return doc->c_str();
 }

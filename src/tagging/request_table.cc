@@ -136,8 +136,7 @@ const std::vector<RequestField>& Table() {
          d->request.forced_column = static_cast<int>(AsInt(v)) - 1;
        }},
       {"forced", "", RequestFieldType::kLabels, kPythonSurface | kJsonSurface, "decoding", 0, 0,
-       false, "",
-       "labels fixed at positions: {3: 'B-NP'}, or a label or None per token",
+       false, "", "labels fixed at positions: {3: 'B-NP'}, or a label or None per token",
        [](const RequestDraft& d) -> std::optional<RequestValue> {
          if (d.forced.empty()) return std::nullopt;
          return d.forced;
@@ -154,14 +153,11 @@ const std::vector<RequestField>& Table() {
       {"marginals_min", "marginals-min", RequestFieldType::kNumber, kCliSurface | kJsonSurface,
        "decoding", 0, 1, false, "",
        "marginals: omit labels whose probability is below this (0 lists every label)",
-       [](const RequestDraft& d) -> std::optional<RequestValue> {
-         return d.request.marginals_min;
-       },
+       [](const RequestDraft& d) -> std::optional<RequestValue> { return d.request.marginals_min; },
        [](RequestValue v, RequestDraft* d) { d->request.marginals_min = AsNumber(v); }},
       // The command line computes P(y|x) whenever its output shows it.
-      {"probability", "", RequestFieldType::kBool, kPythonSurface | kJsonSurface, "decoding", 0,
-       0, false, "",
-       "compute P(y|x) of each solution (default: when the model has probabilities)",
+      {"probability", "", RequestFieldType::kBool, kPythonSurface | kJsonSurface, "decoding", 0, 0,
+       false, "", "compute P(y|x) of each solution (default: when the model has probabilities)",
        [](const RequestDraft& d) -> std::optional<RequestValue> {
          if (!d.probability.has_value()) return std::nullopt;
          return *d.probability;
@@ -190,17 +186,13 @@ const std::vector<RequestField>& Table() {
        static_cast<double>(LdiOptions::kMaxPaths), false, "",
        "latent models, ldi: most hidden paths the search enumerates per sentence (jsonl reports "
        "exact and hidden_paths)",
-       [](const RequestDraft& d) -> std::optional<RequestValue> {
-         return d.request.ldi_max_paths;
-       },
+       [](const RequestDraft& d) -> std::optional<RequestValue> { return d.request.ldi_max_paths; },
        [](RequestValue v, RequestDraft* d) { d->request.ldi_max_paths = AsInt(v); }},
       {"bb_max_nodes", "bb-max-nodes", RequestFieldType::kInt, kAll, "decoding", 1,
        static_cast<double>(DecodeRequest::kMaxBbNodes), false, "",
        "lmsbn models: nodes one sentence's branch-and-bound search may expand (at least the "
        "sentence length; 1 = the greedy labeling); a search stopped early reports optimal: false",
-       [](const RequestDraft& d) -> std::optional<RequestValue> {
-         return d.request.bb_max_nodes;
-       },
+       [](const RequestDraft& d) -> std::optional<RequestValue> { return d.request.bb_max_nodes; },
        [](RequestValue v, RequestDraft* d) { d->request.bb_max_nodes = AsInt(v); }},
       {"bb_bound", "bb-bound", RequestFieldType::kNumber, kAll, "decoding", 0, HUGE_VAL, true, "",
        "lmsbn models: initial cost bound S; only labelings costing less are found (default: the "
@@ -238,8 +230,8 @@ const std::vector<RequestField>& Table() {
          return d.collective.unseen_only;
        },
        [](RequestValue v, RequestDraft* d) { d->collective.unseen_only = std::get<bool>(v); }},
-      {"collective_iterations", "collective-iterations", RequestFieldType::kInt, kAll,
-       "collective", 1, CollectiveDecodeOptions::kMaxIterations, false, "",
+      {"collective_iterations", "collective-iterations", RequestFieldType::kInt, kAll, "collective",
+       1, CollectiveDecodeOptions::kMaxIterations, false, "",
        "message-passing rounds at most (stops earlier when no label changes)",
        [](const RequestDraft& d) -> std::optional<RequestValue> {
          return int64_t{d.collective.iterations};
@@ -248,7 +240,8 @@ const std::vector<RequestField>& Table() {
          d->collective.iterations = static_cast<int>(AsInt(v));
        }},
       {"collective_lambda", "collective-lambda", RequestFieldType::kNumber, kAll, "collective", 0,
-       1e6, false, "", "clique strength c: Potts lambda = c/n for a clique of n words; majority: c * W",
+       1e6, false, "",
+       "clique strength c: Potts lambda = c/n for a clique of n words; majority: c * W",
        [](const RequestDraft& d) -> std::optional<RequestValue> { return d.collective.c; },
        [](RequestValue v, RequestDraft* d) { d->collective.c = AsNumber(v); }},
       {"collective_train", "collective-train", RequestFieldType::kText, kAll, "collective", 0, 0,
@@ -258,9 +251,8 @@ const std::vector<RequestField>& Table() {
          return d.collective_train;
        },
        [](RequestValue v, RequestDraft* d) { d->collective_train = AsText(v); }},
-      {"collective_max_clique", "collective-max-clique", RequestFieldType::kInt, kAll,
-       "collective", 2, kMaxCliqueNodes, false, "",
-       "cliques larger than this are split into consecutive pieces",
+      {"collective_max_clique", "collective-max-clique", RequestFieldType::kInt, kAll, "collective",
+       2, kMaxCliqueNodes, false, "", "cliques larger than this are split into consecutive pieces",
        [](const RequestDraft& d) -> std::optional<RequestValue> {
          return int64_t{d.collective.max_clique_nodes};
        },
@@ -276,8 +268,8 @@ const std::vector<RequestField>& Table() {
        [](RequestValue v, RequestDraft* d) {
          d->collective.max_document_sentences = static_cast<int>(AsInt(v));
        }},
-      {"collective_max_tokens", "collective-max-tokens", RequestFieldType::kInt, kAll,
-       "collective", 1, static_cast<double>(CollectiveOptions::kMaxDocumentTokensCap), false, "",
+      {"collective_max_tokens", "collective-max-tokens", RequestFieldType::kInt, kAll, "collective",
+       1, static_cast<double>(CollectiveOptions::kMaxDocumentTokensCap), false, "",
        "a document with more tokens is tagged sentence by sentence (with a warning)",
        [](const RequestDraft& d) -> std::optional<RequestValue> {
          return d.collective.max_document_tokens;
@@ -337,8 +329,8 @@ absl::Status CheckRange(const RequestField& f, double x, const std::string& name
   if (f.max >= kIntMax && x < f.min) {
     return absl::InvalidArgumentError(absl::StrCat(name, " must be >= ", NumberText(f.min)));
   }
-  return absl::InvalidArgumentError(absl::StrCat(name, " must be between ", NumberText(f.min),
-                                                 " and ", NumberText(f.max)));
+  return absl::InvalidArgumentError(
+      absl::StrCat(name, " must be between ", NumberText(f.min), " and ", NumberText(f.max)));
 }
 
 }  // namespace
@@ -397,7 +389,8 @@ absl::StatusOr<RequestValue> ParseRequestValue(const RequestField& field, std::s
       return RequestValue(*std::move(labelings));
     }
     case RequestFieldType::kLabels: {
-      std::vector<std::string> labels = absl::StrSplit(t, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+      std::vector<std::string> labels =
+          absl::StrSplit(t, absl::ByAnyChar(" \t"), absl::SkipEmpty());
       return RequestValue(std::move(labels));
     }
   }
@@ -454,7 +447,8 @@ absl::Status RequestBuilder::Set(std::string_view name, RequestValue value) {
   if (std::holds_alternative<std::string>(value) && f->type != RequestFieldType::kChoice &&
       f->type != RequestFieldType::kText) {
     auto parsed = ParseRequestValue(*f, std::get<std::string>(value));
-    if (!parsed.ok()) return absl::InvalidArgumentError(absl::StrCat(spelled, ": ", parsed.status().message()));
+    if (!parsed.ok())
+      return absl::InvalidArgumentError(absl::StrCat(spelled, ": ", parsed.status().message()));
     value = *std::move(parsed);
   }
   switch (f->type) {
@@ -543,8 +537,9 @@ absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collect
     const std::string train = FindRequestField("collective_train")->Spelling(surface_);
     if (c.potential == CollectivePotentialKind::kMajority) {
       if (draft_.collective_train.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            FindRequestField("collective")->Spelling(surface_), " majority needs ", train, " FILE"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(FindRequestField("collective")->Spelling(surface_), " majority needs ",
+                         train, " FILE"));
       }
       ReaderOptions options = collective_reader;
       last.input_options().ApplyTo(&options);
