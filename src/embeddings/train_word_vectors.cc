@@ -159,8 +159,9 @@ absl::StatusOr<neural::WordVectors> TrainWordVectors(
       const int tenth = static_cast<int>(std::floor(progress * 10));
       if (log && tenth > reported && tenth < 10) {
         reported = tenth;
-        log(absl::StrFormat("%d%% trained, loss %.4f, %.0f words/s/thread", tenth * 10, loss,
-                            words_per_second));
+        // fastText publishes its loss only when training ends.
+        (void)loss;
+        log(absl::StrFormat("%d%% trained, %.0f words/s/thread", tenth * 10, words_per_second));
       }
     });
   } catch (const std::exception& e) {
