@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "neural/layers.h"
+#include "neural/toy_task.h"
 
 namespace chaintag::neural {
 namespace {
@@ -255,29 +256,8 @@ TEST(EncoderTest, VocabularyCharactersAndLongWords) {
   EXPECT_FALSE(Vocabulary::FromLists({""}, {65, 65}).ok());
 }
 
-// A toy tagging task: label 1 for words ending in "s", 2 after "the", else 0.
-struct Toy {
-  std::vector<std::vector<std::string>> sentences;
-  std::vector<std::vector<int>> labels;
-};
-
-Toy MakeToy(int count, uint64_t seed) {
-  const std::vector<std::string> words = {"the", "dog", "dogs", "cat", "cats", "runs", "a", "fast"};
-  std::mt19937_64 rng(seed);
-  Toy toy;
-  for (int s = 0; s < count; ++s) {
-    std::vector<std::string> sentence;
-    std::vector<int> labels;
-    const int n = 2 + static_cast<int>(rng() % 6);
-    for (int i = 0; i < n; ++i) {
-      sentence.push_back(words[rng() % words.size()]);
-      labels.push_back(i > 0 && sentence[i - 1] == "the" ? 2 : sentence[i].back() == 's' ? 1 : 0);
-    }
-    toy.sentences.push_back(sentence);
-    toy.labels.push_back(labels);
-  }
-  return toy;
-}
+using Toy = NeuralData;
+Toy MakeToy(int count, uint64_t seed) { return testing::MakeToyTask(count, seed); }
 
 // Token-level softmax cross-entropy: loss and its gradient with respect to the emissions.
 template <typename T>
@@ -297,7 +277,7 @@ T SoftmaxLoss(const Mat<T>& e, const std::vector<int>& gold, Mat<T>* d) {
 
 Vocabulary ToyTaskVocabulary(const Toy& toy) {
   Vocabulary v;
-  for (const auto& s : toy.sentences) {
+  for (const auto& s : toy.tokens) {
     for (const auto& w : s) {
       v.AddWord(w);
       v.AddChars(w);
@@ -312,7 +292,7 @@ TEST(BatchGradientTest, OneAndTwoThreadsGiveIdenticalBytes) {
   Encoder<float> enc(config, ToyTaskVocabulary(toy));
   enc.Initialize(9, nullptr);
   std::vector<EncodedSentence> encoded;
-  for (const auto& s : toy.sentences) encoded.push_back(enc.Encode(s));
+  for (const auto& s : toy.tokens) encoded.push_back(enc.Encode(s));
   auto run = [&](int threads, Gradients<float>* g) {
     return BatchGradient<float>(
         static_cast<int>(encoded.size()), threads, enc.layout().size(),
@@ -352,9 +332,9 @@ TEST(EncoderTest, SgdLearnsAToyTask) {
   enc.Initialize(1, nullptr);
   auto accuracy = [&](const Toy& toy) {
     int right = 0, total = 0;
-    for (size_t s = 0; s < toy.sentences.size(); ++s) {
+    for (size_t s = 0; s < toy.tokens.size(); ++s) {
       Mat<float> e;
-      enc.Forward(enc.Encode(toy.sentences[s]), nullptr, nullptr, &e);
+      enc.Forward(enc.Encode(toy.tokens[s]), nullptr, nullptr, &e);
       for (int t = 0; t < e.cols(); ++t) {
         Eigen::Index best;
         e.col(t).maxCoeff(&best);
@@ -366,7 +346,7 @@ TEST(EncoderTest, SgdLearnsAToyTask) {
   };
   const double before = accuracy(test);
   std::vector<EncodedSentence> encoded;
-  for (const auto& s : train.sentences) encoded.push_back(enc.Encode(s));
+  for (const auto& s : train.tokens) encoded.push_back(enc.Encode(s));
   const float lr = 0.1f;
   for (int epoch = 0; epoch < 20; ++epoch) {
     for (size_t start = 0; start < encoded.size(); start += 10) {

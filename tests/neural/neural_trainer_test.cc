@@ -8,28 +8,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "neural/toy_task.h"
 
 namespace chaintag {
 namespace {
 
-// Labels: 1 for words ending in "s", 2 for the word after "the", 0 otherwise.
-NeuralData MakeToy(int count, uint64_t seed) {
-  const std::vector<std::string> words = {"the", "dog", "dogs", "cat", "cats", "runs", "a", "fast"};
-  std::mt19937_64 rng(seed);
-  NeuralData d;
-  for (int s = 0; s < count; ++s) {
-    std::vector<std::string> sentence;
-    std::vector<int> labels;
-    const int n = 2 + static_cast<int>(rng() % 6);
-    for (int i = 0; i < n; ++i) {
-      sentence.push_back(words[rng() % words.size()]);
-      labels.push_back(i > 0 && sentence[i - 1] == "the" ? 2 : sentence[i].back() == 's' ? 1 : 0);
-    }
-    d.tokens.push_back(sentence);
-    d.labels.push_back(labels);
-  }
-  return d;
-}
+using testing::MakeToyTask;
 
 NeuralTrainOptions Small(int threads) {
   NeuralTrainOptions o;
@@ -48,7 +32,7 @@ NeuralTrainOptions Small(int threads) {
 }
 
 TEST(NeuralTrainerTest, EveryObjectiveLearnsAToyTask) {
-  const NeuralData train = MakeToy(160, 1), dev = MakeToy(40, 2), test = MakeToy(60, 3);
+  const NeuralData train = MakeToyTask(160, 1), dev = MakeToyTask(40, 2), test = MakeToyTask(60, 3);
   for (auto objective :
        {NeuralTrainOptions::Objective::kCrf, NeuralTrainOptions::Objective::kSoftmaxMargin,
         NeuralTrainOptions::Objective::kSsvmMargin}) {
@@ -65,7 +49,7 @@ TEST(NeuralTrainerTest, EveryObjectiveLearnsAToyTask) {
 }
 
 TEST(NeuralTrainerTest, ModelBytesDoNotDependOnTheThreadCount) {
-  const NeuralData train = MakeToy(50, 4), dev = MakeToy(10, 5);
+  const NeuralData train = MakeToyTask(50, 4), dev = MakeToyTask(10, 5);
   NeuralTrainOptions one = Small(1), two = Small(2);
   one.epochs = two.epochs = 2;
   absl::StatusOr<NeuralChain> a = TrainNeuralChain(train, &dev, 3, one, nullptr);
@@ -82,18 +66,18 @@ TEST(NeuralTrainerTest, ModelBytesDoNotDependOnTheThreadCount) {
 }
 
 TEST(NeuralTrainerTest, RejectsBadDataAndOptions) {
-  NeuralData bad = MakeToy(3, 6);
+  NeuralData bad = MakeToyTask(3, 6);
   bad.labels[1][0] = 3;
   EXPECT_FALSE(TrainNeuralChain(bad, nullptr, 3, Small(1), nullptr).ok());
-  bad = MakeToy(3, 6);
+  bad = MakeToyTask(3, 6);
   bad.labels[2].pop_back();
   EXPECT_FALSE(TrainNeuralChain(bad, nullptr, 3, Small(1), nullptr).ok());
   NeuralTrainOptions o = Small(1);
   o.batch_size = 0;
-  EXPECT_FALSE(TrainNeuralChain(MakeToy(3, 6), nullptr, 3, o, nullptr).ok());
+  EXPECT_FALSE(TrainNeuralChain(MakeToyTask(3, 6), nullptr, 3, o, nullptr).ok());
   o = Small(1);
   o.encoder.layers = 3;
-  EXPECT_FALSE(TrainNeuralChain(MakeToy(3, 6), nullptr, 3, o, nullptr).ok());
+  EXPECT_FALSE(TrainNeuralChain(MakeToyTask(3, 6), nullptr, 3, o, nullptr).ok());
   EXPECT_FALSE(TrainNeuralChain(NeuralData(), nullptr, 3, Small(1), nullptr).ok());
 }
 
