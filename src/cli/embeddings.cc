@@ -1,6 +1,6 @@
 // chaintag embeddings [options] -o FILE FILE...
 // Skipgram word vectors with subword n-grams of unlabeled text (fastText's library), written in
-// chaintag's word-vector format (docs/embeddings.md) for train --embeddings.
+// chaintag's word-vector format (docs/embeddings.md) for the neural encoder.
 #include <chrono>
 #include <iostream>
 #include <string>

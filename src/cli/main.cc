@@ -29,8 +29,8 @@ const chaintag::cli::Command kCommands[] = {
      "Brown clusters of unlabeled text as a paths file, for train --clusters and cluster()",
      chaintag::cli::RunClusters},
     {"embeddings",
-     "word vectors with subword n-grams (fastText skipgram) of unlabeled text, for train "
-     "--embeddings",
+     "word vectors with subword n-grams (fastText skipgram) of unlabeled text, for the neural "
+     "encoder",
      chaintag::cli::RunEmbeddings},
     {"info", "print a model's metadata, sizes and top-weighted features", chaintag::cli::RunInfo},
     {"clique", "MAP labelings of cardinality cliques given as JSON lines (alpha-pass, ICM, exact)",

@@ -1,7 +1,7 @@
 // Word vectors with subword information (Bojanowski et al. 2017, "Enriching Word Vectors with
 // Subword Information"): a vector per vocabulary word plus hashed character n-gram vectors, so a
 // word never seen gets the mean of its n-grams' vectors. The file format is chaintag's own
-// (docs/embeddings.md); `chaintag embeddings` writes it and `train --embeddings` reads it.
+// (docs/embeddings.md); `chaintag embeddings` writes it and the neural trainer reads it.
 #ifndef CHAINTAG_SRC_NEURAL_WORD_VECTORS_H_
 #define CHAINTAG_SRC_NEURAL_WORD_VECTORS_H_
 
