@@ -80,3 +80,5 @@ BENCHMARK(BM_NeuralTrainBatch)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace chaintag
+
+BENCHMARK_MAIN();
