@@ -192,7 +192,7 @@ struct TrainOptions {
   // Exact loss-augmented decoding (ssvm, perceptron) of one sentence on one thread may use this
   // much for its tables; a sentence needing more gets the Hamming-loss maximiser and a warning.
   int loss_memory_mb = 512;
-  uint64_t seed = 1;     // shuffling (perceptron, bcfw, sgd); initial weights (ldcrf)
+  uint64_t seed = 1;  // shuffling (perceptron, bcfw, sgd); initial weights (ldcrf)
   // ldcrf: hidden states per label, "K" or "B-NP=4,I-NP=4,O=2" (unnamed labels: 1, or a bare
   // number in the list); empty means 2 per label.
   std::string latent;
@@ -233,10 +233,10 @@ struct TrainProgress {
   double gradient_norm = 0.0;  // L-BFGS only
   // BCFW only: objective - duality_gap is a lower bound on the optimum.
   std::optional<double> duality_gap;
-  std::optional<double> mean_loss;    // ssvm: mean Delta of the pass's loss-augmented maximisers
-  double inference_seconds = 0.0;     // ssvm: the pass's time in loss-augmented inference
-  double pass_seconds = 0.0;          // ssvm: the pass's wall time
-  int64_t active_features = 0;        // non-zero weights
+  std::optional<double> mean_loss;  // ssvm: mean Delta of the pass's loss-augmented maximisers
+  double inference_seconds = 0.0;   // ssvm: the pass's time in loss-augmented inference
+  double pass_seconds = 0.0;        // ssvm: the pass's wall time
+  int64_t active_features = 0;      // non-zero weights
   std::optional<double> dev_score;
   std::string dev_metric;  // "F1" for chunk labels, otherwise "accuracy"; percentages
   // Sentences first found in this iteration to be over --loss-memory-mb, each decoded with the

@@ -824,11 +824,10 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
     if (max_states >= requested_states) return status;
     return absl::Status(
         status.code(),
-        absl::StrCat(status.message(), "; --score-max-states ", requested_states,
-                     " is capped at ", max_states, " for this sentence, since ",
-                     lattice.size(), " tokens x ", lattice.num_labels() + 1, " x ",
-                     lattice.num_labels(), " labels x ", other_states,
-                     " constraint states x the range states must fit ", cells,
+        absl::StrCat(status.message(), "; --score-max-states ", requested_states, " is capped at ",
+                     max_states, " for this sentence, since ", lattice.size(), " tokens x ",
+                     lattice.num_labels() + 1, " x ", lattice.num_labels(), " labels x ",
+                     other_states, " constraint states x the range states must fit ", cells,
                      " decoder cells (--decode-memory-mb)"));
   };
   absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> range =

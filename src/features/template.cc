@@ -122,8 +122,8 @@ class LineParser {
   }
 
   // expression := '%x[' row ',' col ']' | function '(' expression ')'
-  // Calls nest at most FeatureSpec::kMaxCallDepth deep, which bounds this recursion (a template or a
-  // model's templates section nested 100,000 deep would otherwise overflow the stack).
+  // Calls nest at most FeatureSpec::kMaxCallDepth deep, which bounds this recursion (a template or
+  // a model's templates section nested 100,000 deep would otherwise overflow the stack).
   absl::Status ParseExpression(size_t* pos, CellSource* source, int* row, int depth = 0) {
     if (line_.substr(*pos).starts_with("%x[")) return ParseCell(pos, source, row);
     if (depth >= FeatureSpec::kMaxCallDepth) {
@@ -303,8 +303,9 @@ absl::Status CheckTemplateCharacters(std::string_view text) {
   if (invalid >= 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "template line %d: expected UTF-8 text, found %s", line_of(invalid),
-        is_nul ? std::string("a NUL byte")
-               : absl::StrFormat("invalid byte 0x%02X", static_cast<unsigned char>(text[invalid]))));
+        is_nul
+            ? std::string("a NUL byte")
+            : absl::StrFormat("invalid byte 0x%02X", static_cast<unsigned char>(text[invalid]))));
   }
   return absl::OkStatus();
 }

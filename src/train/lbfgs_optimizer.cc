@@ -77,10 +77,11 @@ absl::Status LbfgsStartFailure(int code, int64_t n, int memory) {
   if (code == LBFGSERR_OUTOFMEMORY) {
     // libLBFGS holds 2 * memory correction pairs and about 6 more vectors of n doubles.
     const int64_t mb = ((2 * int64_t{memory} + 6) * n * 8 >> 20) + 1;
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "L-BFGS: out of memory allocating its state for ", n, " weights (about ", mb,
-        " MB with --lbfgs-memory ", memory, "); free memory, lower --lbfgs-memory or drop rare "
-        "features (--min-feature-count)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("L-BFGS: out of memory allocating its state for ", n, " weights (about ", mb,
+                     " MB with --lbfgs-memory ", memory,
+                     "); free memory, lower --lbfgs-memory or drop rare "
+                     "features (--min-feature-count)"));
   }
   return absl::InvalidArgumentError(absl::StrCat("L-BFGS failed: libLBFGS code ", code));
 }

@@ -492,7 +492,8 @@ absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling,
       const BatchDecoder::Result& r = decoder->results()[i];
       const double eta = eta0 / (1.0 + lambda * eta0 * static_cast<double>(*step));
       // A decay factor of 0 or less (eta * lambda >= 1) zeroes or flips the weights each step.
-      if (!(eta * lambda < 1.0)) return Diverged(eta0, lambda, "the step size times the regularisation is at least 1");
+      if (!(eta * lambda < 1.0))
+        return Diverged(eta0, lambda, "the step size times the regularisation is at least 1");
       weights->Decay(1.0 - eta * lambda);
       *loss_sum += r.loss;
       absl::Span<const int> gold = GoldOf(data, s);

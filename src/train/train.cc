@@ -138,7 +138,8 @@ TransitionMask TrainingTransitionMask(const TrainOptions& o, const TrainingData&
   if (o.objective == Objective::kLmsbn) return TransitionMask();
   TransitionMask mask = InferChunkTransitionMask(data.labels, data.observed_transitions);
   for (int s = 0; s < data.num_sentences(); ++s) {
-    if (data.sentence_size(s) > 0) mask.allowed_end[data.gold[data.sentence_offsets[s + 1] - 1]] = 1;
+    if (data.sentence_size(s) > 0)
+      mask.allowed_end[data.gold[data.sentence_offsets[s + 1] - 1]] = 1;
   }
   return mask;
 }

@@ -113,10 +113,11 @@ std::string TrainingData::SentenceName(int s) const {
 std::vector<std::string> TrainingData::TakeFallbackWarnings() const {
   std::vector<std::string> out;
   for (int s : fallbacks->TakeFresh()) {
-    out.push_back(absl::StrCat(
-        SentenceName(s), ": exact loss-augmented decoding needs more than --loss-memory-mb ",
-        loss_max_bytes >> 20, "; trained with the Hamming-loss maximiser instead (raise "
-        "--loss-memory-mb to decode it exactly)"));
+    out.push_back(absl::StrCat(SentenceName(s),
+                               ": exact loss-augmented decoding needs more than --loss-memory-mb ",
+                               loss_max_bytes >> 20,
+                               "; trained with the Hamming-loss maximiser instead (raise "
+                               "--loss-memory-mb to decode it exactly)"));
   }
   return out;
 }
@@ -216,7 +217,8 @@ void DropRareAttributes(const std::vector<int64_t>& counts, int64_t min_count, T
 absl::Status CheckStorable(std::string_view text, model_file::StringRule rule,
                            std::string_view what, const Sentence& sentence, int t) {
   bool printable = !text.empty();
-  for (const char c : text) printable &= c >= 0x20 && c < 0x7F && (c != ' ' || rule != model_file::StringRule::kName);
+  for (const char c : text)
+    printable &= c >= 0x20 && c < 0x7F && (c != ' ' || rule != model_file::StringRule::kName);
   if (printable) return absl::OkStatus();
   absl::Status st = model_file::CheckModelString(text, rule, what, Location(sentence, t));
   return st.ok() ? st : absl::InvalidArgumentError(st.message());
@@ -282,8 +284,8 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     absl::Status unstorable;  // the first new attribute a model file cannot store
     auto check_new = [&](int id, int t, std::string_view attribute) {
       if (id + 1 == data.attributes.size() && unstorable.ok()) {
-        unstorable = CheckStorable(attribute, model_file::StringRule::kLine, "the feature attribute",
-                                   *sentence, t);
+        unstorable = CheckStorable(attribute, model_file::StringRule::kLine,
+                                   "the feature attribute", *sentence, t);
       }
     };
     featurizer.ForEachAttribute(*sentence, [&](int t, std::string_view attribute) {

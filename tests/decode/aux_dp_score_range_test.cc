@@ -315,7 +315,7 @@ TEST(ScoreRangeTest, FarTooFineResolutionIsCoarsenedWithConstraints) {
     auto best = ViterbiDecode(lattice);
     ASSERT_TRUE(best.ok());
     const double lower = best->score - 8.0, upper = best->score - 3.0;  // binding
-    LabelCountStatistic count(4, {0}, 0, 25);               // a constraint every labeling meets
+    LabelCountStatistic count(4, {0}, 0, 25);  // a constraint every labeling meets
     const Statistic* constraints[] = {&count};
     for (const double resolution : {1e-20, 1e-300}) {
       double used = 0;

@@ -148,15 +148,15 @@ TEST(FeatureSpecTest, ControlCharactersAreErrorsNamingTheLine) {
             "template line 2: expected text without control characters (other than tab), found "
             "U+0001");
   EXPECT_THAT(ParseError("U00:%x[0,0]\x07\nB\n"), HasSubstr("line 1: expected text without "
-                                                             "control characters (other than "
-                                                             "tab), found U+0007"));
+                                                            "control characters (other than "
+                                                            "tab), found U+0007"));
   EXPECT_THAT(ParseError("U00:%x[0,0]\n\nU01:a\rb\n"), HasSubstr("line 3: expected text "
                                                                  "without control characters"));
   EXPECT_THAT(ParseError("U00:%x[0,0]\x7f\n"), HasSubstr("found U+007F"));
   EXPECT_THAT(ParseError("U00:%x[0,0]\nU01:\u0085\n"), HasSubstr("line 2: expected text "
-                                                                  "without control characters "
-                                                                  "(other than tab), found "
-                                                                  "U+0085"));
+                                                                 "without control characters "
+                                                                 "(other than tab), found "
+                                                                 "U+0085"));
   EXPECT_THAT(ParseError("U00:%x[0,0]\n\xff\n"),
               HasSubstr("template line 2: expected UTF-8 text, found invalid byte 0xFF"));
   EXPECT_TRUE(FeatureSpec::Parse("U00:%x[0,0]\r\nU01:\t%x[0,0] caf\u00e9\r\nB\r\n").ok());

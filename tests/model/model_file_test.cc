@@ -441,8 +441,9 @@ std::string ReplaceSection(const std::string& bytes, uint32_t id, const std::str
   absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
   EXPECT_TRUE(table.ok()) << table.status();
   std::vector<mf::SectionEntry> sorted = *table;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const mf::SectionEntry& a, const mf::SectionEntry& b) { return a.offset < b.offset; });
+  std::sort(sorted.begin(), sorted.end(), [](const mf::SectionEntry& a, const mf::SectionEntry& b) {
+    return a.offset < b.offset;
+  });
   const size_t body = sorted.front().offset;  // header, table and header checksum
   std::string image = bytes.substr(0, body);
   auto put64 = [&](size_t pos, uint64_t v) {
@@ -478,17 +479,18 @@ TEST(ModelFileTest, DeeplyNestedTemplatesSectionRefused) {
   absl::StatusOr<Model> deep =
       Model::FromBytes(ReplaceSection(bytes, mf::kTemplates, nested(100000)), "deep.model");
   ASSERT_FALSE(deep.ok());
-  EXPECT_TRUE(Contains(deep.status(), "deep.model: stored templates do not parse: template line 1: "
-                                      "expected function calls nested at most 32 deep"))
+  EXPECT_TRUE(Contains(deep.status(),
+                       "deep.model: stored templates do not parse: template line 1: "
+                       "expected function calls nested at most 32 deep"))
       << deep.status();
   EXPECT_FALSE(
       Model::FromBytes(ReplaceSection(bytes, mf::kTemplates, nested(33)), "deep.model").ok());
   // The image rebuilt around an unchanged section still loads (the helper itself is sound); a
   // spec nested 32 deep parses.
-  EXPECT_TRUE(Model::FromBytes(ReplaceSection(bytes, mf::kTemplates,
-                                              std::string(model.spec().text())),
-                               "same.model")
-                  .ok());
+  EXPECT_TRUE(
+      Model::FromBytes(ReplaceSection(bytes, mf::kTemplates, std::string(model.spec().text())),
+                       "same.model")
+          .ok());
   EXPECT_TRUE(FeatureSpec::Parse(nested(32)).ok());
 }
 

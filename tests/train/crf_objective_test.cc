@@ -13,7 +13,8 @@
 namespace chaintag::train_internal {
 namespace {
 
-// sum_s (eps log sum_{y allowed by data.mask} exp((Delta + F(y)) / eps) - F(y*)) + (2 c2 / p) |w|_p^p by enumeration.
+// sum_s (eps log sum_{y allowed by data.mask} exp((Delta + F(y)) / eps) - F(y*)) + (2 c2 / p)
+// |w|_p^p by enumeration.
 double BruteEpsilonObjective(const TrainingData& data, const std::vector<double>& w, double c2,
                              const SmoothLoss& loss) {
   const int n = data.num_labels();
@@ -135,7 +136,8 @@ TEST(CrfObjectiveTest, MaskedObjectiveEqualsEnumerationOfAllowedLabelings) {
         SCOPED_TRACE(testing::Message() << "order " << order << " seed " << seed << " eps "
                                         << loss.epsilon << " cost " << !loss.cost.empty());
         std::vector<double> g(w.size());
-        const double unmasked = CrfObjective(data, 0.3, 1, nullptr, loss).Evaluate(w, absl::MakeSpan(g));
+        const double unmasked =
+            CrfObjective(data, 0.3, 1, nullptr, loss).Evaluate(w, absl::MakeSpan(g));
         data.mask = RandomMask(data, seed);
         CrfObjective objective(data, 0.3, 2, nullptr, loss);
         const double value = objective.Evaluate(w, absl::MakeSpan(g));

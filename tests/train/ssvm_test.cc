@@ -197,8 +197,7 @@ TEST(SsvmTest, HugeLearningRateIsReportedAsDivergence) {
     absl::StatusOr<int> run = TrainSubgradient(data, *loss, settings, &w, nullptr);
     ASSERT_FALSE(run.ok()) << rate;
     EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_NE(run.status().message().find("training diverged"), std::string::npos)
-        << run.status();
+    EXPECT_NE(run.status().message().find("training diverged"), std::string::npos) << run.status();
     EXPECT_NE(run.status().message().find("try a smaller --learning-rate (below 10,"),
               std::string::npos)
         << run.status();

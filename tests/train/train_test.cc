@@ -437,12 +437,12 @@ TEST(TrainTest, EveryObjectiveTrainsWithTheTaggingMask) {
     Algorithm algorithm;
     int order;
   };
-  for (const Case& c : {Case{Objective::kCrf, Algorithm::kLbfgs, 1},
-                        Case{Objective::kCrf, Algorithm::kLbfgs, 2},
-                        Case{Objective::kSoftmaxMargin, Algorithm::kOwlqn, 1},
-                        Case{Objective::kSsvmMargin, Algorithm::kBcfw, 1},
-                        Case{Objective::kSsvmSlack, Algorithm::kSgd, 1},
-                        Case{Objective::kPerceptron, Algorithm::kPerceptron, 1}}) {
+  for (const Case& c :
+       {Case{Objective::kCrf, Algorithm::kLbfgs, 1}, Case{Objective::kCrf, Algorithm::kLbfgs, 2},
+        Case{Objective::kSoftmaxMargin, Algorithm::kOwlqn, 1},
+        Case{Objective::kSsvmMargin, Algorithm::kBcfw, 1},
+        Case{Objective::kSsvmSlack, Algorithm::kSgd, 1},
+        Case{Objective::kPerceptron, Algorithm::kPerceptron, 1}}) {
     const std::string what = std::string(ObjectiveName(c.objective)) + "/" +
                              std::string(AlgorithmName(c.algorithm)) + " order " +
                              std::to_string(c.order);

@@ -108,11 +108,13 @@ TEST(BuildTrainingDataTest, UnstorableLabelsAndAttributesAreErrorsNamingFileAndL
     std::string message;
   };
   for (const Case& c : {
-           Case{{"a", "b"}, {"X", "I\u0085NP"},
+           Case{{"a", "b"},
+                {"X", "I\u0085NP"},
                 "toy.conll:5: expected the label to be UTF-8 text without whitespace or control "
                 "characters, found U+0085"},
            Case{{"a", "b"}, {"X", "two words"}, "toy.conll:5: expected the label"},
-           Case{{"a", "b\x7f"}, {"X", "Y"},
+           Case{{"a", "b\x7f"},
+                {"X", "Y"},
                 "toy.conll:5: expected the feature attribute to be UTF-8 text without line breaks "
                 "or control characters, found U+007F at byte offset 5 in \"U00:b\\x7F\""},
        }) {
