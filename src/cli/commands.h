@@ -16,6 +16,7 @@ int RunInfo(const std::vector<std::string>& args);
 int RunLexicon(const std::vector<std::string>& args);
 int RunClusters(const std::vector<std::string>& args);
 int RunClique(const std::vector<std::string>& args);
+int RunServe(const std::vector<std::string>& args);
 
 }  // namespace chaintag::cli
 

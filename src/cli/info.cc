@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/json.h"
+#include "cli/model_info.h"
 #include "model/compression.h"
 
 namespace chaintag::cli {
@@ -32,6 +33,10 @@ int RunInfo(const std::vector<std::string>& args) {
   auto model = Model::Load(path);
   if (!model.ok()) return Fail(cmd, model.status());
 
+  if (vm["json"].as<bool>()) {
+    std::cout << ModelInfoJson(*model, path, top) << "\n";
+    return FinishStdout(cmd);
+  }
   std::error_code ec;
   const auto file_size = std::filesystem::file_size(path, ec);
   char magic[2] = {0, 0};
@@ -39,60 +44,7 @@ int RunInfo(const std::vector<std::string>& args) {
                     model_file::IsGzip(std::string_view(magic, 2));
   const ModelInputOptions& input = model->input_options();
   const std::vector<WeightedFeature> features = TopFeatures(*model, top);
-  if (vm["json"].as<bool>()) {
-    std::cout << "{\"file\": " << JsonString(path) << ", \"bytes\": " << (ec ? 0 : file_size)
-              << ", \"gzip\": " << (gzip ? "true" : "false") << ", \"labels\": [";
-    for (int i = 0; i < model->num_labels(); ++i) {
-      std::cout << (i ? ", " : "") << JsonString(model->labels()[i]);
-    }
-    std::cout << "], \"family\": " << JsonString(std::string(ModelFamilyName(model->family())));
-    if (model->family() == ModelFamily::kLmsbn) {
-      std::cout << ", \"history_templates\": [";
-      const std::vector<std::string> history = model->spec().HistoryTemplateLines();
-      for (size_t i = 0; i < history.size(); ++i) {
-        std::cout << (i ? ", " : "") << JsonString(history[i]);
-      }
-      std::cout << "]";
-    }
-    if (model->latent()) {
-      // Hidden states per label, in label order (label y owns a contiguous block of them).
-      std::cout << ", \"hidden_states\": {";
-      for (int i = 0; i < model->num_labels(); ++i) {
-        std::cout << (i ? ", " : "") << JsonString(model->labels()[i]) << ": "
-                  << model->latent_layout().states_of(i);
-      }
-      std::cout << "}";
-    }
-    std::cout << ", \"order\": " << model->order()
-              << ", \"attributes\": " << model->attributes().size()
-              << ", \"state_features\": " << model->num_state_features()
-              << ", \"input_columns\": " << model->spec().num_input_columns()
-              << ", \"lexicon_words\": "
-              << (model->spec().lexicon() ? model->spec().lexicon()->num_words() : 0)
-              << ", \"lexicon2_words\": "
-              << (model->spec().lexicon2() ? model->spec().lexicon2()->num_words() : 0)
-              << ", \"cluster_words\": "
-              << (model->spec().clusters() ? model->spec().clusters()->num_words() : 0)
-              << ", \"templates\": " << JsonString(model->spec().text())
-              << ", \"input\": {\"format\": "
-              << JsonString(std::string(CorpusFormatName(input.format)))
-              << ", \"label_column\": " << input.label_column
-              << ", \"conllu_label\": " << JsonString(input.conllu_label)
-              << ", \"np_chunks\": " << (input.np_chunks ? "true" : "false")
-              << "}, \"metadata\": {";
-    bool first = true;
-    for (const auto& [key, value] : model->metadata()) {
-      std::cout << (first ? "" : ", ") << JsonString(key) << ": " << JsonString(value);
-      first = false;
-    }
-    std::cout << "}, \"top_features\": [";
-    for (size_t i = 0; i < features.size(); ++i) {
-      std::cout << (i ? ", " : "") << "{\"attribute\": " << JsonString(features[i].attribute)
-                << ", \"label\": " << JsonString(features[i].label)
-                << ", \"weight\": " << JsonNumber(features[i].weight) << "}";
-    }
-    std::cout << "]}\n";
-  } else {
+  {
     std::cout << "model          " << path << "\n"
               << "file size      " << (ec ? 0 : file_size) << " bytes"
               << (gzip ? " (gzip-compressed)" : "") << "\n"
