@@ -60,8 +60,8 @@ class StrictBuilder : public nlohmann::json_sax<nlohmann::json> {
                                            at != std::string::npos) {
       what.erase(0, at + 2);
     }
-    if (what.rfind("parse error ", 0) == 0) what.erase(0, 12);
-    error_ = absl::StrCat("invalid JSON ", what);
+    if (what.rfind("parse error ", 0) == 0) what.erase(0, 12);  // then "at line L, column C: ..."
+    error_ = absl::StrCat("invalid JSON", what.rfind("at ", 0) == 0 ? " " : ": ", what);
     return false;
   }
 

@@ -21,7 +21,7 @@
 #include "boost/beast/core.hpp"
 #include "boost/beast/http.hpp"
 #include "cli/model_info.h"
-#include "json_string.h"
+#include "nlohmann/json.hpp"
 
 namespace chaintag::serve {
 
@@ -46,8 +46,12 @@ struct Answer {
 };
 
 Answer Error(http::status status, absl::string_view message) {
-  return {status, absl::StrCat("{\"error\": ", JsonString(std::string_view(message.data(), message.size())),
-                               ", \"status\": ", static_cast<int>(status), "}\n")};
+  // Messages may quote the request's bytes: invalid UTF-8 becomes U+FFFD, so the answer is JSON.
+  const std::string text =
+      nlohmann::json(std::string(message))
+          .dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+  return {status, absl::StrCat("{\"error\": ", text, ", \"status\": ", static_cast<int>(status),
+                               "}\n")};
 }
 
 // The page may use inline script and style and talk to this server; nothing else.
@@ -199,18 +203,13 @@ class Server::Impl::Session : public std::enable_shared_from_this<Session> {
         return Write(Error(http::status::request_header_fields_too_large,
                            "the request's header is larger than 16384 bytes"));
       }
-      if (ec == beast::error::timeout && parser_->got_some()) {
-        return Write(Error(http::status::request_timeout,
-                           absl::StrCat("the request did not arrive within ",
-                                        server_->options_.timeout_seconds,
-                                        " s (--timeout)")));
-      }
       if (ec.category() == http::make_error_code(http::error::bad_method).category() &&
           ec != http::error::end_of_stream && ec != http::error::partial_message) {
         return Write(Error(http::status::bad_request,
                            absl::StrCat("malformed HTTP request: ", ec.message())));
       }
-      return Close();  // the client went away, or an idle connection timed out
+      // The client went away, or was too slow (a timed-out stream is already closed: no answer).
+      return Close();
     }
     const Request& req = parser_->get();
     keep_alive_ = req.keep_alive();
