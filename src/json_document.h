@@ -52,12 +52,11 @@ class StrictBuilder : public nlohmann::json_sax<nlohmann::json> {
   bool end_object() override { return Close(); }
   bool start_array(std::size_t) override { return Open(json::array()); }
   bool end_array() override { return Close(); }
-  bool parse_error(std::size_t, const std::string&,
-                   const nlohmann::detail::exception& e) override {
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
     // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." without the tag.
     std::string what = e.what();
-    if (const size_t at = what.find("] "); what.rfind("[json.exception", 0) == 0 &&
-                                           at != std::string::npos) {
+    if (const size_t at = what.find("] ");
+        what.rfind("[json.exception", 0) == 0 && at != std::string::npos) {
       what.erase(0, at + 2);
     }
     if (what.rfind("parse error ", 0) == 0) what.erase(0, 12);  // then "at line L, column C: ..."

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 packages=(
   g++ cmake ninja-build pkg-config
   libicu-dev
-  libboost-program-options-dev libboost-iostreams-dev libboost-graph-dev
+  libboost-dev libboost-program-options-dev libboost-iostreams-dev libboost-graph-dev
+  nlohmann-json3-dev
   libabsl-dev
   libgtest-dev libgmock-dev
   libbenchmark-dev

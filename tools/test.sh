@@ -8,10 +8,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# Test-only packages: headless Chromium for the demo page's browser test (tests/serve).
+install_test_packages() {
+  command -v chromium >/dev/null && return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "test: installing chromium (browser test of chaintag serve's page)" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium
+}
 if [ "${1:-}" = "--sanitize" ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHAINTAG_SANITIZE=ON \
     -DCHAINTAG_BUILD_BENCHMARKS=OFF >/dev/null
   cmake --build build-asan -j "$jobs"
+  install_test_packages
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
 elif [ "${1:-}" = "--fuzz" ]; then
@@ -55,5 +65,6 @@ elif [ "${1:-}" = "--fuzz" ]; then
 else
   [ -f build/CMakeCache.txt ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build -j "$jobs"
+  install_test_packages
   ctest --test-dir build --output-on-failure -j "$jobs"
 fi

@@ -28,9 +28,9 @@ int RunServe(const std::vector<std::string>& args) {
       "threads", po::value<int>()->default_value(defaults.threads),
       "tagging threads (0 = all cores, at most 4 per core)");
   po::options_description limits("limits (a request beyond one gets a 4xx or 503 JSON error)");
-  limits.add_options()(
-      "max-body-bytes", po::value<int64_t>()->default_value(defaults.max_body_bytes),
-      "largest request body (413 beyond)")(
+  limits.add_options()("max-body-bytes",
+                       po::value<int64_t>()->default_value(defaults.max_body_bytes),
+                       "largest request body (413 beyond)")(
       "max-tokens", po::value<int64_t>()->default_value(defaults.limits.max_tokens),
       "most tokens in one request (413 beyond)")(
       "max-sentence-tokens", po::value<int>()->default_value(defaults.limits.max_sentence_tokens),
@@ -93,9 +93,9 @@ int RunServe(const std::vector<std::string>& args) {
   for (const Model& model : *models) model_ptrs.push_back(&model);
   auto server = serve::Server::Create(model_ptrs, model_paths, o);
   if (!server.ok()) return Fail(cmd, server.status());
-  std::cerr << "chaintag serve: listening on http://" << o.host << ":" << (*server)->port()
-            << "/ (" << model_paths.size() << " model(s), " << o.threads
-            << " tagging thread(s))" << std::endl;
+  std::cerr << "chaintag serve: listening on http://" << o.host << ":" << (*server)->port() << "/ ("
+            << model_paths.size() << " model(s), " << o.threads << " tagging thread(s))"
+            << std::endl;
   if (absl::Status s = (*server)->Run(/*handle_signals=*/true); !s.ok()) return Fail(cmd, s);
   const auto counters = (*server)->counters();
   std::cerr << "chaintag serve: stopped after " << counters.requests << " response(s), "

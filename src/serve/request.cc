@@ -398,7 +398,8 @@ absl::StatusOr<std::vector<std::string>> ForcedLabels(const std::string& field, 
   }
   if (!f.is_array()) return Expected(field, "a list of labels or {\"position\": label}", f);
   if (static_cast<int>(f.size()) != m) {
-    return Bad(field, absl::StrCat("expected ", m, " labels (one per token, null or \"_\" for a "
+    return Bad(field, absl::StrCat("expected ", m,
+                                   " labels (one per token, null or \"_\" for a "
                                    "free token), found ",
                                    f.size()));
   }
@@ -465,9 +466,9 @@ absl::Status AddSentence(size_t index, const json& item, Draft* d) {
   }
   d->out.tokens += static_cast<int64_t>(m);
   if (d->out.tokens > d->limits->max_tokens) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("the request has more than ", d->limits->max_tokens,
-                     " tokens, the server's limit (--max-tokens)"));
+    return absl::ResourceExhaustedError(absl::StrCat("the request has more than ",
+                                                     d->limits->max_tokens,
+                                                     " tokens, the server's limit (--max-tokens)"));
   }
   TagResult r;
   Sentence& s = r.sentence;

@@ -50,8 +50,8 @@ Answer Error(http::status status, absl::string_view message) {
   const std::string text =
       nlohmann::json(std::string(message))
           .dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
-  return {status, absl::StrCat("{\"error\": ", text, ", \"status\": ", static_cast<int>(status),
-                               "}\n")};
+  return {status,
+          absl::StrCat("{\"error\": ", text, ", \"status\": ", static_cast<int>(status), "}\n")};
 }
 
 // The page may use inline script and style and talk to this server; nothing else.
@@ -184,20 +184,19 @@ class Server::Impl::Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(server_->options_.max_body_bytes);
     parser_->header_limit(16 * 1024);
     stream_.expires_after(std::chrono::seconds(server_->options_.timeout_seconds));
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       self->OnRead(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 
   void OnRead(beast::error_code ec) {
     if (ec) {
       keep_alive_ = false;
       if (ec == http::error::body_limit) {
-        return Write(Error(http::status::payload_too_large,
-                           absl::StrCat("the request body is larger than the server's limit of ",
-                                        server_->options_.max_body_bytes,
-                                        " bytes (--max-body-bytes)")));
+        return Write(
+            Error(http::status::payload_too_large,
+                  absl::StrCat("the request body is larger than the server's limit of ",
+                               server_->options_.max_body_bytes, " bytes (--max-body-bytes)")));
       }
       if (ec == http::error::header_limit) {
         return Write(Error(http::status::request_header_fields_too_large,
@@ -239,10 +238,9 @@ class Server::Impl::Session : public std::enable_shared_from_this<Session> {
     response_.keep_alive(keep_alive_ && !server_->stopping_);
     response_.prepare_payload();
     stream_.expires_after(std::chrono::seconds(server_->options_.timeout_seconds));
-    http::async_write(stream_, response_,
-                      [self = shared_from_this()](beast::error_code ec, size_t) {
-                        self->OnWrite(ec);
-                      });
+    http::async_write(
+        stream_, response_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWrite(ec); });
   }
 
   void OnWrite(beast::error_code ec) {
@@ -303,10 +301,10 @@ Answer Server::Impl::Route(const Request& req, bool* deferred, std::shared_ptr<S
   auto only = [&](http::verb verb, const char* allow) -> std::optional<Answer> {
     if (req.method() == verb) return std::nullopt;
     session->allow_ = allow;
-    return Error(http::status::method_not_allowed,
-                 absl::StrCat(path, " accepts ", allow, ", not ",
-                              absl::string_view(req.method_string().data(),
-                                                req.method_string().size())));
+    return Error(
+        http::status::method_not_allowed,
+        absl::StrCat(path, " accepts ", allow, ", not ",
+                     absl::string_view(req.method_string().data(), req.method_string().size())));
   };
   if (path == "/tag") {
     if (auto refused = only(http::verb::post, "POST")) return *refused;
@@ -326,10 +324,9 @@ Answer Server::Impl::Route(const Request& req, bool* deferred, std::shared_ptr<S
   }
   if (path == "/health") {
     if (auto refused = only(http::verb::get, "GET")) return *refused;
-    return {http::status::ok,
-            absl::StrCat("{\"status\": \"ok\", \"models\": ", models_.size(),
-                         ", \"in_flight\": ", in_flight_.load(),
-                         ", \"requests\": ", requests_.load(), "}\n")};
+    return {http::status::ok, absl::StrCat("{\"status\": \"ok\", \"models\": ", models_.size(),
+                                           ", \"in_flight\": ", in_flight_.load(),
+                                           ", \"requests\": ", requests_.load(), "}\n")};
   }
   if (path == "/" || path == "/index.html") {
     if (auto refused = only(http::verb::get, "GET")) return *refused;
@@ -348,9 +345,8 @@ void Server::Impl::Tag(std::string body, std::shared_ptr<Session> session) {
     try {
       auto request = ParseTagRequest(body, models_, options_.limits);
       if (!request.ok()) {
-        answer = Error(absl::IsResourceExhausted(request.status())
-                           ? http::status::payload_too_large
-                           : http::status::bad_request,
+        answer = Error(absl::IsResourceExhausted(request.status()) ? http::status::payload_too_large
+                                                                   : http::status::bad_request,
                        request.status().message());
       } else {
         auto json = RunTagRequest(*std::move(request), models_);
@@ -364,8 +360,8 @@ void Server::Impl::Tag(std::string body, std::shared_ptr<Session> session) {
     } catch (const std::bad_alloc&) {
       answer = Error(http::status::service_unavailable, "out of memory while tagging");
     } catch (const std::exception& e) {
-      answer = Error(http::status::internal_server_error,
-                     absl::StrCat("internal error: ", e.what()));
+      answer =
+          Error(http::status::internal_server_error, absl::StrCat("internal error: ", e.what()));
     }
     --in_flight_;
     net::post(ioc_, [session = std::move(session), answer = std::move(answer)]() mutable {

@@ -386,8 +386,9 @@ TEST(CliqueJsonTest, ParsesEveryPotentialType) {
 
 TEST(CliqueJsonTest, ErrorsSayWhatWasExpected) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"", "invalid JSON at line 1, column 1: syntax error while parsing value - unexpected end "
-           "of input"},
+      {"",
+       "invalid JSON at line 1, column 1: syntax error while parsing value - unexpected end "
+       "of input"},
       {"{\"potentials\": [[1, 2], [3]], \"potential\": {\"type\": \"potts\", \"lambda\": 1}}",
        "\"potentials\"[1] has 1 values"},
       {"{\"potentials\": [[1, 2]], \"potential\": {\"type\": \"potts\"}}", "needs \"lambda\""},

@@ -193,9 +193,9 @@ class ServeTest : public ::testing::Test {
 ServerProcess* ServeTest::server_ = nullptr;
 
 TEST_F(ServeTest, KBestUnderACountConstraint) {
-  const Reply r = Post(
-      port(),
-      R"({"text": "The old man saw the dog.", "kbest": 3, "counts": {"chunk:NP": [1, 2]}})");
+  const Reply r =
+      Post(port(),
+           R"({"text": "The old man saw the dog.", "kbest": 3, "counts": {"chunk:NP": [1, 2]}})");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.raw[http::field::content_type], "application/json");
   const json answer = r.Json();
@@ -286,8 +286,9 @@ TEST_F(ServeTest, EveryBadRequestGetsA4xxNamingWhatWasExpected) {
       {R"({"text": "a", "score_range": [2, 1]})", 400, "lower end exceeds the upper"},
       {R"({"text": "a", "score_range": "x"})", 400, "score_range: expected a range A..B"},
       {R"({"text": "a", "diversity": "cosine"})", 400, "expected \"hamming\" or \"chunks\""},
-      {R"({"text": "a", "max_memory_mb": 65})", 400, "max_memory_mb: expected an integer from 1 "
-                                                     "to 64"},
+      {R"({"text": "a", "max_memory_mb": 65})", 400,
+       "max_memory_mb: expected an integer from 1 "
+       "to 64"},
       {R"({"text": "a", "latent_decoder": "x"})", 400, "latent_decoder"},
       {R"({"text": "a b", "forced": ["B-NP"]})", 400, "forced: expected 2 labels"},
       {R"({"text": "a b", "forced": ["B-NP", "Z"]})", 400,
