@@ -8,20 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-# Test-only packages: headless Chromium for the demo page's browser test (tests/serve).
-install_test_packages() {
-  command -v chromium >/dev/null && return 0
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "test: installing chromium (browser test of chaintag serve's page)" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium
-}
+bash tools/setup.sh --test-packages  # GoogleTest, Google Benchmark, clang, libFuzzer, clang-format, chromium
 if [ "${1:-}" = "--sanitize" ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHAINTAG_SANITIZE=ON \
     -DCHAINTAG_BUILD_BENCHMARKS=OFF >/dev/null
   cmake --build build-asan -j "$jobs"
-  install_test_packages
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"
 elif [ "${1:-}" = "--fuzz" ]; then
@@ -63,8 +54,9 @@ elif [ "${1:-}" = "--fuzz" ]; then
     exit 1
   fi
 else
-  [ -f build/CMakeCache.txt ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  # tools/setup.sh builds the command only; the same build directory gets the tests too.
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHAINTAG_BUILD_TESTS=ON \
+    -DCHAINTAG_BUILD_BENCHMARKS=ON >/dev/null
   cmake --build build -j "$jobs"
-  install_test_packages
   ctest --test-dir build --output-on-failure -j "$jobs"
 fi

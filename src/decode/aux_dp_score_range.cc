@@ -135,6 +135,68 @@ void SecondOrderBounds(int m, int n, const Increment& increment, std::vector<dou
   }
 }
 
+// Per (t, y): the max / min score of the rest of the chain after t (end included; 0 at the last
+// position) and of the prefix up to t (best_* -inf when none is finite). Exact at first order
+// (Viterbi both ways); at second order reduced over the previous label (sound, looser).
+void ChainBounds(const Lattice& lattice, std::vector<double>* best_rest,
+                 std::vector<double>* worst_rest, std::vector<double>* best_prefix,
+                 std::vector<double>* worst_prefix) {
+  const int m = lattice.size();
+  const int n = lattice.num_labels();
+  const size_t cells = static_cast<size_t>(m) * n;
+  best_rest->assign(cells, kNegInf);
+  worst_rest->assign(cells, kPosInf);
+  best_prefix->assign(cells, kNegInf);
+  worst_prefix->assign(cells, kPosInf);
+  if (m == 0 || n == 0) return;
+  auto increment = [&](int t, int before, int prev, int y) {
+    return ExactIncrement(lattice, t, before, prev, y);
+  };
+  if (lattice.order() == 2) {
+    SecondOrderBounds(m, n, increment, best_rest, worst_rest, best_prefix, worst_prefix);
+    return;
+  }
+  // Exact max / min score of the rest of the chain after (t, y) (backward Viterbi both ways).
+  for (int y = 0; y < n; ++y) {
+    (*best_rest)[static_cast<size_t>(m - 1) * n + y] = 0.0;
+    (*worst_rest)[static_cast<size_t>(m - 1) * n + y] = 0.0;
+  }
+  for (int t = m - 2; t >= 0; --t) {
+    for (int y = 0; y < n; ++y) {
+      double best = kNegInf, worst = kPosInf;
+      for (int z = 0; z < n; ++z) {
+        const double inc = increment(t + 1, 0, y, z);
+        const double b = (*best_rest)[static_cast<size_t>(t + 1) * n + z];
+        if (!std::isfinite(inc) || b == kNegInf) continue;
+        best = std::max(best, inc + b);
+        worst = std::min(worst, inc + (*worst_rest)[static_cast<size_t>(t + 1) * n + z]);
+      }
+      (*best_rest)[static_cast<size_t>(t) * n + y] = best;
+      (*worst_rest)[static_cast<size_t>(t) * n + y] = worst;
+    }
+  }
+  // Exact max / min prefix score up to (t, y) (forward Viterbi both ways) bounds reachable
+  // partials.
+  for (int y = 0; y < n; ++y) {
+    const double inc = increment(0, 0, -1, y);
+    if (std::isfinite(inc)) (*best_prefix)[y] = (*worst_prefix)[y] = inc;
+  }
+  for (int t = 1; t < m; ++t) {
+    for (int y = 0; y < n; ++y) {
+      double best = kNegInf, worst = kPosInf;
+      for (int p = 0; p < n; ++p) {
+        const double inc = increment(t, 0, p, y);
+        const double b = (*best_prefix)[static_cast<size_t>(t - 1) * n + p];
+        if (!std::isfinite(inc) || b == kNegInf) continue;
+        best = std::max(best, b + inc);
+        worst = std::min(worst, (*worst_prefix)[static_cast<size_t>(t - 1) * n + p] + inc);
+      }
+      (*best_prefix)[static_cast<size_t>(t) * n + y] = best;
+      (*worst_prefix)[static_cast<size_t>(t) * n + y] = worst;
+    }
+  }
+}
+
 }  // namespace
 
 // Per-position live intervals of quantised partials and the id of each interval's first value.
@@ -178,15 +240,11 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
     return ExactIncrement(lattice, t, before, prev, y);
   };
   const size_t cells = static_cast<size_t>(m) * n;
-  s->best_rest_.assign(cells, kNegInf);
-  s->worst_rest_.assign(cells, kPosInf);
-  std::vector<double> best_prefix(cells, kNegInf);
-  std::vector<double> worst_prefix(cells, kPosInf);
+  std::vector<double> best_prefix, worst_prefix;
+  ChainBounds(lattice, &s->best_rest_, &s->worst_rest_, &best_prefix, &worst_prefix);
   if (second_order) {
     // Increments are rounded as the engine asks for them (SecondOrderIncrement).
     s->lattice_ = std::make_shared<const Lattice>(lattice);
-    SecondOrderBounds(m, n, increment, &s->best_rest_, &s->worst_rest_, &best_prefix,
-                      &worst_prefix);
   } else {
     const size_t per_t = static_cast<size_t>(n + 1) * n;
     s->increment_.assign(per_t * m, kNoIncrement);
@@ -199,45 +257,6 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
                 ClampIndex(std::nearbyint(v / r));
           }
         }
-      }
-    }
-    // Exact max / min score of the rest of the chain after (t, y) (backward Viterbi both ways).
-    for (int y = 0; y < n; ++y) {
-      s->best_rest_[static_cast<size_t>(m - 1) * n + y] = 0.0;
-      s->worst_rest_[static_cast<size_t>(m - 1) * n + y] = 0.0;
-    }
-    for (int t = m - 2; t >= 0; --t) {
-      for (int y = 0; y < n; ++y) {
-        double best = kNegInf, worst = kPosInf;
-        for (int z = 0; z < n; ++z) {
-          const double inc = increment(t + 1, 0, y, z);
-          const double b = s->best_rest_[static_cast<size_t>(t + 1) * n + z];
-          if (!std::isfinite(inc) || b == kNegInf) continue;
-          best = std::max(best, inc + b);
-          worst = std::min(worst, inc + s->worst_rest_[static_cast<size_t>(t + 1) * n + z]);
-        }
-        s->best_rest_[static_cast<size_t>(t) * n + y] = best;
-        s->worst_rest_[static_cast<size_t>(t) * n + y] = worst;
-      }
-    }
-    // Exact max / min prefix score up to (t, y) (forward Viterbi both ways) bounds reachable
-    // partials.
-    for (int y = 0; y < n; ++y) {
-      const double inc = increment(0, 0, -1, y);
-      if (std::isfinite(inc)) best_prefix[y] = worst_prefix[y] = inc;
-    }
-    for (int t = 1; t < m; ++t) {
-      for (int y = 0; y < n; ++y) {
-        double best = kNegInf, worst = kPosInf;
-        for (int p = 0; p < n; ++p) {
-          const double inc = increment(t, 0, p, y);
-          const double b = best_prefix[static_cast<size_t>(t - 1) * n + p];
-          if (!std::isfinite(inc) || b == kNegInf) continue;
-          best = std::max(best, b + inc);
-          worst = std::min(worst, worst_prefix[static_cast<size_t>(t - 1) * n + p] + inc);
-        }
-        best_prefix[static_cast<size_t>(t) * n + y] = best;
-        worst_prefix[static_cast<size_t>(t) * n + y] = worst;
       }
     }
   }
@@ -400,6 +419,370 @@ void ScoreRangeStatistic::FillRow(int position, int prev_label, int state, int n
   }
 }
 
+namespace {
+
+// The score-range DP without other constraints, in one pass: cells (position t, label y, at second
+// order the label before y, quantised partial k) over per-label windows of k, each cell keeping the
+// highest and the lowest exact partial score with their back-pointers (what the generic engine
+// needs two runs for). The exact extremes decide, after each position, whether a whole cell can be
+// dropped (no completion reaches the range) or is "free" (every completion lands in it; one free
+// cell per label and history keeps the best of those). A cell's predecessor lies at k minus the
+// rounded increment, so each (label, predecessor label) pair is one shifted pass over a window.
+class RangeDp {
+ public:
+  RangeDp(const Lattice& lattice, double lower, double upper)
+      : lattice_(lattice),
+        m_(lattice.size()),
+        n_(lattice.num_labels()),
+        second_order_(lattice.order() == 2),
+        lower_(lower),
+        upper_(upper) {
+    ChainBounds(lattice, &best_rest_, &worst_rest_, &best_prefix_, &worst_prefix_);
+  }
+
+  // The cost of a run at resolution r, from the windows alone (an upper bound on what Run does):
+  // cell updates, cells, and the widest window of one label at one position.
+  struct Estimate {
+    int64_t work = 0;
+    int64_t cells = 0;
+    int64_t widest = 0;
+  };
+  Estimate EstimateAt(double r) const {
+    Estimate e;
+    for (int t = 0; t < m_; ++t) {
+      for (int y = 0; y < n_; ++y) {
+        int64_t lo, hi;
+        if (!Window(t, y, r, &lo, &hi)) continue;
+        const int64_t slots = (hi - lo + 2) * Histories(t);
+        e.cells += slots;
+        e.work += slots * (t == 0 ? 1 : n_);
+        e.widest = std::max(e.widest, hi - lo + 1);
+      }
+    }
+    return e;
+  }
+
+  enum class Outcome { kFound, kInfeasible, kUndecided };
+  // One pass at resolution r; `work` receives the cell updates done.
+  Outcome Run(double r, Labeling* out, int64_t* work);
+
+ private:
+  // The cells of one (t, y, history): a window of `width` partials from klo(t, y), and the free
+  // cell. Backs are the predecessor's label (first order) or its history (second order).
+  struct Block {
+    int64_t offset = 0;  // into hi_, lo_, hi_back_, lo_back_
+    int32_t first = 0;   // live cells [first, last)
+    int32_t last = 0;
+    double free_hi = kNegInf;  // the free cell's best partial (-inf: none)
+    int32_t free_back = -1;
+    int64_t free_back_k = 0;  // the free cell's predecessor: its partial, or kFreeSlot
+  };
+  static constexpr int64_t kFreeSlot = std::numeric_limits<int64_t>::min();  // never a partial
+
+  int Histories(int t) const { return second_order_ && t > 0 ? n_ : 1; }
+  // Rounding noise of a sum a + b of partial scores summed in another order than Lattice::Score:
+  // comparisons of such sums with the range decide nothing within it (cells are kept, not freed).
+  static double Slack(double a, double b) { return 1e-9 * (1 + std::fabs(a) + std::fabs(b)); }
+  double ErrorBound(int t, double r) const { return (t + 1) * r * 0.5 * (1 + 1e-9); }
+  // The quantised partials [lo, hi] that (t, y) can hold for a labeling in range (the bounds of
+  // ScoreRangeStatistic::Create); false if none.
+  bool Window(int t, int y, double r, int64_t* lo, int64_t* hi) const {
+    const size_t i = static_cast<size_t>(t) * n_ + y;
+    if (best_rest_[i] == kNegInf || best_prefix_[i] == kNegInf) return false;
+    const double err = ErrorBound(t, r);
+    *lo = std::max(ClampIndex(std::ceil((lower_ - err - best_rest_[i]) / r)),
+                   ClampIndex(std::ceil((worst_prefix_[i] - err) / r)));
+    *hi = std::min(ClampIndex(std::floor((upper_ + err - worst_rest_[i]) / r)),
+                   ClampIndex(std::floor((best_prefix_[i] + err) / r)));
+    return *lo <= *hi;
+  }
+  Block& BlockAt(int t, int y, int h) { return blocks_[block_begin_[t] + y * Histories(t) + h]; }
+  // The label before (t, y, h) and that label's history, for a back-pointer `back`.
+  int PrevLabel(int h, int back) const { return second_order_ ? h : back; }
+  int PrevHistory(int back) const { return second_order_ ? back : 0; }
+  // The exact increment into (t, y, h) from its predecessor named by `back`.
+  double Increment(int t, int y, int h, int back) const {
+    const int before = second_order_ ? (t == 1 ? lattice_.bos() : back) : 0;
+    return ExactIncrement(lattice_, t, before, t == 0 ? -1 : PrevLabel(h, back), y);
+  }
+  // Drops the cells of a block no completion brings into range, moves those every completion
+  // does into its free cell (r: to name their predecessors), and sets first / last.
+  void Settle(int t, int y, int h, double r);
+
+  const Lattice& lattice_;
+  const int m_, n_;
+  const bool second_order_;
+  const double lower_, upper_;
+  std::vector<double> best_rest_, worst_rest_, best_prefix_, worst_prefix_;
+  std::vector<int64_t> klo_, width_;  // M x N windows (width 0: dead)
+  std::vector<size_t> block_begin_;   // M + 1
+  std::vector<Block> blocks_;
+  std::vector<double> hi_, lo_;
+  std::vector<int32_t> hi_back_, lo_back_;
+};
+
+void RangeDp::Settle(int t, int y, int h, double r) {
+  Block& b = BlockAt(t, y, h);
+  const size_t i = static_cast<size_t>(t) * n_ + y;
+  const double best = best_rest_[i], worst = worst_rest_[i];
+  double* hi = hi_.data() + b.offset;
+  double* lo = lo_.data() + b.offset;
+  const int32_t width = static_cast<int32_t>(width_[i]);
+  b.first = width;
+  b.last = 0;
+  for (int32_t j = 0; j < width; ++j) {
+    if (hi[j] == kNegInf) continue;
+    const double top = hi[j] + best, bottom = lo[j] + worst;
+    const double top_slack = Slack(hi[j], best), bottom_slack = Slack(lo[j], worst);
+    const bool reaches = top >= lower_ - top_slack && bottom <= upper_ + bottom_slack;
+    if (reaches && (top > upper_ - top_slack || bottom < lower_ + bottom_slack)) {
+      b.first = std::min(b.first, j);
+      b.last = j + 1;
+      continue;
+    }
+    if (reaches && hi[j] > b.free_hi) {  // every completion lands in range
+      b.free_hi = hi[j];
+      b.free_back = hi_back_[b.offset + j];
+      b.free_back_k = kFreeSlot;
+      if (t > 0) {
+        const double inc = Increment(t, y, h, b.free_back);
+        b.free_back_k = klo_[i] + j - ClampIndex(std::nearbyint(inc / r));
+      }
+    }
+    hi[j] = kNegInf;
+    lo[j] = kPosInf;
+  }
+}
+
+RangeDp::Outcome RangeDp::Run(double r, Labeling* out, int64_t* work) {
+  *work = 0;
+  // Lay out every position's windows and blocks.
+  klo_.assign(static_cast<size_t>(m_) * n_, 0);
+  width_.assign(static_cast<size_t>(m_) * n_, 0);
+  block_begin_.assign(m_ + 1, 0);
+  int64_t cells = 0;
+  for (int t = 0; t < m_; ++t) {
+    block_begin_[t + 1] = block_begin_[t] + static_cast<size_t>(n_) * Histories(t);
+    for (int y = 0; y < n_; ++y) {
+      int64_t lo, hi;
+      const size_t i = static_cast<size_t>(t) * n_ + y;
+      if (!Window(t, y, r, &lo, &hi)) continue;
+      klo_[i] = lo;
+      width_[i] = hi - lo + 1;
+      cells += width_[i] * Histories(t);
+    }
+  }
+  blocks_.assign(block_begin_[m_], Block());
+  hi_.assign(cells, kNegInf);
+  lo_.assign(cells, kPosInf);
+  hi_back_.assign(cells, -1);
+  lo_back_.assign(cells, -1);
+  int64_t offset = 0;
+  for (int t = 0; t < m_; ++t) {
+    for (int y = 0; y < n_; ++y) {
+      for (int h = 0; h < Histories(t); ++h) {
+        BlockAt(t, y, h).offset = offset;
+        offset += width_[static_cast<size_t>(t) * n_ + y];
+      }
+    }
+  }
+
+  for (int y = 0; y < n_; ++y) {
+    const size_t i = y;
+    if (width_[i] == 0) continue;
+    const double inc = Increment(0, y, 0, -1);
+    if (!std::isfinite(inc)) continue;
+    const int64_t j = ClampIndex(std::nearbyint(inc / r)) - klo_[i];
+    if (j < 0 || j >= width_[i]) continue;
+    const int64_t c = BlockAt(0, y, 0).offset + j;
+    hi_[c] = lo_[c] = inc;
+    ++*work;
+    Settle(0, y, 0, r);
+  }
+  for (int t = 1; t < m_; ++t) {
+    for (int y = 0; y < n_; ++y) {
+      const size_t i = static_cast<size_t>(t) * n_ + y;
+      const int64_t width = width_[i];
+      if (width == 0) continue;
+      for (int h = 0; h < Histories(t); ++h) {
+        Block& child = BlockAt(t, y, h);
+        double* chi = hi_.data() + child.offset;
+        double* clo = lo_.data() + child.offset;
+        int32_t* chb = hi_back_.data() + child.offset;
+        int32_t* clb = lo_back_.data() + child.offset;
+        // Predecessors: (t - 1, p) at first order (back = p); (t - 1, p = h, history b) at
+        // second order (back = b).
+        const int backs = second_order_ ? Histories(t - 1) : n_;
+        for (int back = 0; back < backs; ++back) {
+          const int p = PrevLabel(h, back);
+          const Block& parent = BlockAt(t - 1, p, PrevHistory(back));
+          const bool any = parent.first < parent.last;
+          if (!any && parent.free_hi == kNegInf) continue;
+          const double inc = Increment(t, y, h, back);
+          if (!std::isfinite(inc)) continue;
+          if (parent.free_hi != kNegInf && parent.free_hi + inc > child.free_hi) {
+            child.free_hi = parent.free_hi + inc;
+            child.free_back = back;
+            child.free_back_k = kFreeSlot;
+          }
+          if (!any) continue;
+          // Child cell j holds k = klo + j; its predecessor k - q lies at parent index
+          // j + shift.
+          const int64_t shift = klo_[i] - ClampIndex(std::nearbyint(inc / r)) -
+                                klo_[static_cast<size_t>(t - 1) * n_ + p];
+          const int64_t j0 = std::max<int64_t>(0, parent.first - shift);
+          const int64_t j1 = std::min<int64_t>(width, parent.last - shift);
+          if (j0 >= j1) continue;
+          const double* phi = hi_.data() + parent.offset;
+          const double* plo = lo_.data() + parent.offset;
+          *work += j1 - j0;
+          for (int64_t j = j0; j < j1; ++j) {
+            const double a = phi[j + shift] + inc;
+            const double b = plo[j + shift] + inc;
+            const bool up = a > chi[j];
+            const bool down = b < clo[j];
+            chi[j] = up ? a : chi[j];
+            chb[j] = up ? back : chb[j];
+            clo[j] = down ? b : clo[j];
+            clb[j] = down ? back : clb[j];
+          }
+        }
+        Settle(t, y, h, r);
+      }
+    }
+  }
+
+  struct Candidate {
+    double score;
+    int y, h;
+    int64_t j;  // window index, or kFreeSlot
+    bool from_hi;
+  };
+  std::vector<Candidate> candidates;
+  bool straddles = false;
+  const int last = m_ - 1;
+  for (int y = 0; y < n_; ++y) {
+    for (int h = 0; h < Histories(last); ++h) {
+      const Block& b = BlockAt(last, y, h);
+      if (b.free_hi != kNegInf) candidates.push_back({b.free_hi, y, h, kFreeSlot, true});
+      for (int32_t j = b.first; j < b.last; ++j) {
+        const double hi = hi_[b.offset + j], lo = lo_[b.offset + j];
+        if (hi == kNegInf) continue;
+        const double hi_slack = Slack(hi, 0), lo_slack = Slack(lo, 0);
+        if (hi <= upper_ + hi_slack) candidates.push_back({hi, y, h, j, true});
+        if (lo >= lower_ - lo_slack && lo <= upper_ + lo_slack && hi > upper_ - hi_slack) {
+          candidates.push_back({lo, y, h, j, false});
+        }
+        // Highest above the range and lowest below it (as far as rounding tells): a labeling in
+        // between may be in range.
+        if (hi > upper_ - hi_slack && lo < lower_ + lo_slack) straddles = true;
+      }
+    }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+  for (const Candidate& c : candidates) {
+    out->labels.assign(m_, 0);
+    int y = c.y, h = c.h;
+    int64_t j = c.j;
+    bool from_hi = c.from_hi;
+    for (int t = last; t >= 0; --t) {
+      out->labels[t] = y;
+      if (t == 0) break;
+      const Block& b = BlockAt(t, y, h);
+      int back;
+      int64_t k_prev;
+      if (j == kFreeSlot) {
+        back = b.free_back;
+        k_prev = b.free_back_k;
+        from_hi = true;
+      } else {
+        back = from_hi ? hi_back_[b.offset + j] : lo_back_[b.offset + j];
+        const double inc = Increment(t, y, h, back);
+        k_prev = klo_[static_cast<size_t>(t) * n_ + y] + j - ClampIndex(std::nearbyint(inc / r));
+      }
+      const int p = PrevLabel(h, back);
+      h = PrevHistory(back);
+      y = p;
+      j = k_prev == kFreeSlot ? kFreeSlot : k_prev - klo_[static_cast<size_t>(t - 1) * n_ + y];
+    }
+    const double exact = lattice_.Score(out->labels);
+    if (exact >= lower_ && exact <= upper_) {  // checked on the exact score, never trusted
+      out->score = exact;
+      return Outcome::kFound;
+    }
+  }
+  return straddles ? Outcome::kUndecided : Outcome::kInfeasible;
+}
+
+// Cell updates a score-range search may do per sentence before its resolution coarsens: the
+// state budget is set by time (about 6 ms on one core of this machine class) rather than by a
+// fixed number of states, and it is counted in work, not measured, so the answer never depends on
+// the machine's load.
+constexpr int64_t kRangeWorkBudget = int64_t{1} << 22;
+
+// ScoreRangeDecode without other constraints (RangeDp): the finest resolution from `resolution`
+// up whose windows fit the work budget, `max_states` per label and position, and `max_bytes`;
+// refined while the answer is undecided and the work done so far leaves room.
+absl::StatusOr<Labeling> RangeSearch(const Lattice& lattice, double lower, double upper,
+                                     double resolution, double* used_resolution, int max_states,
+                                     int64_t max_bytes) {
+  const int m = lattice.size();
+  double finest = resolution;
+  // The guarantee needs upper - lower >= M * r (see aux_dp.h), so narrow ranges refine r.
+  if (upper - lower < m * resolution * (1 + 1e-9)) {
+    finest = (upper - lower) / (m * (1 + 1e-6));
+    if (!(finest > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat("score range ", lower, "..", upper,
+                                                     ": expected upper > lower (zero width)"));
+    }
+  }
+  RangeDp dp(lattice, lower, upper);
+  constexpr int64_t kBytesPerCell = 64;  // a live cell, its layer slot and its touch
+  // Even the coarsest windows visit every live (position, label, history) once.
+  const int64_t budget =
+      std::max(kRangeWorkBudget, 4 * dp.EstimateAt(std::numeric_limits<double>::max()).work);
+  auto fits = [&](const RangeDp::Estimate& e) {
+    return e.widest <= max_states && e.cells <= max_bytes / kBytesPerCell;
+  };
+  double r = finest;
+  RangeDp::Estimate e = dp.EstimateAt(r);
+  for (int attempt = 0; attempt < 200 && !(fits(e) && e.work <= budget); ++attempt) {
+    r *= 2;
+    e = dp.EstimateAt(r);
+  }
+  if (!fits(e)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("score range ", lower, "..", upper, " needs more than ", max_bytes >> 20,
+                     " MB at every resolution (--decode-memory-mb)"));
+  }
+  int64_t total = 0;
+  while (true) {
+    Labeling out;
+    int64_t work = 0;
+    const RangeDp::Outcome outcome = dp.Run(r, &out, &work);
+    total += work;
+    if (used_resolution != nullptr) *used_resolution = r;
+    if (outcome == RangeDp::Outcome::kFound) return out;
+    if (outcome == RangeDp::Outcome::kInfeasible) {
+      return absl::NotFoundError(
+          absl::StrCat("infeasible: no labeling scores within ", lower, "..", upper));
+    }
+    // Undecided: half the step costs about twice the work; go on while the budget allows it.
+    const double finer = r / 2;
+    if (finer < finest || total + 3 * std::max<int64_t>(work, 1) > 2 * budget ||
+        !fits(dp.EstimateAt(finer))) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "score range ", lower, "..", upper, " is undecided at resolution ", r,
+          ", the finest that fits the time budget and ", max_states,
+          " states per label and position; raise --score-max-states or narrow the range"));
+    }
+    r = finer;
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, double upper,
                                           double resolution,
                                           absl::Span<const Statistic* const> constraints,
@@ -420,6 +803,9 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
     }
   } else if (IsInfeasible(top.status())) {
     return top.status();  // no labeling satisfies the constraints at all
+  }
+  if (constraints.empty() && lattice.size() > 0 && lattice.num_labels() > 0) {
+    return RangeSearch(lattice, lower, upper, resolution, used_resolution, max_states, max_bytes);
   }
   // Keep the successor tables (M x R x (N+1) x N) and cells within the engine's limits.
   const int64_t per_state =
