@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -12,52 +13,49 @@
 namespace chaintag::cli {
 
 std::string ModelInfoJson(const Model& model, const std::string& path, int top) {
-  std::ostringstream out;
   std::error_code ec;
   const auto file_size = std::filesystem::file_size(path, ec);
   char magic[2] = {0, 0};
   const bool gzip = std::ifstream(path, std::ios::binary).read(magic, 2) &&
                     model_file::IsGzip(std::string_view(magic, 2));
-  const ModelInputOptions& input = model.input_options();
-  const std::vector<WeightedFeature> features = TopFeatures(model, top);
+  const ModelInfo info = DescribeModel(model, top);
+  const ModelInputOptions& input = info.input;
+  const std::vector<WeightedFeature>& features = info.top_features;
+  std::ostringstream out;
   out << "{\"file\": " << JsonString(path) << ", \"bytes\": " << (ec ? 0 : file_size)
       << ", \"gzip\": " << (gzip ? "true" : "false") << ", \"labels\": [";
-  for (int i = 0; i < model.num_labels(); ++i) {
-    out << (i ? ", " : "") << JsonString(model.labels()[i]);
-  }
-  out << "], \"family\": " << JsonString(std::string(ModelFamilyName(model.family())));
-  if (model.family() == ModelFamily::kLmsbn) {
+  for (size_t i = 0; i < info.labels.size(); ++i)
+    out << (i ? ", " : "") << JsonString(info.labels[i]);
+  out << "], \"family\": " << JsonString(info.family);
+  if (info.history_templates.has_value()) {
     out << ", \"history_templates\": [";
-    const std::vector<std::string> history = model.spec().HistoryTemplateLines();
-    for (size_t i = 0; i < history.size(); ++i) {
-      out << (i ? ", " : "") << JsonString(history[i]);
-    }
+    for (size_t i = 0; i < info.history_templates->size(); ++i)
+      out << (i ? ", " : "") << JsonString((*info.history_templates)[i]);
     out << "]";
   }
-  if (model.latent()) {
+  if (info.hidden_states.has_value()) {
     // Hidden states per label, in label order (label y owns a contiguous block of them).
     out << ", \"hidden_states\": {";
-    for (int i = 0; i < model.num_labels(); ++i) {
-      out << (i ? ", " : "") << JsonString(model.labels()[i]) << ": "
-          << model.latent_layout().states_of(i);
+    for (size_t i = 0; i < info.hidden_states->size(); ++i) {
+      const auto& [label, states] = (*info.hidden_states)[i];
+      out << (i ? ", " : "") << JsonString(label) << ": " << states;
     }
     out << "}";
   }
-  out << ", \"order\": " << model.order() << ", \"attributes\": " << model.attributes().size()
-      << ", \"state_features\": " << model.num_state_features()
-      << ", \"input_columns\": " << model.spec().num_input_columns() << ", \"lexicon_words\": "
-      << (model.spec().lexicon() ? model.spec().lexicon()->num_words() : 0)
-      << ", \"lexicon2_words\": "
-      << (model.spec().lexicon2() ? model.spec().lexicon2()->num_words() : 0)
-      << ", \"cluster_words\": "
-      << (model.spec().clusters() ? model.spec().clusters()->num_words() : 0)
-      << ", \"templates\": " << JsonString(model.spec().text())
+  auto words = [](const std::optional<ModelInfo::WordClasses>& w) { return w ? w->words : 0; };
+  out << ", \"order\": " << info.order << ", \"attributes\": " << info.attributes
+      << ", \"state_features\": " << info.state_features
+      << ", \"input_columns\": " << info.input_columns
+      << ", \"lexicon_words\": " << words(info.lexicon)
+      << ", \"lexicon2_words\": " << words(info.lexicon2)
+      << ", \"cluster_words\": " << words(info.clusters)
+      << ", \"templates\": " << JsonString(info.templates)
       << ", \"input\": {\"format\": " << JsonString(std::string(CorpusFormatName(input.format)))
       << ", \"label_column\": " << input.label_column
       << ", \"conllu_label\": " << JsonString(input.conllu_label)
       << ", \"np_chunks\": " << (input.np_chunks ? "true" : "false") << "}, \"metadata\": {";
   bool first = true;
-  for (const auto& [key, value] : model.metadata()) {
+  for (const auto& [key, value] : info.metadata) {
     out << (first ? "" : ", ") << JsonString(key) << ": " << JsonString(value);
     first = false;
   }
