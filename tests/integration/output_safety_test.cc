@@ -106,11 +106,11 @@ class OutputSafetyTest : public ::testing::Test {
   RunResult Run(const std::string& args) { return RunChaintag(args); }
   // Runs a bash script from the source tree ($B is the binary); returns its exit status.
   int RunScript(const std::string& body) {
-    std::ofstream(Path("script.sh")) << "cd '" << CHAINTAG_SOURCE_DIR << "'\nB='"
-                                     << CHAINTAG_BINARY << "'\n"
-                                     << body << "\n";
-    const int status =
-        std::system(("bash '" + Path("script.sh") + "' > '" + Path("script.out") + "' 2>&1").c_str());
+    std::ofstream(Path("script.sh"))
+        << "cd '" << CHAINTAG_SOURCE_DIR << "'\nB='" << CHAINTAG_BINARY << "'\n"
+        << body << "\n";
+    const int status = std::system(
+        ("bash '" + Path("script.sh") + "' > '" + Path("script.out") + "' 2>&1").c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
   }
   // What the writer writes to a new regular file (clique's timings zeroed).
@@ -172,8 +172,8 @@ TEST_F(OutputSafetyTest, FifoIsWrittenInPlaceForItsReader) {
     ASSERT_EQ(::mkfifo(Path("fifo").c_str(), 0644), 0);
     // The reader gives up after a minute, so a writer that never opens the FIFO fails the test
     // instead of hanging it.
-    const int rc = RunScript("timeout 60 cat '" + Path("fifo") + "' > '" + Path("got") +
-                             "' & $B " + Command(w.command, Path("fifo")) + "; rc=$?; wait; exit $rc");
+    const int rc = RunScript("timeout 60 cat '" + Path("fifo") + "' > '" + Path("got") + "' & $B " +
+                             Command(w.command, Path("fifo")) + "; rc=$?; wait; exit $rc");
     EXPECT_EQ(rc, 0) << ReadAll(Path("script.out"));
     EXPECT_TRUE(Normalise(ReadAll(Path("got"))) == expected) << "the reader got other bytes";
     struct stat st;
@@ -199,7 +199,8 @@ TEST_F(OutputSafetyTest, SymbolicLinkIsWrittenThroughToItsTarget) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(fs::is_symlink(Path("link")));
     EXPECT_EQ(fs::read_symlink(Path("link")), "real/target");
-    EXPECT_TRUE(Normalise(ReadAll(Path("real/target"))) == expected) << "the target holds other bytes";
+    EXPECT_TRUE(Normalise(ReadAll(Path("real/target"))) == expected)
+        << "the target holds other bytes";
     EXPECT_EQ(fs::status(Path("real/target")).permissions(), fs::perms(0640));
     // A link to a link to a file not yet there: the file is created where the links point.
     fs::remove(Path("link"));
@@ -211,7 +212,8 @@ TEST_F(OutputSafetyTest, SymbolicLinkIsWrittenThroughToItsTarget) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(fs::is_symlink(Path("link")));
     EXPECT_TRUE(fs::is_symlink(Path("real/hop")));
-    EXPECT_TRUE(Normalise(ReadAll(Path("real/target"))) == expected) << "the target holds other bytes";
+    EXPECT_TRUE(Normalise(ReadAll(Path("real/target"))) == expected)
+        << "the target holds other bytes";
   }
   // A link loop is an error naming the output, not a replaced link.
   fs::create_symlink("loop2", Path("loop1"));
@@ -270,7 +272,8 @@ TEST_F(OutputSafetyTest, KilledWriterLeavesNoTemporary) {
     const int rc = RunScript("exec 3<>'" + Path("in.fifo") + "'\n$B clique -o '" + Path("sig.out") +
                              "' '" + Path("in.fifo") +
                              "' & pid=$!\n"
-                             "found=; for i in $(seq 300); do if ls '" + Path("sig.out") +
+                             "found=; for i in $(seq 300); do if ls '" +
+                             Path("sig.out") +
                              "'.tmp-*; then found=1; break; fi; sleep 0.1; done\n"
                              "test -n \"$found\" || exit 3\n" +
                              "kill -" + signal + " $pid; wait $pid; test $? -gt 128");
