@@ -30,6 +30,7 @@
 #include "cli/commands.h"
 #include "cli/tag_output.h"
 #include "corpus/line_reader.h"
+#include "tagging/request_table.h"
 
 namespace chaintag::cli {
 
@@ -193,312 +194,88 @@ class CollectiveSummary {
   double plain_ = 0, objective_ = 0;
 };
 
-}  // namespace
-
-int RunTag(const std::vector<std::string>& args) {
-  const std::string cmd = "tag";
-  po::options_description options("tag options");
-  options.add_options()(
-      "model,m", po::value<std::vector<std::string>>(),
-      "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")(
-      "output-format", po::value<std::string>()->default_value("conll"),
-      "conll, conllu, tagged, chunks or jsonl")(
-      "marginals", po::bool_switch(), "jsonl: per-token label probabilities of the last model")(
-      "marginals-min", po::value<double>()->default_value(1e-4),
-      "--marginals: omit labels whose probability is below this (0 lists every label)")(
-      "threads", po::value<int>()->default_value(1),
-      "tagging threads (0 = all cores, at most 4 per core); the output does not depend on it")(
-      "output,o", po::value<std::string>()->default_value("-"),
-      "output file, or an existing directory for one output per input");
-  po::options_description decoding("decoding options (apply to the last model)");
-  decoding.add_options()("kbest", po::value<int>()->default_value(0),
-                         "the K best distinct labelings, best first")(
-      "diverse", po::value<int>()->default_value(0),
-      "diverse K-best: each labeling at distance >= --min-distance from all earlier ones")(
-      "min-distance", po::value<int>()->default_value(1), "diverse K-best: minimum distance D")(
-      "diversity", po::value<std::string>()->default_value("hamming"),
-      "diverse K-best distance: hamming (tokens) or chunks (chunks not shared)")(
-      "count", po::value<std::vector<std::string>>(),
-      "label-count constraint, repeatable: 'B-NP=2..4', 'NN,NNS=..3', 'VB*=1..', 'chunk:NP=3'")(
-      "score-range", po::value<std::string>(),
-      "best labeling whose model score lies in A..B (use --score-range=A..B for negative A)")(
-      "score-resolution", po::value<double>()->default_value(0.001),
-      "score quantisation step for --score-range (coarsened per sentence to fit "
-      "--score-max-states; jsonl reports the step used)")(
-      "score-max-states", po::value<int>()->default_value(256),
-      "--score-range: most quantised score states per position (time and memory grow with it)")(
-      "exclude", po::value<std::string>(),
-      "file with labelings to exclude: one line per sentence, labelings separated by '|'")(
-      "forced-column", po::value<int>(),
-      "corpus input: 1-based column holding per token a label the last model must give, or _ "
-      "(free)")("decode-memory-mb",
-                po::value<int>()->default_value(
-                    static_cast<int>(DecodeRequest::kDefaultMaxMemoryBytes >> 20)),
-                "memory one sentence's constrained decoding may use (per thread); a sentence "
-                "needing more gets status too_large")(
-      "latent-decoder", po::value<std::string>()->default_value("ldi"),
-      "latent-dynamic models (train --objective ldcrf): ldi (most probable labeling, certified "
-      "exact unless --ldi-max-paths stops the search), bhp (labeling of the best hidden path) or "
-      "marginal (per token the label with the largest marginal)")(
-      "ldi-max-paths", po::value<int64_t>()->default_value(1000),
-      "latent models, ldi: most hidden paths the search enumerates per sentence (jsonl reports "
-      "exact and hidden_paths)")(
-      "bb-max-nodes", po::value<int64_t>()->default_value(BranchAndBoundOptions::kDefaultMaxNodes),
-      "lmsbn models: nodes one sentence's branch-and-bound search may expand (at least the "
-      "sentence length; 1 = the greedy labeling); a search stopped early reports optimal: false")(
-      "bb-bound", po::value<double>(),
-      "lmsbn models: initial cost bound S; only labelings costing less are found (default: the "
-      "greedy labeling's cost)");
-  po::options_description collective(
-      "collective tagging (documents: -DOCSTART- lines in CoNLL, "
-      "'# newdoc' in CoNLL-U, one raw-text file = one document)");
-  collective.add_options()(
-      "collective", po::value<std::string>(),
-      "decode each document jointly, joining repeated words by cliques: potts (lambda = c/n) or "
-      "majority (W estimated from --collective-train)")(
-      "collective-key", po::value<std::string>()->default_value("form"),
-      "words that share a clique: form (as written) or lower (lower case)")(
-      "collective-capitalised", po::bool_switch(),
-      "only tokens whose first character is a capital letter join cliques")(
-      "collective-unseen", po::bool_switch(),
-      "only words the model did not see in training join cliques")(
-      "collective-iterations", po::value<int>()->default_value(CollectiveOptions().iterations),
-      "message-passing rounds at most (stops earlier when no label changes)")(
-      "collective-lambda", po::value<double>()->default_value(CollectiveOptions().c),
-      "clique strength c: Potts lambda = c/n for a clique of n words; majority: c * W")(
-      "collective-train", po::value<std::string>(),
-      "majority: labelled corpus (same --format, documents as above) to estimate W from")(
-      "collective-max-clique",
-      po::value<int>()->default_value(CollectiveOptions().max_clique_nodes),
-      "cliques larger than this are split into consecutive pieces")(
-      "collective-max-sentences",
-      po::value<int>()->default_value(CollectiveOptions().max_document_sentences),
-      "a document with more sentences is tagged sentence by sentence (with a warning)")(
-      "collective-max-tokens",
-      po::value<int64_t>()->default_value(CollectiveOptions().max_document_tokens),
-      "a document with more tokens is tagged sentence by sentence (with a warning)");
-  po::options_description text("raw text options");
-  text.add_options()("on-invalid", po::value<std::string>()->default_value("error"),
-                     "invalid UTF-8 in raw text: error or replace (U+FFFD)")(
-      "max-sentence-tokens", po::value<int>()->default_value(1000),
-      "longer sentences (raw text or corpus input) are split, with a warning")(
-      "no-ptb-brackets", po::bool_switch(),
-      "raw text: keep brackets as they are instead of -LRB- -RRB- ...");
-  options.add(decoding).add(collective).add(text);
-  AddReaderOptions(&options, /*with_label_column=*/false, /*with_sentence_limit=*/false);
-  po::variables_map vm;
-  if (int rc = ParseOrExit(cmd, "[-m MODEL ...] [options] FILE...|-", options, args, &vm); rc >= 0)
-    return rc;
-
-  auto output_format = ParseOutputFormat(vm["output-format"].as<std::string>());
-  if (!output_format.ok()) return UsageError(cmd, std::string(output_format.status().message()));
-  const std::vector<std::string> files = InputFiles(vm);
-  bool raw_text = vm.count("format") == 0;
-  auto reader_options = ReaderOptionsFrom(vm, files);
-  if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
-  reader_options->label_column = 0;  // keep every column; the models read the ones they need
-  auto threads = ThreadsFrom(cmd, vm["threads"].as<int>());
-  if (!threads.ok()) return UsageError(cmd, std::string(threads.status().message()));
-
-  TextOptions text_options;
-  {
-    auto policy = ParseInvalidUtf8Policy(vm["on-invalid"].as<std::string>());
-    if (!policy.ok()) return UsageError(cmd, std::string(policy.status().message()));
-    text_options.on_invalid = *policy;
-    text_options.max_sentence_tokens = vm["max-sentence-tokens"].as<int>();
-    if (text_options.max_sentence_tokens < 1)
-      return UsageError(cmd, "--max-sentence-tokens must be >= 1");
-    text_options.ptb_brackets = !vm["no-ptb-brackets"].as<bool>();
-    reader_options->max_sentence_tokens = text_options.max_sentence_tokens;
-    reader_options->split_long_sentences = true;
-  }
-
-  std::vector<std::string> model_paths;
-  if (vm.count("model")) {
-    model_paths = vm["model"].as<std::vector<std::string>>();
-  } else {
-    for (const std::string& name : DefaultModelFiles()) {
-      auto path = ShippedModelPath(name);
-      if (!path.ok()) return Fail(cmd, path.status());
-      model_paths.push_back(*path);
+// The decoding and collective options, made from the request table (tagging/request_table.h).
+void AddRequestOptions(po::options_description* decoding, po::options_description* collective) {
+  for (const RequestField& f : RequestFields()) {
+    if (!f.on(kCliSurface)) continue;
+    po::options_description* group = f.group == "collective" ? collective : decoding;
+    const std::string option(f.option), help(f.help), fallback = f.DefaultText();
+    if (f.type == RequestFieldType::kBool) {
+      group->add_options()(option.c_str(), po::bool_switch(), help.c_str());
+    } else if (f.type == RequestFieldType::kCounts) {
+      group->add_options()(option.c_str(), po::value<std::vector<std::string>>(), help.c_str());
+    } else if (fallback.empty()) {
+      group->add_options()(option.c_str(), po::value<std::string>(), help.c_str());
+    } else {
+      group->add_options()(option.c_str(), po::value<std::string>()->default_value(fallback),
+                           help.c_str());
     }
   }
-  // Outputs: one stream, or one file per input in an existing directory; checked before any work.
-  const std::string output_path = vm["output"].as<std::string>();
+}
+
+// The request for the last model from the options the user gave (the table's defaults stand for
+// the rest). `exclude_file` receives --exclude (read per sentence). An error is a usage error
+// unless `read_error` is set (the --collective-train corpus).
+absl::StatusOr<DecodeRequest> RequestFrom(const po::variables_map& vm, const Model& last,
+                                          const ReaderOptions& reader, bool* read_error) {
+  RequestBuilder builder(last, kCliSurface);
+  for (const RequestField& f : RequestFields()) {
+    const std::string option(f.option);
+    if (!f.on(kCliSurface) || !vm.count(option) || vm[option].defaulted()) continue;
+    absl::Status s;
+    if (f.type == RequestFieldType::kBool) {
+      if (vm[option].as<bool>()) s = builder.Set(f.name, true);
+    } else if (f.type == RequestFieldType::kCounts) {
+      s = builder.Set(f.name, vm[option].as<std::vector<std::string>>());
+    } else if (f.type == RequestFieldType::kLabelings) {
+      s = builder.Set(f.name, Labelings());  // the file gives them per sentence
+    } else {
+      s = builder.SetText(f.name, vm[option].as<std::string>());
+    }
+    if (!s.ok()) return s;
+  }
+  return builder.Build(reader, read_error);
+}
+
+// Reads every input (raw text or a corpus), tags it in batches and writes the outputs.
+int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
+              const std::string& output_path, OutputFormat output_format, bool raw_text,
+              const TextOptions& text_options, const ReaderOptions& reader_options,
+              const std::vector<const Model*>& model_ptrs, const DecodeRequest& request,
+              int threads, const std::string& exclude_file, ExcludeReader* exclude) {
+  // Outputs: one stream, or one file per input in an existing directory (RunTag checked them).
   std::error_code ec;
   const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
-  {
-    std::vector<std::string> outputs;
-    if (output_dir) {
-      for (const std::string& f : files) {
-        if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
-        outputs.push_back(OutputPathFor(output_path, f, *output_format));
-      }
-    } else if (output_path != "-") {
-      outputs.push_back(output_path);
-    }
-    std::vector<InputFile> read = FilesRead(vm, {"exclude", "collective-train"});
-    for (const std::string& path : model_paths) read.push_back({path, "model"});
-    if (absl::Status s = CheckOutputs(outputs, files, read); !s.ok())
-      return UsageError(cmd, std::string(s.message()));
-  }
-  PrepareHeapForModels(*threads);
-  auto models = Model::LoadAll(model_paths);
-  if (!models.ok()) return Fail(cmd, models.status());
-  std::vector<const Model*> model_ptrs;
-  for (const Model& model : *models) model_ptrs.push_back(&model);
-  const Model& last_model = *model_ptrs.back();
-  // Input is read the way the first model was trained (CoNLL-U label field, NP chunks from
-  // trees) unless --label or --np-chunks say otherwise.
-  const ModelInputOptions& trained = model_ptrs.front()->input_options();
-  if (raw_text && trained.format == CorpusFormat::kAttributes) {
-    // A model trained on attributes reads attribute files, not text.
-    raw_text = false;
-    reader_options->format = CorpusFormat::kAttributes;
-  }
-  if (vm["label"].defaulted()) reader_options->conllu_label = trained.conllu_label;
-  if (vm["np-chunks"].defaulted()) reader_options->np_chunks = trained.np_chunks;
-
-  // The decoding request for the last model.
-  DecodeRequest request;
-  request.kbest = vm["kbest"].as<int>();
-  request.diverse = vm["diverse"].as<int>();
-  request.min_distance = vm["min-distance"].as<int>();
-  request.max_memory_bytes = int64_t{vm["decode-memory-mb"].as<int>()} << 20;
-  if (auto decoder = ParseLatentDecoder(vm["latent-decoder"].as<std::string>()); decoder.ok()) {
-    request.latent_decoder = *decoder;
-  } else {
-    return UsageError(cmd, std::string(decoder.status().message()));
-  }
-  request.ldi_max_paths = vm["ldi-max-paths"].as<int64_t>();
-  const std::string diversity = vm["diversity"].as<std::string>();
-  if (diversity != "hamming" && diversity != "chunks") {
-    return UsageError(cmd, "--diversity: expected hamming or chunks, found '" + diversity + "'");
-  }
-  request.chunk_diversity = diversity == "chunks";
-  if (vm.count("count")) {
-    for (const std::string& spec : vm["count"].as<std::vector<std::string>>()) {
-      auto parsed = ParseCountConstraint(spec, last_model.labels());
-      if (!parsed.ok()) return UsageError(cmd, std::string(parsed.status().message()));
-      request.counts.push_back(std::move(*parsed));
-    }
-  }
-  if (vm.count("score-range")) {
-    request.score_range = true;
-    if (absl::Status s = ParseScoreRange(vm["score-range"].as<std::string>(), &request.score_lower,
-                                         &request.score_upper);
-        !s.ok()) {
-      return UsageError(cmd, "--score-range: " + std::string(s.message()));
-    }
-    request.score_resolution = vm["score-resolution"].as<double>();
-    request.score_max_states = vm["score-max-states"].as<int>();
-  }
-  request.exclusions = vm.count("exclude") > 0;
-  request.marginals_min = vm["marginals-min"].as<double>();
-  if (vm.count("forced-column")) {
-    if (raw_text) return UsageError(cmd, "--forced-column needs corpus input (--format)");
-    request.forced_column = vm["forced-column"].as<int>() - 1;
-    if (request.forced_column < 0) return UsageError(cmd, "--forced-column must be >= 1");
-  }
-  request.bb_max_nodes = vm["bb-max-nodes"].as<int64_t>();
-  if (vm.count("bb-bound")) request.bb_bound = vm["bb-bound"].as<double>();
-  const bool lmsbn = last_model.family() == ModelFamily::kLmsbn;
-  if (lmsbn && (request.score_range || request.diverse > 0 || vm["marginals"].as<bool>())) {
-    return UsageError(cmd,
-                      "an lmsbn model (branch-and-bound search) supports --kbest, --count, "
-                      "--forced-column and --exclude; --score-range, --diverse and --marginals "
-                      "need a linear-chain model");
-  }
-  if (vm.count("collective")) {
-    CollectiveOptions c;
-    auto kind = ParseCollectivePotentialKind(vm["collective"].as<std::string>());
-    if (!kind.ok()) return UsageError(cmd, "--collective: " + std::string(kind.status().message()));
-    c.potential = *kind;
-    auto key = ParseCollectiveKey(vm["collective-key"].as<std::string>());
-    if (!key.ok())
-      return UsageError(cmd, "--collective-key: " + std::string(key.status().message()));
-    c.key = *key;
-    c.capitalised_only = vm["collective-capitalised"].as<bool>();
-    c.unseen_only = vm["collective-unseen"].as<bool>();
-    c.iterations = vm["collective-iterations"].as<int>();
-    c.c = vm["collective-lambda"].as<double>();
-    c.max_clique_nodes = vm["collective-max-clique"].as<int>();
-    c.max_document_sentences = vm["collective-max-sentences"].as<int>();
-    c.max_document_tokens = vm["collective-max-tokens"].as<int64_t>();
-    if (c.potential == CollectivePotentialKind::kMajority) {
-      if (!vm.count("collective-train")) {
-        return UsageError(cmd, "--collective majority needs --collective-train FILE");
-      }
-      if (raw_text) {
-        return UsageError(cmd, "--collective-train is read with --format (a labelled corpus)");
-      }
-      ReaderOptions train_options = *reader_options;
-      last_model.input_options().ApplyTo(&train_options);
-      train_options.split_long_sentences = false;
-      MajorityWeightEstimator estimator(last_model, c);
-      if (absl::Status s =
-              ForEachSentence({vm["collective-train"].as<std::string>()}, train_options,
-                              [&](Sentence&& sentence) { return estimator.Add(sentence); });
-          !s.ok()) {
-        return Fail(cmd, s);
-      }
-      auto w = estimator.Finish();
-      if (!w.ok()) return Fail(cmd, w.status());
-      c.majority_weights = *std::move(w);
-    } else if (vm.count("collective-train")) {
-      return UsageError(cmd, "--collective-train is for --collective majority");
-    }
-    request.collective = std::move(c);
-    if (absl::Status s = CheckCollectiveRequest(last_model, request); !s.ok())
-      return UsageError(cmd, std::string(s.message()));
-  }
-  if (absl::Status s = request.Validate(); !s.ok())
-    return UsageError(cmd, std::string(s.message()));
-  ExcludeReader exclude;
-  if (request.exclusions) {
-    if (absl::Status s =
-            exclude.Open(vm["exclude"].as<std::string>(), reader_options->max_line_bytes);
-        !s.ok()) {
-      return Fail(cmd, s);
-    }
-  }
-  request.marginals = vm["marginals"].as<bool>();
-  // An lmsbn model has no probabilities (a large-margin model); it reports costs instead.
-  request.probability = !lmsbn && (*output_format == OutputFormat::kJsonl || request.Constrained());
-  if (request.marginals && *output_format != OutputFormat::kJsonl) {
-    return UsageError(cmd, "--marginals needs --output-format jsonl");
-  }
-
   int64_t total_bytes = 0;
   for (const std::string& f : files) {
     if (f != "-" && std::filesystem::is_regular_file(f, ec))
       total_bytes += std::filesystem::file_size(f, ec);
   }
 
-  TagWriter writer(model_ptrs, *output_format, raw_text, request.Constrained(), *reader_options,
+  TagWriter writer(model_ptrs, output_format, raw_text, request.Constrained(), reader_options,
                    request.marginals_min);
   std::unique_ptr<Output> out;
   CollectiveSummary summary;
   BatchTagger tagger(
-      model_ptrs, request, *threads,
+      model_ptrs, request, threads,
       [&](const TagResult& r) {
         if (r.document != nullptr && r.document_first) summary.Add(*r.document);
         return writer.Write(r, out->stream());
       },
-      vm.count("exclude") ? vm["exclude"].as<std::string>() : "");
+      exclude_file);
   Progress progress(total_bytes);
   int64_t bytes_done = 0;
   auto add = [&](Sentence&& s) -> absl::Status {
     TagResult r;
     r.sentence = std::move(s);
-    if (exclude.active()) {
-      if (absl::Status st = exclude.Next(&r); !st.ok()) return st;
+    if (exclude->active()) {
+      if (absl::Status st = exclude->Next(&r); !st.ok()) return st;
     }
     return tagger.Add(std::move(r));
   };
   auto open_output = [&](const std::string& input) -> absl::Status {
     std::string path = output_path;
-    if (output_dir) path = OutputPathFor(output_path, input, *output_format);
+    if (output_dir) path = OutputPathFor(output_path, input, output_format);
     auto opened = Output::Open(path);
     if (!opened.ok()) return opened.status();
     out = std::move(*opened);
@@ -546,7 +323,7 @@ int RunTag(const std::vector<std::string>& args) {
       bytes_done += segmenter.bytes_consumed();
     } else {
       absl::Status read = ForEachSentence(
-          {file}, *reader_options,
+          {file}, reader_options,
           [&](Sentence&& sentence) {
             if (file_sentences == 0) sentence.new_document = true;  // a file starts a document
             ++file_sentences;
@@ -568,8 +345,8 @@ int RunTag(const std::vector<std::string>& args) {
         return Fail(cmd,
                     absl::InvalidArgumentError("no sentences found in the input (empty input)"));
       }
-      if (exclude.active() && fi + 1 == files.size()) {
-        if (absl::Status s = exclude.Finish(); !s.ok()) return Fail(cmd, s);
+      if (exclude->active() && fi + 1 == files.size()) {
+        if (absl::Status s = exclude->Finish(); !s.ok()) return Fail(cmd, s);
       }
       if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
     }
@@ -589,6 +366,130 @@ int RunTag(const std::vector<std::string>& args) {
                  "output\n";
   }
   return kExitOk;
+}
+
+}  // namespace
+
+int RunTag(const std::vector<std::string>& args) {
+  const std::string cmd = "tag";
+  po::options_description options("tag options");
+  options.add_options()(
+      "model,m", po::value<std::vector<std::string>>(),
+      "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")(
+      "output-format", po::value<std::string>()->default_value("conll"),
+      "conll, conllu, tagged, chunks or jsonl")(
+      "threads", po::value<int>()->default_value(1),
+      "tagging threads (0 = all cores, at most 4 per core); the output does not depend on it")(
+      "output,o", po::value<std::string>()->default_value("-"),
+      "output file, or an existing directory for one output per input");
+  po::options_description decoding("decoding options (apply to the last model)");
+  po::options_description collective(
+      "collective tagging (documents: -DOCSTART- lines in CoNLL, "
+      "'# newdoc' in CoNLL-U, one raw-text file = one document)");
+  AddRequestOptions(&decoding, &collective);
+  po::options_description text("raw text options");
+  text.add_options()("on-invalid", po::value<std::string>()->default_value("error"),
+                     "invalid UTF-8 in raw text: error or replace (U+FFFD)")(
+      "max-sentence-tokens", po::value<int>()->default_value(1000),
+      "longer sentences (raw text or corpus input) are split, with a warning")(
+      "no-ptb-brackets", po::bool_switch(),
+      "raw text: keep brackets as they are instead of -LRB- -RRB- ...");
+  options.add(decoding).add(collective).add(text);
+  AddReaderOptions(&options, /*with_label_column=*/false, /*with_sentence_limit=*/false);
+  po::variables_map vm;
+  if (int rc = ParseOrExit(cmd, "[-m MODEL ...] [options] FILE...|-", options, args, &vm); rc >= 0)
+    return rc;
+
+  auto output_format = ParseOutputFormat(vm["output-format"].as<std::string>());
+  if (!output_format.ok()) return UsageError(cmd, std::string(output_format.status().message()));
+  const std::vector<std::string> files = InputFiles(vm);
+  bool raw_text = vm.count("format") == 0;
+  auto reader_options = ReaderOptionsFrom(vm, files);
+  if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
+  reader_options->label_column = 0;  // keep every column; the models read the ones they need
+  auto threads = ThreadsFrom(cmd, vm["threads"].as<int>());
+  if (!threads.ok()) return UsageError(cmd, std::string(threads.status().message()));
+
+  TextOptions text_options;
+  {
+    auto policy = ParseInvalidUtf8Policy(vm["on-invalid"].as<std::string>());
+    if (!policy.ok()) return UsageError(cmd, std::string(policy.status().message()));
+    text_options.on_invalid = *policy;
+    text_options.max_sentence_tokens = vm["max-sentence-tokens"].as<int>();
+    if (text_options.max_sentence_tokens < 1)
+      return UsageError(cmd, "--max-sentence-tokens must be >= 1");
+    text_options.ptb_brackets = !vm["no-ptb-brackets"].as<bool>();
+    reader_options->max_sentence_tokens = text_options.max_sentence_tokens;
+    reader_options->split_long_sentences = true;
+  }
+
+  std::vector<std::string> model_paths;
+  if (vm.count("model")) {
+    model_paths = vm["model"].as<std::vector<std::string>>();
+  } else {
+    for (const std::string& name : DefaultModelFiles()) {
+      auto path = ShippedModelPath(name);
+      if (!path.ok()) return Fail(cmd, path.status());
+      model_paths.push_back(*path);
+    }
+  }
+  // Outputs: one stream, or one file per input in an existing directory; checked before any work.
+  {
+    const std::string output_path = vm["output"].as<std::string>();
+    std::error_code ec;
+    const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
+    std::vector<std::string> outputs;
+    if (output_dir) {
+      for (const std::string& f : files) {
+        if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
+        outputs.push_back(OutputPathFor(output_path, f, *output_format));
+      }
+    } else if (output_path != "-") {
+      outputs.push_back(output_path);
+    }
+    std::vector<InputFile> read = FilesRead(vm, {"exclude", "collective-train"});
+    for (const std::string& path : model_paths) read.push_back({path, "model"});
+    if (absl::Status s = CheckOutputs(outputs, files, read); !s.ok())
+      return UsageError(cmd, std::string(s.message()));
+  }
+  PrepareHeapForModels(*threads);
+  auto models = Model::LoadAll(model_paths);
+  if (!models.ok()) return Fail(cmd, models.status());
+  std::vector<const Model*> model_ptrs;
+  for (const Model& model : *models) model_ptrs.push_back(&model);
+  const Model& last_model = *model_ptrs.back();
+  // Input is read the way the first model was trained (CoNLL-U label field, NP chunks from
+  // trees) unless --label or --np-chunks say otherwise.
+  const ModelInputOptions& trained = model_ptrs.front()->input_options();
+  if (raw_text && trained.format == CorpusFormat::kAttributes) {
+    // A model trained on attributes reads attribute files, not text.
+    raw_text = false;
+    reader_options->format = CorpusFormat::kAttributes;
+  }
+  if (vm["label"].defaulted()) reader_options->conllu_label = trained.conllu_label;
+  if (vm["np-chunks"].defaulted()) reader_options->np_chunks = trained.np_chunks;
+
+  if (vm.count("forced-column") && raw_text)
+    return UsageError(cmd, "--forced-column needs corpus input (--format)");
+  if (vm.count("collective-train") && raw_text)
+    return UsageError(cmd, "--collective-train is read with --format (a labelled corpus)");
+  bool read_error = false;
+  auto request = RequestFrom(vm, last_model, *reader_options, &read_error);
+  if (!request.ok() && read_error) return Fail(cmd, request.status());
+  if (!request.ok()) return UsageError(cmd, std::string(request.status().message()));
+  // Probabilities are computed where the output shows them.
+  request->probability &= *output_format == OutputFormat::kJsonl || request->Constrained();
+  if (request->marginals && *output_format != OutputFormat::kJsonl)
+    return UsageError(cmd, "--marginals needs --output-format jsonl");
+  const std::string exclude_file = request->exclusions ? vm["exclude"].as<std::string>() : "";
+  ExcludeReader exclude;
+  if (request->exclusions) {
+    if (absl::Status s = exclude.Open(exclude_file, reader_options->max_line_bytes); !s.ok())
+      return Fail(cmd, s);
+  }
+  return TagInputs(cmd, files, vm["output"].as<std::string>(), *output_format, raw_text,
+                   text_options, *reader_options, model_ptrs, *request, *threads, exclude_file,
+                   &exclude);
 }
 
 }  // namespace chaintag::cli
