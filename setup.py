@@ -5,6 +5,7 @@ build-pip/ (kept, so a second install only rebuilds what changed); the module, t
 A missing prerequisite stops the build at once with its name."""
 
 import glob
+import hashlib
 import os
 import shutil
 import subprocess
@@ -47,8 +48,10 @@ def _pybind11_cmake_dir():
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
         check_prerequisites()
-        build_dir = os.path.join(ROOT, "build-pip",
-                                 "py%d%d" % sys.version_info[:2] + "-" + sys.implementation.name)
+        # One build directory per interpreter installation (a venv shares its base's).
+        tag = hashlib.sha1(os.path.realpath(sys.base_prefix).encode()).hexdigest()[:8]
+        build_dir = os.path.join(ROOT, "build-pip", "%s%d%d-%s" % (
+            sys.implementation.name, sys.version_info[0], sys.version_info[1], tag))
         args = ["-DCMAKE_BUILD_TYPE=Release", "-DCHAINTAG_PYTHON=ON",
                 "-DPython_EXECUTABLE=" + sys.executable, "-DCHAINTAG_BUILD_TESTS=OFF",
                 "-DCHAINTAG_BUILD_BENCHMARKS=OFF"]
