@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   liblbfgs-dev
+  libeigen3-dev libfasttext-dev
   zlib1g-dev
   python3 time
   python3-dev python3-pybind11 python3-numpy python3-sklearn
