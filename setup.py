@@ -45,6 +45,28 @@ def _pybind11_cmake_dir():
         return None
 
 
+def check_wheel():
+    """pip builds a wheel: setuptools needs the `wheel` package for it (setuptools >= 70.1 has
+    bdist_wheel itself). Without it pip's own message is "invalid command 'bdist_wheel'"."""
+    try:
+        import wheel  # noqa: F401
+        return
+    except ImportError:
+        pass
+    try:
+        import setuptools.command.bdist_wheel  # noqa: F401
+        return
+    except ImportError:
+        pass
+    fail("the Python package 'wheel' is not installed for %s, and pip needs it to build "
+         "(with --no-build-isolation nothing is downloaded): install it (Debian: "
+         "python3-wheel; pip install wheel), or use Debian's /usr/bin/python3 for the venv"
+         % sys.executable)
+
+
+check_wheel()
+
+
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
         check_prerequisites()
