@@ -35,6 +35,8 @@ const chaintag::cli::Command kCommands[] = {
     {"info", "print a model's metadata, sizes and top-weighted features", chaintag::cli::RunInfo},
     {"clique", "MAP labelings of cardinality cliques given as JSON lines (alpha-pass, ICM, exact)",
      chaintag::cli::RunClique},
+    {"serve", "a tagging service over HTTP/JSON with a demo page (POST /tag, GET /models, GET /)",
+     chaintag::cli::RunServe},
 };
 
 void PrintUsage(std::ostream& out) {
