@@ -428,12 +428,12 @@ TEST_F(ServeTest, KeepAliveMalformedHttpAndTimeouts) {
   ExpectServing(port());
 }
 
-// A request that keeps a tagging thread busy for a while (a fine score range on a long sentence).
+// A request that keeps a tagging thread busy for a while (3000-best of a 100-token sentence;
+// the server must allow it with --max-kbest).
 std::string SlowRequest() {
   std::string text;
   for (int i = 0; i < 9; ++i) text += "The old man saw the big dog near the river bank ";
-  return json({{"text", text + "."}, {"score_range", {100, 200}}, {"score_max_states", 65536}})
-      .dump();
+  return json({{"text", text + "."}, {"kbest", 3000}}).dump();
 }
 
 // Polls GET /health until `n` requests are in flight (false after 20 s).
@@ -446,7 +446,8 @@ bool WaitInFlight(int port, int n) {
 }
 
 TEST(ServeLimitsTest, ConcurrentRequestsBeyondTheCapGet503) {
-  ServerProcess server({"--max-concurrent", "1", "--max-connections", "4", "--timeout", "30"});
+  ServerProcess server({"--max-concurrent", "1", "--max-connections", "4", "--timeout", "30",
+                        "--max-kbest", "3000"});
   ASSERT_GT(server.port(), 0) << server.err();
   const int port = server.port();
   auto slow = std::async(std::launch::async, [&] { return Post(port, SlowRequest()); });
@@ -473,7 +474,7 @@ TEST(ServeLimitsTest, ConcurrentRequestsBeyondTheCapGet503) {
 
 TEST(ServeShutdownTest, SigtermDrainsTheRequestInFlightAndExitsZero) {
   for (int signal : {SIGTERM, SIGINT}) {
-    ServerProcess server({"--timeout", "30"});
+    ServerProcess server({"--timeout", "30", "--max-kbest", "3000"});
     ASSERT_GT(server.port(), 0) << server.err();
     const int port = server.port();
     auto slow = std::async(std::launch::async, [&] { return Post(port, SlowRequest()); });
