@@ -207,7 +207,8 @@ class InterruptTest(unittest.TestCase):
         proc.wait(timeout=60)
         proc.stdout.close()
         self.assertTrue(line.startswith("interrupted"), line)
-        self.assertLess(waited, 1.0 if not os.environ.get("CHAINTAG_SANITIZED") else 5.0)
+        # Within 0.1 s on an idle machine; the margin is for loaded CI machines.
+        self.assertLess(waited, 3.0 if not os.environ.get("CHAINTAG_SANITIZED") else 10.0)
 
 
 class PackageTest(unittest.TestCase):
