@@ -1,7 +1,7 @@
 // Output safety (issue 27 items 1 and 2): every writer (tag, train, convert, lexicon, clusters,
-// clique) writes a character device, FIFO or socket in place, writes through a symbolic link to
-// its target, and refuses (exit 2, before any work, file untouched) an output that is one of the
-// files it reads, by the same path, a symbolic link or a hard link.
+// clique, embeddings) writes a character device, FIFO or socket in place, writes through a symbolic
+// link to its target, and refuses (exit 2, before any work, file untouched) an output that is one
+// of the files it reads, by the same path, a symbolic link or a hard link.
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -38,6 +38,9 @@ constexpr Writer kWriters[] = {
     {"lexicon", "lexicon --format conll -o {OUT} {D}/in.conll"},
     {"clusters", "clusters --pretokenized -c 2 -o {OUT} {D}/in.txt"},
     {"clique", "clique -o {OUT} {D}/in.jsonl"},
+    {"embeddings",
+     "embeddings --pretokenized --dim 4 --epochs 1 --min-count 1 --bucket 100 -o {OUT} "
+     "{D}/in.txt"},
 };
 
 // A file a command reads, and the command that reads it (with {OUT} for the output).
@@ -77,6 +80,12 @@ constexpr ReadFile kReadFiles[] = {
     {"in.conll", "lexicon --format conll -o {OUT} {D}/in.conll"},
     {"in.txt", "clusters --pretokenized -c 2 -o {OUT} {D}/in.txt"},
     {"in.jsonl", "clique -o {OUT} {D}/in.jsonl"},
+    {"in.txt",
+     "embeddings --pretokenized --dim 4 --epochs 1 --min-count 1 --bucket 100 -o {OUT} "
+     "{D}/in.txt"},
+    {"in.txt",
+     "embeddings --pretokenized --dim 4 --epochs 1 --min-count 1 --bucket 100 -o {OUT} "
+     "< {D}/in.txt"},
 };
 
 class OutputSafetyTest : public ::testing::Test {
