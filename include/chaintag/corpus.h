@@ -80,8 +80,10 @@ enum class CorpusFormat { kConll, kConllu, kPtb, kTagged, kAttributes };
 // Parses "conll", "conllu", "ptb", "tagged", "attributes".
 absl::StatusOr<CorpusFormat> ParseCorpusFormat(std::string_view name);
 std::string_view CorpusFormatName(CorpusFormat format);
-// Guesses from the extension (".conllu", ".mrg"/".tree"/".ptb", ".pos"/".tagged", otherwise conll);
-// a trailing ".gz" is ignored.
+// The format a file extension names, a trailing ".gz" ignored: ".conll", ".conllu",
+// ".mrg"/".tree"/".ptb", ".pos"/".tagged"; nullopt for any other name (".txt", none, "-").
+std::optional<CorpusFormat> CorpusFormatFromExtension(std::string_view path);
+// CorpusFormatFromExtension, otherwise conll.
 CorpusFormat CorpusFormatFromPath(std::string_view path);
 
 // Attribute weights are finite numbers of at most this magnitude (training sums them in fixed

@@ -131,10 +131,10 @@ std::vector<InputFile> FilesRead(const po::variables_map& vm,
 }
 
 void AddReaderOptions(po::options_description* options, bool with_label_column,
-                      bool with_sentence_limit) {
-  options->add_options()("format", po::value<std::string>(),
-                         "input format: conll, conllu, ptb, tagged, attributes (default: from the "
-                         "file extension, else conll)")(
+                      bool with_sentence_limit, const std::string& format_default) {
+  const std::string format_help = absl::StrCat(
+      "input format: conll, conllu, ptb, tagged, attributes (default: ", format_default, ")");
+  options->add_options()("format", po::value<std::string>(), format_help.c_str())(
       "label", po::value<std::string>()->default_value("xpos"),
       "conllu: label field, upos or xpos")("np-chunks", po::bool_switch(),
                                            "ptb: derive IOB2 base-NP chunk labels from the trees")(

@@ -1,7 +1,8 @@
 // chaintag tag [-m MODEL ...] [--format F] [--output-format F] [decoding options] FILE...|-
 //
-// Raw UTF-8 text is the default input (sentence splitting and Penn Treebank tokenisation);
-// --format reads a corpus format instead. Models form a pipeline: the first model reads the
+// The input format is --format, else the files' extension (.conll, .conllu, .mrg, ...; .gz
+// stripped), else attributes for a model trained on them, else raw UTF-8 text (sentence splitting
+// and Penn Treebank tokenisation). Models form a pipeline: the first model reads the
 // input's columns; every later model reads the word column followed by the labels predicted by the
 // models before it (a POS model, then a chunk model that reads the predicted POS as its column 2).
 // Constraints, k-best and diverse k-best apply to the last model. Sentences are tagged in batches
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -214,10 +216,12 @@ void AddRequestOptions(po::options_description* decoding, po::options_descriptio
 }
 
 // The request for the last model from the options the user gave (the table's defaults stand for
-// the rest). `exclude_file` receives --exclude (read per sentence). An error is a usage error
-// unless `read_error` is set (the --collective-train corpus).
+// the rest). --collective-train is read in `collective_format`, else in the model's stored format.
+// An error is a usage error unless `read_error` is set (reading the --collective-train corpus).
 absl::StatusOr<DecodeRequest> RequestFrom(const po::variables_map& vm, const Model& last,
-                                          const ReaderOptions& reader, bool* read_error) {
+                                          const ReaderOptions& reader,
+                                          std::optional<CorpusFormat> collective_format,
+                                          bool* read_error) {
   RequestBuilder builder(last, kCliSurface);
   for (const RequestField& f : RequestFields()) {
     const std::string option(f.option);
@@ -234,7 +238,7 @@ absl::StatusOr<DecodeRequest> RequestFrom(const po::variables_map& vm, const Mod
     }
     if (!s.ok()) return s;
   }
-  return builder.Build(reader, read_error);
+  return builder.Build(reader, read_error, collective_format);
 }
 
 // Reads every input (raw text or a corpus), tags it in batches and writes the outputs.
@@ -395,7 +399,10 @@ int RunTag(const std::vector<std::string>& args) {
       "no-ptb-brackets", po::bool_switch(),
       "raw text: keep brackets as they are instead of -LRB- -RRB- ...");
   options.add(decoding).add(collective).add(text);
-  AddReaderOptions(&options, /*with_label_column=*/false, /*with_sentence_limit=*/false);
+  AddReaderOptions(&options, /*with_label_column=*/false, /*with_sentence_limit=*/false,
+                   "from the extension, .gz stripped: .conll, .conllu, .mrg/.tree/.ptb, "
+                   ".pos/.tagged; else attributes for a model trained on attributes; else raw "
+                   "text");
   po::variables_map vm;
   if (int rc = ParseOrExit(cmd, "[-m MODEL ...] [options] FILE...|-", options, args, &vm); rc >= 0)
     return rc;
@@ -403,9 +410,30 @@ int RunTag(const std::vector<std::string>& args) {
   auto output_format = ParseOutputFormat(vm["output-format"].as<std::string>());
   if (!output_format.ok()) return UsageError(cmd, std::string(output_format.status().message()));
   const std::vector<std::string> files = InputFiles(vm);
-  bool raw_text = vm.count("format") == 0;
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
+  // Without --format every input's extension (.gz stripped) names the format, and all must agree;
+  // with no corpus extension the first model decides below (attributes or raw text).
+  std::optional<CorpusFormat> input_format;
+  if (vm.count("format")) {
+    input_format = reader_options->format;
+  } else {
+    input_format = CorpusFormatFromExtension(files.front());
+    for (const std::string& f : files) {
+      const std::optional<CorpusFormat> format = CorpusFormatFromExtension(f);
+      if (format == input_format) continue;
+      auto name = [](const std::string& file, std::optional<CorpusFormat> format) {
+        return absl::StrCat(file, " (",
+                            format ? std::string(CorpusFormatName(*format)) : "no corpus extension",
+                            ")");
+      };
+      return UsageError(
+          cmd, absl::StrCat("inputs in different formats: ", name(files.front(), input_format),
+                            " and ", name(f, format), "; give --format or tag them apart"));
+    }
+    if (input_format) reader_options->format = *input_format;
+  }
+  bool raw_text = !input_format.has_value();
   reader_options->label_column = 0;  // keep every column; the models read the ones they need
   auto threads = ThreadsFrom(cmd, vm["threads"].as<int>());
   if (!threads.ok()) return UsageError(cmd, std::string(threads.status().message()));
@@ -419,6 +447,7 @@ int RunTag(const std::vector<std::string>& args) {
     if (text_options.max_sentence_tokens < 1)
       return UsageError(cmd, "--max-sentence-tokens must be >= 1");
     text_options.ptb_brackets = !vm["no-ptb-brackets"].as<bool>();
+    text_options.max_line_bytes = reader_options->max_line_bytes;
     reader_options->max_sentence_tokens = text_options.max_sentence_tokens;
     reader_options->split_long_sentences = true;
   }
@@ -471,10 +500,15 @@ int RunTag(const std::vector<std::string>& args) {
 
   if (vm.count("forced-column") && raw_text)
     return UsageError(cmd, "--forced-column needs corpus input (--format)");
-  if (vm.count("collective-train") && raw_text)
-    return UsageError(cmd, "--collective-train is read with --format (a labelled corpus)");
+  // --collective-train is read with --format, else its own extension, else the model's format.
+  std::optional<CorpusFormat> collective_format;
+  if (vm.count("format")) {
+    collective_format = reader_options->format;
+  } else if (vm.count("collective-train")) {
+    collective_format = CorpusFormatFromExtension(vm["collective-train"].as<std::string>());
+  }
   bool read_error = false;
-  auto request = RequestFrom(vm, last_model, *reader_options, &read_error);
+  auto request = RequestFrom(vm, last_model, *reader_options, collective_format, &read_error);
   if (!request.ok() && read_error) return Fail(cmd, request.status());
   if (!request.ok()) return UsageError(cmd, std::string(request.status().message()));
   // Probabilities are computed where the output shows them.

@@ -510,7 +510,8 @@ absl::Status RequestBuilder::SetText(std::string_view name, std::string_view tex
 }
 
 absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collective_reader,
-                                                    bool* read_error) {
+                                                    bool* read_error,
+                                                    std::optional<CorpusFormat> collective_format) {
   DecodeRequest q = draft_.request;
   const Model& last = *last_;
   for (const std::string& spec : draft_.count_specs) {
@@ -543,6 +544,7 @@ absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collect
       }
       ReaderOptions options = collective_reader;
       last.input_options().ApplyTo(&options);
+      if (collective_format) options.format = *collective_format;
       options.split_long_sentences = false;
       MajorityWeightEstimator estimator(last, c);
       absl::Status read = ReadAll(draft_.collective_train, options, &estimator);
