@@ -243,9 +243,17 @@ absl::Status CheckModelString(std::string_view text, StringRule rule, std::strin
   return absl::OkStatus();
 }
 
+uint64_t HeaderAndTableBytes(std::string_view prefix) {
+  if (prefix.size() < kFixedHeaderBytes) return 0;
+  const uint32_t count = GetU32At(prefix, 12);
+  if (count == 0 || count > kMaxSections) return 0;
+  return kFixedHeaderBytes + uint64_t{count} * kSectionEntryBytes + 4;
+}
+
 absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view bytes,
-                                                           const std::string& name) {
-  const uint64_t size = bytes.size();
+                                                           const std::string& name,
+                                                           std::optional<uint64_t> file_size) {
+  const uint64_t size = file_size.value_or(bytes.size());
   if (absl::Status s = CheckMagicAndVersion(bytes, name); !s.ok()) return s;
   const uint32_t count = GetU32At(bytes, 12);
   const uint64_t declared_size = GetU64At(bytes, 16);
@@ -256,7 +264,7 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
   }
   const uint64_t table_end = kFixedHeaderBytes + uint64_t{count} * kSectionEntryBytes;
   const uint64_t header_end = table_end + 4;
-  if (header_end > size) {
+  if (header_end > bytes.size()) {
     return absl::DataLossError(absl::StrCat(name, ": expected a ", header_end,
                                             "-byte header and section table, file has ", size,
                                             " bytes"));
@@ -268,6 +276,7 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
                                             ", computed ", computed_crc, "): the file is corrupt"));
   }
   std::vector<SectionEntry> entries(count);
+  uint64_t end = header_end;
   for (uint32_t i = 0; i < count; ++i) {
     const size_t pos = kFixedHeaderBytes + size_t{i} * kSectionEntryBytes;
     SectionEntry& e = entries[i];
@@ -281,6 +290,13 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
           absl::StrCat(name, ": section ", i, " (", SectionName(e.id), ") spans bytes [", e.offset,
                        ", +", e.length, "), expected it inside [", header_end, ", ", size, ")"));
     }
+    end = std::max(end, e.offset + e.length);
+  }
+  // So a size the header overstates is caught here, not after reading (or inflating) that much.
+  if (end != size) {
+    return absl::DataLossError(absl::StrCat(name, ": expected the sections to end at byte ", size,
+                                            " (the size recorded in the header), they end at ",
+                                            end));
   }
   return entries;
 }
@@ -677,15 +693,29 @@ absl::Status RunSelfTests(const Model& model, const std::string& name) {
 absl::StatusOr<std::string> GunzipModelImage(const model_file::ByteSource& source,
                                              const std::string& name) {
   namespace mf = model_file;
+  uint64_t declared = 0;
   return mf::GunzipStream(
       source, name, mf::kFixedHeaderBytes,
-      [&](std::string_view prefix) -> absl::StatusOr<uint64_t> {
+      [&](std::string_view prefix) -> absl::StatusOr<mf::HeaderVerdict> {
         if (mf::IsGzip(prefix)) {
           return absl::DataLossError(absl::StrCat(
               name,
               ": expected a chaintag model inside the gzip stream, found another gzip stream"));
         }
-        return mf::CheckHeader(prefix, name);
+        if (prefix.size() <= mf::kFixedHeaderBytes) {
+          absl::StatusOr<uint64_t> size = mf::CheckHeader(prefix, name);
+          if (!size.ok()) return size.status();
+          declared = *size;
+          // Then the section table, before inflating the body: a size the header overstates
+          // fails there, not after gigabytes of output.
+          const uint64_t table = mf::HeaderAndTableBytes(prefix);
+          if (table == 0) return mf::ReadSectionTable(prefix, name, declared).status();
+          return mf::HeaderVerdict{declared, table};
+        }
+        absl::StatusOr<std::vector<mf::SectionEntry>> table =
+            mf::ReadSectionTable(prefix, name, declared);
+        if (!table.ok()) return table.status();
+        return mf::HeaderVerdict{declared, 0};
       },
       mf::kMaxModelBytes);
 }
@@ -775,6 +805,20 @@ absl::StatusOr<Model> LoadFile(const std::string& path) {
     return Model::FromBytes(std::string_view(buffer.get(), head.size() + *more), path);
   }
   std::string bytes = std::move(head);
+  // A pipe or device: the section table first, so an overstated size is refused before the body
+  // is read.
+  if (const uint64_t table = mf::HeaderAndTableBytes(bytes); table > bytes.size()) {
+    const size_t old = bytes.size();
+    bytes.resize(std::min<uint64_t>(table, *declared));
+    absl::StatusOr<size_t> more = read_some(bytes.data() + old, bytes.size() - old);
+    if (!more.ok()) return more.status();
+    bytes.resize(old + *more);
+    if (bytes.size() == table) {
+      absl::StatusOr<std::vector<mf::SectionEntry>> entries =
+          mf::ReadSectionTable(bytes, path, *declared);
+      if (!entries.ok()) return entries.status();
+    }
+  }
   if (*declared > bytes.size()) {
     // One byte more than declared, so a longer stream is reported as such.
     const uint64_t want = *declared + 1;

@@ -4,6 +4,7 @@
 #define CHAINTAG_SRC_MODEL_MODEL_FILE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,9 +92,14 @@ absl::Status CheckParameters(const ModelParameters& p, int num_labels, int num_a
                              const std::string& name);
 
 // Checks magic, version, declared size, header checksum, and that every section lies inside the
-// file; returns the section table. Does not verify section checksums.
-absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view bytes,
-                                                           const std::string& name);
+// file and the last one ends where the file does; returns the section table. Does not verify
+// section checksums. With `size`, `bytes` may be a prefix of an image of that many bytes (at
+// least its header and table: a loader checks the table before reading the rest).
+absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(
+    std::string_view bytes, const std::string& name, std::optional<uint64_t> size = std::nullopt);
+// Bytes of the header, section table and header checksum of an image whose first
+// kFixedHeaderBytes are `prefix` (0 when the section count is out of range).
+uint64_t HeaderAndTableBytes(std::string_view prefix);
 // Recomputes every section checksum and the header checksum in place (tests use it to tamper
 // with content while keeping checksums valid). Requires a structurally valid image.
 absl::Status RecomputeChecksums(std::string* bytes);
