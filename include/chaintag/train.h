@@ -120,11 +120,20 @@ double EvaluateLoss(const BoundLoss& loss, absl::Span<const int> gold,
 absl::Status DecomposedLossCosts(const BoundLoss& loss, absl::Span<const int> gold,
                                  std::vector<double>* costs);
 
-// The PAC-Bayes bound term of Hazan & Urtasun (approximated structured prediction, sec. 4.2) for
-// one sentence: max_y 1[F(y*) - F(y) <= FP + FN] * (1 - F1), with TP/FP/FN over chunks against
-// y* (exact, on the engine with the statistic (TP, FP)); `chunks` describes the lattice's labels.
+// The distance D in the bound term's margin test.
+enum class BoundDistance {
+  kHamming,  // wrongly labelled tokens, as in McAllester's theorem (Bauer et al. 2023, sec. 4.2)
+  kChunks,   // chunk errors FP + FN against y*
+};
+// The PAC-Bayes bound term of Bauer, Nakajima and Mueller (Mathematics 11(12):2628, 2023,
+// sec. 4.2, after McAllester's theorem) for one sentence: max_y 1[F(y*) - F(y) <= D(y*, y)] *
+// (1 - F1), F1 over chunks against y*, exact on the engine with the statistic (TP, FP); the
+// Hamming distance is folded into the scores (+1 on every token label other than y*'s), so it
+// needs no state. `chunks` describes the lattice's labels. A gold labeling the lattice forbids
+// (F(y*) = -inf) passes the margin test for every y; callers warn about it.
 absl::StatusOr<double> BoundTerm(const Lattice& lattice, absl::Span<const int> gold,
-                                 const ChunkTable& chunks);
+                                 const ChunkTable& chunks,
+                                 BoundDistance distance = BoundDistance::kHamming);
 
 // ---------------------------------------------------------------------------------------------
 // Training. Objective, algorithm and loss level are enums; their names are parsed and printed in
