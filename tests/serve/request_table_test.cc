@@ -2,6 +2,8 @@
 // defaults, range and choice checks and resulting DecodeRequest as `tag` and Python, field by
 // field; only the payload ("text", "sentences") is the service's own, and a field the table does
 // not offer to JSON is refused with the list of accepted ones.
+#include "tagging/request_table.h"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,7 +19,6 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "serve/request.h"
-#include "tagging/request_table.h"
 
 namespace chaintag::serve {
 namespace {
@@ -55,9 +56,8 @@ std::string Describe(const DecodeRequest& q) {
   std::string out = absl::StrCat(
       "kbest=", q.kbest, " diverse=", q.diverse, " min_distance=", q.min_distance,
       " chunk_diversity=", q.chunk_diversity, " score_range=", q.score_range, " [", q.score_lower,
-      ", ", q.score_upper, "] resolution=", q.score_resolution,
-      " max_states=", q.score_max_states, " exclusions=", q.exclusions,
-      " probability=", q.probability, " marginals=", q.marginals,
+      ", ", q.score_upper, "] resolution=", q.score_resolution, " max_states=", q.score_max_states,
+      " exclusions=", q.exclusions, " probability=", q.probability, " marginals=", q.marginals,
       " marginals_min=", q.marginals_min, " forced_column=", q.forced_column,
       " memory=", q.max_memory_bytes, " latent=", static_cast<int>(q.latent_decoder),
       " ldi_max_paths=", q.ldi_max_paths, " bb_max_nodes=", q.bb_max_nodes,
@@ -87,9 +87,8 @@ absl::StatusOr<DecodeRequest> ThroughServe(json fields) {
 
 // The request the table's builder makes of `values` on `surface` (what `tag` and Python do after
 // reading their own syntax).
-absl::StatusOr<DecodeRequest> ThroughTable(RequestSurface surface,
-                                           const std::vector<std::pair<std::string, RequestValue>>&
-                                               values) {
+absl::StatusOr<DecodeRequest> ThroughTable(
+    RequestSurface surface, const std::vector<std::pair<std::string, RequestValue>>& values) {
   RequestBuilder builder(*Pipeline().back(), surface);
   for (const auto& [name, value] : values) {
     if (absl::Status s = builder.Set(name, value); !s.ok()) return s;
@@ -145,7 +144,8 @@ TEST(ServeRequestTableTest, EveryNumberChoiceAndSwitchChecksAndLandsAsInTheTable
         }
         break;
       case RequestFieldType::kChoice:
-        for (const std::string& c : std::vector<std::string>(absl::StrSplit(std::string(f.choices), '|'))) {
+        for (const std::string& c :
+             std::vector<std::string>(absl::StrSplit(std::string(f.choices), '|'))) {
           if (c != "majority") good.push_back(c);  // needs a training file (refused: below)
         }
         bad = {std::string("no-such-choice")};
@@ -176,8 +176,8 @@ TEST(ServeRequestTableTest, EveryNumberChoiceAndSwitchChecksAndLandsAsInTheTable
       auto serve = ThroughServe(body_for(v));
       for (RequestSurface surface : surfaces) {
         auto table = ThroughTable(surface, values);
-        ASSERT_EQ(serve.ok(), table.ok()) << body_for(v).dump() << ": serve " << serve.status()
-                                          << ", table " << table.status();
+        ASSERT_EQ(serve.ok(), table.ok())
+            << body_for(v).dump() << ": serve " << serve.status() << ", table " << table.status();
         if (serve.ok()) EXPECT_EQ(Describe(*serve), Describe(*table)) << body_for(v).dump();
       }
       ++checked;
@@ -192,9 +192,9 @@ TEST(ServeRequestTableTest, EveryNumberChoiceAndSwitchChecksAndLandsAsInTheTable
       for (RequestSurface surface : surfaces) {
         auto table = ThroughTable(surface, values);
         ASSERT_FALSE(table.ok()) << body_for(v).dump();
-        EXPECT_EQ(serve.status().message(),
-                  absl::StrReplaceAll(table.status().message(),
-                                      {{"--" + std::string(f.option), name}}))
+        EXPECT_EQ(
+            serve.status().message(),
+            absl::StrReplaceAll(table.status().message(), {{"--" + std::string(f.option), name}}))
             << body_for(v).dump();
       }
       ++checked;
@@ -209,10 +209,10 @@ TEST(ServeRequestTableTest, StructuredFieldsLandAsTheTablesValues) {
   // range as a pair and as A..B.
   auto serve = ThroughServe(json::parse(R"({"marginals": true, "counts": {"chunk:NP": [1, 2],
       "B-VP": 1, "I-NP": [null, 4]}, "score_range": [null, 110]})"));
-  auto table = ThroughTable(kCliSurface, {{"marginals", true},
-                                          {"counts", std::vector<std::string>{
-                                                         "B-VP=1", "I-NP=..4", "chunk:NP=1..2"}},
-                                          {"score_range", std::string("..110")}});
+  auto table = ThroughTable(
+      kCliSurface, {{"marginals", true},
+                    {"counts", std::vector<std::string>{"B-VP=1", "I-NP=..4", "chunk:NP=1..2"}},
+                    {"score_range", std::string("..110")}});
   ASSERT_TRUE(serve.ok()) << serve.status();
   ASSERT_TRUE(table.ok()) << table.status();
   EXPECT_EQ(Describe(*serve), Describe(*table));
@@ -222,8 +222,8 @@ TEST(ServeRequestTableTest, StructuredFieldsLandAsTheTablesValues) {
   EXPECT_EQ(Describe(*as_text), Describe(*table));
   // The same bad count and range, refused in the same words.
   auto bad_count = ThroughServe(json::parse(R"({"counts": {"chunk:XX": [1, 2]}})"));
-  auto bad_count_table = ThroughTable(
-      kPythonSurface, {{"counts", std::vector<std::string>{"chunk:XX=1..2"}}});
+  auto bad_count_table =
+      ThroughTable(kPythonSurface, {{"counts", std::vector<std::string>{"chunk:XX=1..2"}}});
   ASSERT_FALSE(bad_count.ok());
   ASSERT_FALSE(bad_count_table.ok());
   EXPECT_EQ(bad_count.status().message(), bad_count_table.status().message());
@@ -276,26 +276,26 @@ TEST(ServeRequestTableTest, UnknownAndNonJsonFieldsAreRefusedListingTheTablesFie
                              OpenLimits());
     ASSERT_FALSE(r.ok()) << unknown;
     EXPECT_TRUE(absl::IsInvalidArgument(r.status()));
-    EXPECT_EQ(r.status().message(), absl::StrCat("unknown field \"", unknown,
-                                                 "\"; expected one of ",
-                                                 absl::StrJoin(expected, ", ")));
+    EXPECT_EQ(r.status().message(),
+              absl::StrCat("unknown field \"", unknown, "\"; expected one of ",
+                           absl::StrJoin(expected, ", ")));
   }
   // The table's fields that name files or columns on the server are not the JSON surface's.
   for (const RequestField& f : RequestFields()) {
     if (f.on(kJsonSurface)) continue;
-    auto r = ParseTagRequest(
-        absl::StrCat(R"({"text": "a", "collective": "potts", ")", std::string(f.name), R"(": "x"})"),
-        Pipeline(), OpenLimits());
+    auto r = ParseTagRequest(absl::StrCat(R"({"text": "a", "collective": "potts", ")",
+                                          std::string(f.name), R"(": "x"})"),
+                             Pipeline(), OpenLimits());
     ASSERT_FALSE(r.ok()) << f.name;
     EXPECT_THAT(r.status().message(), HasSubstr("cannot name files or columns on the server"));
   }
-  auto majority = ParseTagRequest(R"({"text": "a", "collective": "majority"})", Pipeline(),
-                                  OpenLimits());
+  auto majority =
+      ParseTagRequest(R"({"text": "a", "collective": "majority"})", Pipeline(), OpenLimits());
   ASSERT_FALSE(majority.ok());
   EXPECT_THAT(majority.status().message(), HasSubstr("use \"potts\""));
   // A collective option without "collective" is refused, as by `tag` and Python.
-  auto alone = ParseTagRequest(R"({"text": "a", "collective_lambda": 2})", Pipeline(),
-                               OpenLimits());
+  auto alone =
+      ParseTagRequest(R"({"text": "a", "collective_lambda": 2})", Pipeline(), OpenLimits());
   ASSERT_FALSE(alone.ok());
   EXPECT_EQ(alone.status().message(), "collective_lambda needs collective (potts|majority)");
 }
