@@ -332,7 +332,8 @@ class CRF(_Base):
         return self._model().tag(xseq, probability=False).labels[-1]
 
     def predict_marginals_single(self, xseq):
-        """Per token, a dict label -> P(label at that token | x) (needs numpy)."""
+        """Per token, a dict label -> P(label at that token | x) (needs numpy: without it an
+        ImportError says so)."""
         if len(xseq) == 0:
             return []
         s = self._model().tag(xseq, marginals=True, probability=False)
