@@ -20,6 +20,7 @@
 #include "chaintag/decode.h"
 #include "string_view_compat.h"
 #include "train/dev_scorer.h"
+#include "train/distributed.h"
 #include "train/ldcrf_objective.h"
 #include "train/lmsbn.h"
 #include "train/losses.h"
@@ -203,6 +204,14 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   }
   absl::StatusOr<LossSpec> loss_spec = LossSpecOf(o);
   if (!loss_spec.ok()) return loss_spec.status();
+  if (IsDistributed(info.ranks) && (lmsbn || (o.algorithm != Algorithm::kLbfgs &&
+                                              o.algorithm != Algorithm::kOwlqn))) {
+    return absl::UnimplementedError(absl::StrCat(
+        "training over ", info.ranks->size(), " MPI ranks: objective ",
+        ToAbsl(ObjectiveName(o.objective)), " with algorithm ", ToAbsl(AlgorithmName(o.algorithm)),
+        " is not distributed yet (crf, softmax-margin and ldcrf with lbfgs or owlqn are); run "
+        "it in one process"));
+  }
   train_internal::SelfTestPicker self_tests;
   absl::StatusOr<TrainingData> data_or = train_internal::BuildTrainingDataStreaming(
       spec,
@@ -211,7 +220,7 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
         if (sentence.ok() && *sentence != nullptr) self_tests.Offer(**sentence);
         return sentence;
       },
-      o.min_feature_count, o.max_labels, /*label_history=*/lmsbn);
+      o.min_feature_count, o.max_labels, /*label_history=*/lmsbn, info.ranks);
   if (!data_or.ok()) return data_or.status();
   TrainingData& data = *data_or;
   // The LMSBN learns label validity from its history features; no mask.
@@ -283,8 +292,11 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   const int64_t num_attributes = data.attributes.size();
   ModelParameters params = std::move(data.parameters);
   params.weights = std::move(weights);
-  const int num_sentences = data.num_sentences();
-  const int64_t num_tokens = data.num_positions();
+  // Over ranks: the whole corpus's counts.
+  int64_t totals[] = {data.num_sentences(), data.num_positions()};
+  train_internal::SumOverRanks(info.ranks, absl::MakeSpan(totals));
+  const int64_t num_sentences = totals[0];
+  const int64_t num_tokens = totals[1];
   std::vector<std::string> labels = data.labels;
   AttributeDictionary attributes = std::move(data.attributes);
   dev_scorer.reset();
