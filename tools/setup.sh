@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   liblbfgs-dev
+  libboost-mpi-dev openmpi-bin libopenmpi-dev
   zlib1g-dev
   python3 time
   python3-dev python3-pybind11 python3-numpy python3-sklearn

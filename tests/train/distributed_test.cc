@@ -1,0 +1,164 @@
+// Data-parallel training (issue 29): ranks simulated by threads (ThreadCommunicator) must train
+// the byte-identical model of one process for every objective that trains over ranks, and the
+// exact sums must not depend on how values are split.
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "chaintag/model.h"
+#include "chaintag/train.h"
+#include "gtest/gtest.h"
+#include "train/distributed.h"
+#include "train/thread_communicator.h"
+#include "train/toy_corpus.h"
+
+namespace chaintag::train_internal {
+namespace {
+
+using ::chaintag::testing::RunRanks;
+
+// Noun phrases, verbs and prepositions over a small vocabulary, with rare words.
+std::vector<Sentence> ToyChunks(int sentences, uint64_t seed) {
+  chaintag::testing::ToyCorpusBuilder b(seed);
+  const std::vector<std::string> det = {"the", "a", "this"}, adj = {"big", "red", "old", "new"},
+                                 noun = {"dog", "cat", "car", "house", "tree", "idea"},
+                                 verb = {"sees", "likes", "has", "wants"}, prep = {"in", "on"};
+  for (int i = 0; i < sentences; ++i) {
+    b.Begin();
+    b.Add(b.Pick(det), "B-NP");
+    if (b.Random() % 2) b.Add(b.Pick(adj), "I-NP");
+    b.Add(b.Pick(noun), "I-NP");
+    b.Add(b.Pick(verb), "B-VP");
+    if (b.Random() % 3 == 0) b.Add(absl::StrCat("rare", i), "B-NP");
+    b.Add(b.Pick(det), "B-NP");
+    b.Add(b.Pick(noun), "I-NP");
+    if (b.Random() % 2) {
+      b.Add(b.Pick(prep), "B-PP");
+      b.Add(b.Pick(noun), "B-NP");
+    }
+  }
+  return b.Take();
+}
+
+FeatureSpec Spec() {
+  absl::StatusOr<FeatureSpec> spec =
+      FeatureSpec::Parse("U00:%x[0,0]\nU01:%x[-1,0]\nU02:%x[1,0]\nU03:%x[-1,0]/%x[0,0]\nB\n");
+  EXPECT_TRUE(spec.ok());
+  return *spec;
+}
+
+// The model bytes of training `options` on `ranks` ranks (0: no communicator at all).
+std::string TrainBytes(const TrainOptions& options, const std::vector<Sentence>& train,
+                       const std::vector<Sentence>* dev, int ranks) {
+  if (ranks == 0) {
+    absl::StatusOr<Model> model = Train(options, Spec(), train, dev, nullptr);
+    EXPECT_TRUE(model.ok()) << model.status();
+    return model.ok() ? model->ToBytes() : "";
+  }
+  std::vector<std::string> bytes(ranks);
+  RunRanks(ranks, [&](Communicator* c) {
+    TrainDataInfo info;
+    info.ranks = c;
+    absl::StatusOr<Model> model = Train(options, Spec(), train, dev, nullptr, info);
+    EXPECT_TRUE(model.ok()) << model.status();
+    if (model.ok()) bytes[c->rank()] = model->ToBytes();
+  });
+  for (int r = 1; r < ranks; ++r) EXPECT_EQ(bytes[r], bytes[0]) << "rank " << r;
+  return bytes[0];
+}
+
+void ExpectSameForRanks(const TrainOptions& options, const std::vector<Sentence>* dev = nullptr) {
+  const std::vector<Sentence> train = ToyChunks(70, 5);
+  const std::string single = TrainBytes(options, train, dev, 0);
+  ASSERT_FALSE(single.empty());
+  for (int ranks : {1, 2, 3, 5}) {
+    EXPECT_TRUE(TrainBytes(options, train, dev, ranks) == single) << ranks << " ranks";
+  }
+}
+
+TEST(DistributedTrainTest, CrfModelIsByteIdenticalForAnyRanks) {
+  TrainOptions options;
+  options.max_iterations = 25;
+  options.threads = 2;
+  ExpectSameForRanks(options);
+}
+
+TEST(DistributedTrainTest, DroppedRareAttributesAndDevScoringAgree) {
+  TrainOptions options;
+  options.max_iterations = 20;
+  options.min_feature_count = 2;
+  options.threads = 1;
+  const std::vector<Sentence> dev = ToyChunks(15, 9);
+  ExpectSameForRanks(options, &dev);
+}
+
+TEST(DistributedTrainTest, OwlqnSecondOrderSoftmaxMarginAndLdcrfAgree) {
+  TrainOptions owlqn;
+  owlqn.max_iterations = 15;
+  owlqn.algorithm = Algorithm::kOwlqn;
+  owlqn.c1 = 0.1;
+  owlqn.order = 2;
+  ExpectSameForRanks(owlqn);
+  TrainOptions margin;
+  margin.max_iterations = 15;
+  margin.objective = ::chaintag::Objective::kSoftmaxMargin;
+  ExpectSameForRanks(margin);
+  TrainOptions ldcrf;
+  ldcrf.max_iterations = 10;
+  ldcrf.objective = ::chaintag::Objective::kLdcrf;
+  ldcrf.latent = "2";
+  ExpectSameForRanks(ldcrf);
+}
+
+TEST(DistributedTrainTest, UndistributedTrainersAreRefusedOnEveryRank) {
+  TrainOptions options;
+  options.objective = ::chaintag::Objective::kPerceptron;
+  const std::vector<Sentence> train = ToyChunks(10, 1);
+  std::mutex mu;
+  int refused = 0;
+  RunRanks(2, [&](Communicator* c) {
+    TrainDataInfo info;
+    info.ranks = c;
+    absl::StatusOr<Model> model = Train(options, Spec(), train, nullptr, nullptr, info);
+    std::lock_guard<std::mutex> lock(mu);
+    refused += !model.ok() && absl::IsUnimplemented(model.status());
+  });
+  EXPECT_EQ(refused, 2);
+}
+
+TEST(ExactTotalTest, SplitsDoNotChangeTheTotal) {
+  std::vector<double> values;
+  for (int i = 0; i < 1000; ++i) values.push_back(std::ldexp(1.0 + i % 7, (i * 37) % 60 - 30));
+  values.push_back(-1e10);
+  values.push_back(0.1);
+  const double whole = ExactTotal(values, nullptr);
+  double naive = 0;
+  for (double x : values) naive += x;
+  EXPECT_NEAR(whole, naive, std::abs(naive) * 1e-12);
+  for (int ranks : {2, 3, 7}) {
+    std::vector<double> totals(ranks);
+    RunRanks(ranks, [&](Communicator* c) {
+      std::vector<double> mine;
+      for (size_t i = c->rank(); i < values.size(); i += ranks) mine.push_back(values[i]);
+      totals[c->rank()] = ExactTotal(mine, c);
+    });
+    for (double t : totals) EXPECT_EQ(t, whole) << ranks << " ranks";
+  }
+}
+
+TEST(ExactTotalTest, HugeAndNanValuesGiveInfinityOrNan) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(ExactTotal(std::vector<double>{1.0, inf}, nullptr), inf);
+  EXPECT_EQ(ExactTotal(std::vector<double>{1e300, 2.0}, nullptr), inf);
+  EXPECT_EQ(ExactTotal(std::vector<double>{-1e20, 2.0}, nullptr), -inf);
+  EXPECT_TRUE(std::isnan(ExactTotal(std::vector<double>{inf, -inf}, nullptr)));
+  EXPECT_TRUE(std::isnan(ExactTotal(std::vector<double>{std::nan(""), 1.0}, nullptr)));
+  EXPECT_EQ(ExactTotal(std::vector<double>{}, nullptr), 0.0);
+  EXPECT_EQ(ExactTotal(std::vector<double>{-2.5, 0.75}, nullptr), -1.75);
+}
+
+}  // namespace
+}  // namespace chaintag::train_internal
