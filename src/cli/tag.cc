@@ -29,8 +29,8 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/ranks.h"
-#include "cli/tag_ranks.h"
 #include "cli/tag_output.h"
+#include "cli/tag_ranks.h"
 #include "corpus/line_reader.h"
 
 namespace chaintag::cli {
@@ -493,8 +493,7 @@ int RunTag(const std::vector<std::string>& args) {
                         "rank sees (each rank writes its part beside the output)");
     }
     if (request.exclusions || request.collective.has_value()) {
-      return UsageError(cmd,
-                        "--exclude and --collective read whole inputs; tag in one process");
+      return UsageError(cmd, "--exclude and --collective read whole inputs; tag in one process");
     }
   }
   // The final output of input `fi` (one file for all inputs unless -o is a directory).
@@ -588,8 +587,8 @@ int RunTag(const std::vector<std::string>& args) {
     } else {
       ByteRange range;
       if (distributed) {
-        absl::StatusOr<ByteRange> mine = RangeOfRank(file, static_cast<int>(fi),
-                                                     reader_options->format, rank, num_ranks);
+        absl::StatusOr<ByteRange> mine =
+            RangeOfRank(file, static_cast<int>(fi), reader_options->format, rank, num_ranks);
         if (!mine.ok()) return Fail(cmd, mine.status());
         range = *mine;
       }
@@ -634,9 +633,9 @@ int RunTag(const std::vector<std::string>& args) {
     (*ranks)->SumInt64(absl::MakeSpan(sentences_per_file));
     for (size_t fi = 0; fi < files.size(); ++fi) {
       if (sentences_per_file[fi] == 0 && (output_dir || fi + 1 == files.size())) {
-        return Fail(cmd, absl::InvalidArgumentError(absl::StrCat(
-                             output_dir ? files[fi] : std::string("the input"),
-                             ": no sentences found (empty input)")));
+        return Fail(cmd, absl::InvalidArgumentError(
+                             absl::StrCat(output_dir ? files[fi] : std::string("the input"),
+                                          ": no sentences found (empty input)")));
       }
     }
     if (rank == 0) {
@@ -644,8 +643,8 @@ int RunTag(const std::vector<std::string>& args) {
         if (fi == 0 || output_dir) {
           if (absl::Status s = open_output(files[fi]); !s.ok()) return Fail(cmd, s);
         }
-        if (absl::Status s = AppendParts(output_of(fi), static_cast<int>(fi), num_ranks,
-                                         out->stream());
+        if (absl::Status s =
+                AppendParts(output_of(fi), static_cast<int>(fi), num_ranks, out->stream());
             !s.ok()) {
           return Fail(cmd, s);
         }

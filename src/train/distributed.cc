@@ -47,8 +47,8 @@ double ExactTotal(absl::Span<const double> values, Communicator* ranks) {
       flags |= w[2];
     }
   }
-  if ((flags & kNan) != 0 || (flags & (kPositiveHuge | kNegativeHuge)) ==
-                                 (kPositiveHuge | kNegativeHuge)) {
+  if ((flags & kNan) != 0 ||
+      (flags & (kPositiveHuge | kNegativeHuge)) == (kPositiveHuge | kNegativeHuge)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
   if (flags != 0) {

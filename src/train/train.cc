@@ -204,8 +204,8 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   }
   absl::StatusOr<LossSpec> loss_spec = LossSpecOf(o);
   if (!loss_spec.ok()) return loss_spec.status();
-  if (IsDistributed(info.ranks) && (lmsbn || (o.algorithm != Algorithm::kLbfgs &&
-                                              o.algorithm != Algorithm::kOwlqn))) {
+  if (IsDistributed(info.ranks) &&
+      (lmsbn || (o.algorithm != Algorithm::kLbfgs && o.algorithm != Algorithm::kOwlqn))) {
     return absl::UnimplementedError(absl::StrCat(
         "training over ", info.ranks->size(), " MPI ranks: objective ",
         ToAbsl(ObjectiveName(o.objective)), " with algorithm ", ToAbsl(AlgorithmName(o.algorithm)),

@@ -304,7 +304,7 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
   absl::flat_hash_map<std::string, int> label_ids;
   std::vector<std::string> labels;
   const bool count = min_feature_count > 1;
-  std::vector<int64_t> counts;  // occurrences per attribute id, only when some may be dropped
+  std::vector<int64_t> counts;        // occurrences per attribute id, only when some may be dropped
   std::vector<FirstSeen> first_seen;  // per attribute id, only when distributed
   int64_t emission = 0;               // attribute occurrences emitted in the current sentence
   // Per-sentence scratch: (position, id) in emission order, bucketed by position afterwards.

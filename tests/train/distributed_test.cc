@@ -1,6 +1,8 @@
 // Data-parallel training (issue 29): ranks simulated by threads (ThreadCommunicator) must train
 // the byte-identical model of one process for every objective that trains over ranks, and the
 // exact sums must not depend on how values are split.
+#include "train/distributed.h"
+
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -11,7 +13,6 @@
 #include "chaintag/model.h"
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
-#include "train/distributed.h"
 #include "train/thread_communicator.h"
 #include "train/toy_corpus.h"
 
