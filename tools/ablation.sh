@@ -14,7 +14,7 @@ corpora=${CORPORA:-../shared/corpora}
 build=${BUILD:-build}
 threads=${THREADS:-$(nproc)}
 for f in "$build/chaintag" "$build/benchmarks/tag_benchmark"; do
-  [ -x "$f" ] || { echo "ablation: $f missing: build first (tools/setup.sh)" >&2; exit 1; }
+  [ -x "$f" ] || { echo "ablation: $f missing: build first (tools/test.sh builds the benchmarks)" >&2; exit 1; }
 done
 [ -d "$corpora" ] || { echo "ablation: no corpora at $corpora" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "ablation: /usr/bin/time missing (tools/setup.sh installs it)" >&2; exit 1; }

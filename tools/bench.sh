@@ -10,7 +10,7 @@ corpora=${CORPORA:-../shared/corpora}
 build=${BUILD:-build}
 train_threads=${TRAIN_THREADS:-$(nproc)}
 for f in "$build/chaintag" "$build/benchmarks/tag_benchmark"; do
-  [ -x "$f" ] || { echo "bench: $f missing: build first (tools/setup.sh)" >&2; exit 1; }
+  [ -x "$f" ] || { echo "bench: $f missing: build first (tools/test.sh builds the benchmarks)" >&2; exit 1; }
 done
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time missing (tools/setup.sh installs it)" >&2; exit 1; }
 work=$(mktemp -d)

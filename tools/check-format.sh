@@ -3,7 +3,7 @@
 # clang-format. Exit 1 lists the files that differ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v clang-format >/dev/null || { echo "check-format: clang-format is not installed (tools/setup.sh)" >&2; exit 1; }
+command -v clang-format >/dev/null || { echo "check-format: clang-format is not installed (tools/setup.sh --test-packages)" >&2; exit 1; }
 mapfile -t files < <(git ls-files '*.cc' '*.h')
 if [ "${1:-}" = "--fix" ]; then
   clang-format -i "${files[@]}"

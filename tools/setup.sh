@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages chaintag needs and builds it (Release) into build/.
-# Usage: tools/setup.sh [--no-build] [extra cmake args...]
+# Installs the Debian packages chaintag needs and builds what the main job needs (Release) into
+# build/: the chaintag command and, when pybind11 is found, the Python module. tools/test.sh builds
+# the tests and benchmarks (and installs the test-only packages through --test-packages).
+# Usage: tools/setup.sh [--no-build | --test-packages] [extra cmake args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,9 +18,15 @@ packages=(
   zlib1g-dev
   python3 time
   python3-dev python3-pybind11 python3-numpy python3-sklearn
-  clang libfuzzer-14-dev clang-format
   wordnet-base
 )
+# Only the tests, benchmarks, fuzz targets and format check need these (tools/test.sh).
+test_packages=(
+  libgtest-dev libgmock-dev
+  libbenchmark-dev
+  clang libfuzzer-14-dev clang-format
+)
+if [ "${1:-}" = "--test-packages" ]; then packages+=("${test_packages[@]}"); fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -32,6 +40,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-if [ "${1:-}" = "--no-build" ]; then exit 0; fi
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
-cmake --build build -j "$(nproc)"
+case "${1:-}" in --no-build | --test-packages) exit 0 ;; esac
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHAINTAG_BUILD_TESTS=OFF \
+  -DCHAINTAG_BUILD_BENCHMARKS=OFF "$@"
+targets=(chaintag)
+grep -q '^CHAINTAG_PYTHON:BOOL=ON' build/CMakeCache.txt && targets+=(chaintag_python)
+cmake --build build -j "$(nproc)" --target "${targets[@]}"

@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+bash tools/setup.sh --test-packages  # GoogleTest, Google Benchmark, clang, libFuzzer, clang-format
 if [ "${1:-}" = "--sanitize" ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHAINTAG_SANITIZE=ON \
     -DCHAINTAG_BUILD_BENCHMARKS=OFF >/dev/null
@@ -53,7 +54,9 @@ elif [ "${1:-}" = "--fuzz" ]; then
     exit 1
   fi
 else
-  [ -f build/CMakeCache.txt ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  # tools/setup.sh builds the command only; the same build directory gets the tests too.
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHAINTAG_BUILD_TESTS=ON \
+    -DCHAINTAG_BUILD_BENCHMARKS=ON >/dev/null
   cmake --build build -j "$jobs"
   ctest --test-dir build --output-on-failure -j "$jobs"
 fi

@@ -135,6 +135,68 @@ void SecondOrderBounds(int m, int n, const Increment& increment, std::vector<dou
   }
 }
 
+// Per (t, y): the max / min score of the rest of the chain after t (end included; 0 at the last
+// position) and of the prefix up to t (best_* -inf when none is finite). Exact at first order
+// (Viterbi both ways); at second order reduced over the previous label (sound, looser).
+void ChainBounds(const Lattice& lattice, std::vector<double>* best_rest,
+                 std::vector<double>* worst_rest, std::vector<double>* best_prefix,
+                 std::vector<double>* worst_prefix) {
+  const int m = lattice.size();
+  const int n = lattice.num_labels();
+  const size_t cells = static_cast<size_t>(m) * n;
+  best_rest->assign(cells, kNegInf);
+  worst_rest->assign(cells, kPosInf);
+  best_prefix->assign(cells, kNegInf);
+  worst_prefix->assign(cells, kPosInf);
+  if (m == 0 || n == 0) return;
+  auto increment = [&](int t, int before, int prev, int y) {
+    return ExactIncrement(lattice, t, before, prev, y);
+  };
+  if (lattice.order() == 2) {
+    SecondOrderBounds(m, n, increment, best_rest, worst_rest, best_prefix, worst_prefix);
+    return;
+  }
+  // Exact max / min score of the rest of the chain after (t, y) (backward Viterbi both ways).
+  for (int y = 0; y < n; ++y) {
+    (*best_rest)[static_cast<size_t>(m - 1) * n + y] = 0.0;
+    (*worst_rest)[static_cast<size_t>(m - 1) * n + y] = 0.0;
+  }
+  for (int t = m - 2; t >= 0; --t) {
+    for (int y = 0; y < n; ++y) {
+      double best = kNegInf, worst = kPosInf;
+      for (int z = 0; z < n; ++z) {
+        const double inc = increment(t + 1, 0, y, z);
+        const double b = (*best_rest)[static_cast<size_t>(t + 1) * n + z];
+        if (!std::isfinite(inc) || b == kNegInf) continue;
+        best = std::max(best, inc + b);
+        worst = std::min(worst, inc + (*worst_rest)[static_cast<size_t>(t + 1) * n + z]);
+      }
+      (*best_rest)[static_cast<size_t>(t) * n + y] = best;
+      (*worst_rest)[static_cast<size_t>(t) * n + y] = worst;
+    }
+  }
+  // Exact max / min prefix score up to (t, y) (forward Viterbi both ways) bounds reachable
+  // partials.
+  for (int y = 0; y < n; ++y) {
+    const double inc = increment(0, 0, -1, y);
+    if (std::isfinite(inc)) (*best_prefix)[y] = (*worst_prefix)[y] = inc;
+  }
+  for (int t = 1; t < m; ++t) {
+    for (int y = 0; y < n; ++y) {
+      double best = kNegInf, worst = kPosInf;
+      for (int p = 0; p < n; ++p) {
+        const double inc = increment(t, 0, p, y);
+        const double b = (*best_prefix)[static_cast<size_t>(t - 1) * n + p];
+        if (!std::isfinite(inc) || b == kNegInf) continue;
+        best = std::max(best, b + inc);
+        worst = std::min(worst, (*worst_prefix)[static_cast<size_t>(t - 1) * n + p] + inc);
+      }
+      (*best_prefix)[static_cast<size_t>(t) * n + y] = best;
+      (*worst_prefix)[static_cast<size_t>(t) * n + y] = worst;
+    }
+  }
+}
+
 }  // namespace
 
 // Per-position live intervals of quantised partials and the id of each interval's first value.
@@ -178,15 +240,11 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
     return ExactIncrement(lattice, t, before, prev, y);
   };
   const size_t cells = static_cast<size_t>(m) * n;
-  s->best_rest_.assign(cells, kNegInf);
-  s->worst_rest_.assign(cells, kPosInf);
-  std::vector<double> best_prefix(cells, kNegInf);
-  std::vector<double> worst_prefix(cells, kPosInf);
+  std::vector<double> best_prefix, worst_prefix;
+  ChainBounds(lattice, &s->best_rest_, &s->worst_rest_, &best_prefix, &worst_prefix);
   if (second_order) {
     // Increments are rounded as the engine asks for them (SecondOrderIncrement).
     s->lattice_ = std::make_shared<const Lattice>(lattice);
-    SecondOrderBounds(m, n, increment, &s->best_rest_, &s->worst_rest_, &best_prefix,
-                      &worst_prefix);
   } else {
     const size_t per_t = static_cast<size_t>(n + 1) * n;
     s->increment_.assign(per_t * m, kNoIncrement);
@@ -199,45 +257,6 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
                 ClampIndex(std::nearbyint(v / r));
           }
         }
-      }
-    }
-    // Exact max / min score of the rest of the chain after (t, y) (backward Viterbi both ways).
-    for (int y = 0; y < n; ++y) {
-      s->best_rest_[static_cast<size_t>(m - 1) * n + y] = 0.0;
-      s->worst_rest_[static_cast<size_t>(m - 1) * n + y] = 0.0;
-    }
-    for (int t = m - 2; t >= 0; --t) {
-      for (int y = 0; y < n; ++y) {
-        double best = kNegInf, worst = kPosInf;
-        for (int z = 0; z < n; ++z) {
-          const double inc = increment(t + 1, 0, y, z);
-          const double b = s->best_rest_[static_cast<size_t>(t + 1) * n + z];
-          if (!std::isfinite(inc) || b == kNegInf) continue;
-          best = std::max(best, inc + b);
-          worst = std::min(worst, inc + s->worst_rest_[static_cast<size_t>(t + 1) * n + z]);
-        }
-        s->best_rest_[static_cast<size_t>(t) * n + y] = best;
-        s->worst_rest_[static_cast<size_t>(t) * n + y] = worst;
-      }
-    }
-    // Exact max / min prefix score up to (t, y) (forward Viterbi both ways) bounds reachable
-    // partials.
-    for (int y = 0; y < n; ++y) {
-      const double inc = increment(0, 0, -1, y);
-      if (std::isfinite(inc)) best_prefix[y] = worst_prefix[y] = inc;
-    }
-    for (int t = 1; t < m; ++t) {
-      for (int y = 0; y < n; ++y) {
-        double best = kNegInf, worst = kPosInf;
-        for (int p = 0; p < n; ++p) {
-          const double inc = increment(t, 0, p, y);
-          const double b = best_prefix[static_cast<size_t>(t - 1) * n + p];
-          if (!std::isfinite(inc) || b == kNegInf) continue;
-          best = std::max(best, b + inc);
-          worst = std::min(worst, worst_prefix[static_cast<size_t>(t - 1) * n + p] + inc);
-        }
-        best_prefix[static_cast<size_t>(t) * n + y] = best;
-        worst_prefix[static_cast<size_t>(t) * n + y] = worst;
       }
     }
   }
@@ -400,6 +419,344 @@ void ScoreRangeStatistic::FillRow(int position, int prev_label, int state, int n
   }
 }
 
+namespace {
+
+// The score-range DP without other constraints, in one pass: cells (position t, label y, the label
+// before it at second order, quantised partial k) over per-label windows of k, each cell keeping
+// the highest and the lowest exact partial score with their back-pointers (what the generic
+// engine needs two runs for). The exact extremes decide, after each position, whether a whole cell
+// can be dropped (no completion reaches the range) or is "free" (every completion lands in it).
+class RangeDp {
+ public:
+  RangeDp(const Lattice& lattice, double lower, double upper)
+      : lattice_(lattice),
+        m_(lattice.size()),
+        n_(lattice.num_labels()),
+        second_order_(lattice.order() == 2),
+        lower_(lower),
+        upper_(upper) {
+    ChainBounds(lattice, &best_rest_, &worst_rest_, &best_prefix_, &worst_prefix_);
+  }
+
+  // The cost of a run at resolution r, from the windows alone (an upper bound on what Run does):
+  // cell visits times N, cells, and the widest window of one label at one position.
+  struct Estimate {
+    int64_t work = 0;
+    int64_t cells = 0;
+    int64_t widest = 0;
+  };
+  Estimate EstimateAt(double r) const {
+    Estimate e;
+    for (int t = 0; t < m_; ++t) {
+      for (int y = 0; y < n_; ++y) {
+        int64_t lo, hi;
+        if (!Window(t, y, r, &lo, &hi)) continue;
+        const int64_t slots = (hi - lo + 2) * Histories(t);
+        e.cells += slots;
+        e.work += slots * n_;
+        e.widest = std::max(e.widest, hi - lo + 1);
+      }
+    }
+    return e;
+  }
+
+  enum class Outcome { kFound, kInfeasible, kUndecided };
+  // One pass at resolution r; `work` receives the cell transitions done.
+  Outcome Run(double r, Labeling* out, int64_t* work);
+
+ private:
+  static constexpr int64_t kFreeSlot = std::numeric_limits<int64_t>::min();  // never a partial
+  struct Cell {
+    double hi = kNegInf;
+    double lo = kPosInf;
+    int32_t hi_back = -1;
+    int32_t lo_back = -1;
+  };
+  struct Live {
+    int32_t y;
+    int32_t h;  // second order: the label before y (index into the position's histories)
+    int64_t k;  // quantised partial, kFreeSlot for the free cell
+    Cell cell;
+  };
+
+  int Histories(int t) const { return second_order_ && t > 0 ? n_ : 1; }
+  double ErrorBound(int t, double r) const { return (t + 1) * r * 0.5 * (1 + 1e-9); }
+  // The quantised partials [lo, hi] that (t, y) can hold for a labeling in range (the bounds of
+  // ScoreRangeStatistic::Create); false if none.
+  bool Window(int t, int y, double r, int64_t* lo, int64_t* hi) const {
+    const size_t i = static_cast<size_t>(t) * n_ + y;
+    if (best_rest_[i] == kNegInf || best_prefix_[i] == kNegInf) return false;
+    const double err = ErrorBound(t, r);
+    *lo = std::max(ClampIndex(std::ceil((lower_ - err - best_rest_[i]) / r)),
+                   ClampIndex(std::ceil((worst_prefix_[i] - err) / r)));
+    *hi = std::min(ClampIndex(std::floor((upper_ + err - worst_rest_[i]) / r)),
+                   ClampIndex(std::floor((best_prefix_[i] + err) / r)));
+    return *lo <= *hi;
+  }
+  // Lays out position t's windows (offset_, klo_, width_) and sizes layer_.
+  void LayOut(int t, double r);
+  // The exact increments of the labels after (before, prev) at t (before: second order only),
+  // and their rounded values in *q; filled on first use at each position.
+  const double* Increments(int t, int before, int prev, double r, const int64_t** q);
+  // Moves the touched cells of layer t to the live list: drops cells no completion brings into
+  // range, merges into the free cell those every completion does.
+  void Collect(int t);
+
+  const Lattice& lattice_;
+  const int m_, n_;
+  const bool second_order_;
+  const double lower_, upper_;
+  std::vector<double> best_rest_, worst_rest_, best_prefix_, worst_prefix_;
+  std::vector<int64_t> offset_;  // N: first slot of label y's windows in layer_ (-1: dead)
+  std::vector<int64_t> klo_, width_;
+  std::vector<Cell> layer_;  // empty cells between uses
+  struct Touched {
+    int64_t slot;
+    int32_t y, h;
+  };
+  std::vector<Touched> touched_;
+  std::vector<Live> live_;
+  std::vector<size_t> begin_;  // M + 1
+  // Increment rows of the current position: (before, prev) x N, valid where row_stamp_ = stamp_.
+  std::vector<double> inc_;
+  std::vector<int64_t> q_;
+  std::vector<int64_t> row_stamp_;
+  int64_t stamp_ = 0;
+};
+
+void RangeDp::LayOut(int t, double r) {
+  offset_.assign(n_, -1);
+  klo_.assign(n_, 0);
+  width_.assign(n_, 0);
+  int64_t size = 0;
+  for (int y = 0; y < n_; ++y) {
+    int64_t lo, hi;
+    if (!Window(t, y, r, &lo, &hi)) continue;
+    offset_[y] = size;
+    klo_[y] = lo;
+    width_[y] = hi - lo + 1;
+    size += (width_[y] + 1) * Histories(t);  // the last slot of each history is the free cell
+  }
+  if (layer_.size() < static_cast<size_t>(size)) layer_.resize(size);
+}
+
+const double* RangeDp::Increments(int t, int before, int prev, double r, const int64_t** q) {
+  const size_t row = second_order_ ? static_cast<size_t>(before) * n_ + prev : prev;
+  double* inc = inc_.data() + row * n_;
+  int64_t* rounded = q_.data() + row * n_;
+  if (row_stamp_[row] != stamp_) {
+    row_stamp_[row] = stamp_;
+    for (int y = 0; y < n_; ++y) {
+      const double v = ExactIncrement(lattice_, t, before, t == 0 ? -1 : prev, y);
+      inc[y] = v;
+      rounded[y] = std::isfinite(v) ? ClampIndex(std::nearbyint(v / r)) : kNoIncrement;
+    }
+  }
+  *q = rounded;
+  return inc;
+}
+
+void RangeDp::Collect(int t) {
+  // Whole cells first: the exact extremes against the extremes of the rest of the chain.
+  const size_t count = touched_.size();
+  for (size_t i = 0; i < count; ++i) {
+    const Touched c = touched_[i];  // a copy: the loop appends to touched_
+    const int64_t w = width_[c.y];
+    if (c.slot - offset_[c.y] - c.h * (w + 1) == w) continue;  // already free
+    Cell& cell = layer_[c.slot];
+    const size_t b = static_cast<size_t>(t) * n_ + c.y;
+    if (cell.hi + best_rest_[b] < lower_ || cell.lo + worst_rest_[b] > upper_) {
+      cell = Cell();
+      continue;
+    }
+    if (cell.hi + best_rest_[b] <= upper_ && cell.lo + worst_rest_[b] >= lower_) {
+      const int64_t free_slot = offset_[c.y] + c.h * (w + 1) + w;
+      Cell& f = layer_[free_slot];
+      if (f.hi == kNegInf) touched_.push_back({free_slot, c.y, c.h});
+      if (cell.hi > f.hi) {
+        f.hi = cell.hi;
+        f.hi_back = cell.hi_back;
+      }
+      cell = Cell();
+    }
+  }
+  for (size_t i = 0; i < touched_.size(); ++i) {
+    const Touched& c = touched_[i];
+    Cell& cell = layer_[c.slot];
+    if (cell.hi == kNegInf) continue;
+    const int64_t w = width_[c.y];
+    const int64_t j = c.slot - offset_[c.y] - c.h * (w + 1);
+    live_.push_back({c.y, c.h, j == w ? kFreeSlot : klo_[c.y] + j, cell});
+    cell = Cell();
+  }
+  touched_.clear();
+  begin_[t + 1] = live_.size();
+}
+
+RangeDp::Outcome RangeDp::Run(double r, Labeling* out, int64_t* work) {
+  *work = 0;
+  live_.clear();
+  begin_.assign(m_ + 1, 0);
+  const size_t rows = second_order_ ? static_cast<size_t>(n_ + 1) * n_ : n_;
+  inc_.resize(rows * n_);
+  q_.resize(rows * n_);
+  row_stamp_.assign(rows, 0);
+  stamp_ = 0;
+  auto touch = [&](int64_t slot, int y, int h, double hi, double lo, int32_t back) {
+    Cell& cell = layer_[slot];
+    if (cell.hi == kNegInf) touched_.push_back({slot, y, h});
+    if (hi > cell.hi) {
+      cell.hi = hi;
+      cell.hi_back = back;
+    }
+    if (lo < cell.lo) {
+      cell.lo = lo;
+      cell.lo_back = back;
+    }
+  };
+  LayOut(0, r);
+  ++stamp_;
+  const int64_t* q;
+  const double* inc = Increments(0, lattice_.bos(), 0, r, &q);
+  for (int y = 0; y < n_; ++y) {
+    if (offset_[y] < 0 || q[y] == kNoIncrement) continue;
+    const int64_t j = q[y] - klo_[y];
+    if (j < 0 || j >= width_[y]) continue;
+    touch(offset_[y] + j, y, 0, inc[y], inc[y], -1);
+  }
+  Collect(0);
+  for (int t = 1; t < m_; ++t) {
+    LayOut(t, r);
+    ++stamp_;
+    for (size_t i = begin_[t - 1]; i < begin_[t]; ++i) {
+      const Live& from = live_[i];
+      const int prev = from.y;
+      // The history of the cell at t - 1 is its previous label (bos() before the sentence).
+      const int before = second_order_ ? (t == 1 ? lattice_.bos() : from.h) : 0;
+      inc = Increments(t, before, prev, r, &q);
+      const int h = second_order_ ? prev : 0;
+      const bool free = from.k == kFreeSlot;
+      *work += n_;
+      for (int y = 0; y < n_; ++y) {
+        if (offset_[y] < 0 || q[y] == kNoIncrement) continue;
+        const int64_t w = width_[y];
+        int64_t j = w;  // the free cell
+        if (!free) {
+          j = from.k + q[y] - klo_[y];
+          if (j < 0 || j >= w) continue;
+        }
+        const double v = inc[y];
+        touch(offset_[y] + h * (w + 1) + j, y, h, from.cell.hi + v, from.cell.lo + v,
+              static_cast<int32_t>(i));
+      }
+    }
+    Collect(t);
+  }
+
+  struct Candidate {
+    double score;
+    size_t cell;
+    bool from_hi;
+  };
+  std::vector<Candidate> candidates;
+  bool straddles = false;
+  for (size_t i = begin_[m_ - 1]; i < begin_[m_]; ++i) {
+    const Live& c = live_[i];
+    if (c.k == kFreeSlot || c.cell.hi <= upper_) {
+      candidates.push_back({c.cell.hi, i, true});
+    } else if (c.cell.lo >= lower_) {
+      candidates.push_back({c.cell.lo, i, false});
+    } else {
+      straddles = true;  // highest above the range, lowest below it
+    }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+  for (const Candidate& c : candidates) {
+    out->labels.assign(m_, 0);
+    size_t i = c.cell;
+    for (int t = m_ - 1; t >= 0; --t) {
+      out->labels[t] = live_[i].y;
+      const int32_t back = c.from_hi ? live_[i].cell.hi_back : live_[i].cell.lo_back;
+      if (t > 0) i = static_cast<size_t>(back);
+    }
+    const double exact = lattice_.Score(out->labels);
+    if (exact >= lower_ && exact <= upper_) {  // checked on the exact score, never trusted
+      out->score = exact;
+      return Outcome::kFound;
+    }
+  }
+  return straddles ? Outcome::kUndecided : Outcome::kInfeasible;
+}
+
+// Cell transitions a score-range search may do per sentence before its resolution coarsens: the
+// state budget is set by time (about 10 ms on one core of this machine class) rather than by a
+// fixed number of states, and it is counted in work, not measured, so the answer never depends on
+// the machine's load.
+constexpr int64_t kRangeWorkBudget = int64_t{1} << 22;
+
+// ScoreRangeDecode without other constraints (RangeDp): the finest resolution from `resolution`
+// up whose windows fit the work budget, `max_states` per label and position, and `max_bytes`;
+// refined while the answer is undecided and the work done so far leaves room.
+absl::StatusOr<Labeling> RangeSearch(const Lattice& lattice, double lower, double upper,
+                                     double resolution, double* used_resolution, int max_states,
+                                     int64_t max_bytes) {
+  const int m = lattice.size();
+  double finest = resolution;
+  // The guarantee needs upper - lower >= M * r (see aux_dp.h), so narrow ranges refine r.
+  if (upper - lower < m * resolution * (1 + 1e-9)) {
+    finest = (upper - lower) / (m * (1 + 1e-6));
+    if (!(finest > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat("score range ", lower, "..", upper,
+                                                     ": expected upper > lower (zero width)"));
+    }
+  }
+  RangeDp dp(lattice, lower, upper);
+  constexpr int64_t kBytesPerCell = 64;  // a live cell, its layer slot and its touch
+  // Even the coarsest windows visit every live (position, label, history) once.
+  const int64_t budget =
+      std::max(kRangeWorkBudget, 4 * dp.EstimateAt(std::numeric_limits<double>::max()).work);
+  auto fits = [&](const RangeDp::Estimate& e) {
+    return e.widest <= max_states && e.cells <= max_bytes / kBytesPerCell;
+  };
+  double r = finest;
+  RangeDp::Estimate e = dp.EstimateAt(r);
+  for (int attempt = 0; attempt < 200 && !(fits(e) && e.work <= budget); ++attempt) {
+    r *= 2;
+    e = dp.EstimateAt(r);
+  }
+  if (!fits(e)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("score range ", lower, "..", upper, " needs more than ", max_bytes >> 20,
+                     " MB at every resolution (--decode-memory-mb)"));
+  }
+  int64_t total = 0;
+  while (true) {
+    Labeling out;
+    int64_t work = 0;
+    const RangeDp::Outcome outcome = dp.Run(r, &out, &work);
+    total += work;
+    if (used_resolution != nullptr) *used_resolution = r;
+    if (outcome == RangeDp::Outcome::kFound) return out;
+    if (outcome == RangeDp::Outcome::kInfeasible) {
+      return absl::NotFoundError(
+          absl::StrCat("infeasible: no labeling scores within ", lower, "..", upper));
+    }
+    // Undecided: half the step costs about twice the work; go on while the budget allows it.
+    const double finer = r / 2;
+    if (finer < finest || total + 3 * std::max<int64_t>(work, 1) > 2 * budget ||
+        !fits(dp.EstimateAt(finer))) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "score range ", lower, "..", upper, " is undecided at resolution ", r,
+          ", the finest that fits the time budget and ", max_states,
+          " states per label and position; raise --score-max-states or narrow the range"));
+    }
+    r = finer;
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, double upper,
                                           double resolution,
                                           absl::Span<const Statistic* const> constraints,
@@ -420,6 +777,9 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
     }
   } else if (IsInfeasible(top.status())) {
     return top.status();  // no labeling satisfies the constraints at all
+  }
+  if (constraints.empty() && lattice.size() > 0 && lattice.num_labels() > 0) {
+    return RangeSearch(lattice, lower, upper, resolution, used_resolution, max_states, max_bytes);
   }
   // Keep the successor tables (M x R x (N+1) x N) and cells within the engine's limits.
   const int64_t per_state =

@@ -6,12 +6,15 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -24,29 +27,14 @@
 #include "chaintag/tagging.h"
 #include "chaintag/text.h"
 #include "chaintag/train.h"
+#include "model/model_file.h"
+#include "python/convert.h"
+#include "python/extras.h"
 
 namespace py = pybind11;
 
 namespace chaintag::python {
 namespace {
-
-// A library error as a Python exception.
-[[noreturn]] void Raise(const absl::Status& status) {
-  const std::string message(status.message().data(), status.message().size());
-  if (status.code() == absl::StatusCode::kNotFound) {
-    PyErr_SetString(PyExc_FileNotFoundError, message.c_str());
-    throw py::error_already_set();
-  }
-  throw py::value_error(message);
-}
-template <typename T>
-T Check(absl::StatusOr<T> value) {
-  if (!value.ok()) Raise(value.status());
-  return *std::move(value);
-}
-void Check(const absl::Status& status) {
-  if (!status.ok()) Raise(status);
-}
 
 // Shortest text that reads back as the same double.
 std::string NumberText(double x) {
@@ -55,20 +43,8 @@ std::string NumberText(double x) {
   return std::string(buffer, end);
 }
 
-// A path argument: str or os.PathLike.
-std::string PathOf(const py::handle& obj) {
-  return py::str(py::module_::import("os").attr("fspath")(obj)).cast<std::string>();
-}
-bool IsPathLike(const py::handle& obj) {
-  return py::isinstance<py::str>(obj) || py::hasattr(obj, "__fspath__");
-}
-
 // ------------------------------------------------------------------------------------------
 // Input: token lists and column tuples as Sentences.
-
-std::string TypeName(const py::handle& v) {
-  return py::str(py::type::handle_of(v).attr("__name__")).cast<std::string>();
-}
 
 // Builds the attributes of one token the way python-crfsuite's ItemSequence reads an item: a dict
 // maps names to weights (a str value v gives the attribute "name=v" with weight 1, a nested dict
@@ -83,7 +59,7 @@ class AttributeBuilder {
     fields_.clear();
     if (py::isinstance<py::dict>(item)) {
       std::string prefix;
-      AddDict(py::reinterpret_borrow<py::dict>(item), &prefix);
+      AddDict(py::reinterpret_borrow<py::dict>(item), &prefix, 0);
     } else if (py::isinstance<py::list>(item) || py::isinstance<py::tuple>(item) ||
                py::isinstance<py::set>(item) || py::isinstance<py::frozenset>(item)) {
       for (py::handle v : item) {
@@ -92,7 +68,7 @@ class AttributeBuilder {
                                             ": expected str attribute names in a list, found ",
                                             TypeName(v), " (use a dict for weights)"));
         }
-        Add(v.cast<std::string>(), 1.0);
+        Add(Utf8(v, Where("attribute name")), 1.0);
       }
     } else {
       throw py::type_error(absl::StrCat(what_, ": token ", t_,
@@ -105,7 +81,20 @@ class AttributeBuilder {
   }
 
  private:
-  void AddDict(const py::dict& d, std::string* prefix) {
+  // Nested dicts deeper than this are refused: a dict that contains itself would never end.
+  static constexpr int kMaxNesting = 100;
+
+  std::string Where(const std::string& what) const {
+    return absl::StrCat(what_, ": token ", t_, ": ", what);
+  }
+
+  void AddDict(const py::dict& d, std::string* prefix, int depth) {
+    if (depth >= kMaxNesting) {
+      throw py::value_error(absl::StrCat(what_, ": token ", t_, ": attribute '",
+                                         prefix->substr(0, 60), prefix->size() > 60 ? "...'" : "'",
+                                         ": expected feature dicts nested at most ", kMaxNesting,
+                                         " deep (does a dict contain itself?)"));
+    }
     const size_t keep = prefix->size();
     for (auto kv : d) {
       if (!py::isinstance<py::str>(kv.first)) {
@@ -113,13 +102,14 @@ class AttributeBuilder {
             what_, ": token ", t_, ": expected str attribute names, found ", TypeName(kv.first)));
       }
       prefix->resize(keep);
-      *prefix += kv.first.cast<std::string>();
+      *prefix += Utf8(kv.first, Where("attribute name"));
       py::handle v = kv.second;
       if (py::isinstance<py::str>(v)) {
-        Add(absl::StrCat(*prefix, "=", v.cast<std::string>()), 1.0);
+        Add(absl::StrCat(*prefix, "=", Utf8(v, Where(absl::StrCat("attribute '", *prefix, "'")))),
+            1.0);
       } else if (py::isinstance<py::dict>(v)) {
         *prefix += ':';
-        AddDict(py::reinterpret_borrow<py::dict>(v), prefix);
+        AddDict(py::reinterpret_borrow<py::dict>(v), prefix, depth + 1);
       } else {
         PyObject* number = PyNumber_Float(v.ptr());
         if (number == nullptr) {
@@ -141,17 +131,29 @@ class AttributeBuilder {
       throw py::value_error(
           absl::StrCat(what_, ": token ", t_, ": expected a non-empty attribute name"));
     }
+    bool ascii = true;
     for (char c : name) {
       if (static_cast<unsigned char>(c) < 0x20) {
         throw py::value_error(absl::StrCat(what_, ": token ", t_, ": attribute '", name,
                                            "': expected a name without tabs, line breaks or "
                                            "control characters"));
       }
+      ascii &= static_cast<unsigned char>(c) < 0x7F;
+    }
+    // DEL and the C1 controls, which a model file refuses, checked now rather than at save.
+    if (!ascii) {
+      if (absl::Status st = model_file::CheckModelString(name, model_file::StringRule::kLine,
+                                                         "the attribute name",
+                                                         absl::StrCat(what_, ": token ", t_));
+          !st.ok()) {
+        throw py::value_error(std::string(st.message()));
+      }
     }
     if (!std::isfinite(weight) || std::abs(weight) > kMaxAttributeWeight) {
       throw py::value_error(absl::StrCat(
           what_, ": token ", t_, ": attribute '", name, "': expected a finite weight between -",
-          kMaxAttributeWeight, " and ", kMaxAttributeWeight, ", found ", NumberText(weight)));
+          kMaxAttributeWeight, " and ", kMaxAttributeWeight, ", found ", NumberText(weight),
+          " (training sums weights in fixed point; scale the feature)"));
     }
     const float w = static_cast<float>(weight);
     if (!fields_.empty()) fields_.push_back('\t');
@@ -178,7 +180,7 @@ Sentence AttributeSentenceFrom(const py::handle& x, const char* what) {
   const size_t m = py::len(seq);
   if (m == 0) throw py::value_error(absl::StrCat(what, ": expected at least one token"));
   Sentence s;
-  s.file = "<python>";
+  s.file = what;
   s.columns.resize(1);
   s.columns[0].reserve(m);
   s.attribute_offsets.reserve(m + 1);
@@ -217,7 +219,7 @@ Sentence SentenceFrom(const py::handle& x, const char* what = "x", bool attribut
   const size_t m = py::len(seq);
   if (m == 0) throw py::value_error(absl::StrCat(what, ": expected at least one token"));
   Sentence s;
-  s.file = "<python>";
+  s.file = what;
   for (size_t t = 0; t < m; ++t) {
     py::handle item = seq[t];
     if (py::isinstance<py::str>(item)) {
@@ -226,7 +228,7 @@ Sentence SentenceFrom(const py::handle& x, const char* what = "x", bool attribut
         throw py::value_error(absl::StrCat(what, ": token ", t,
                                            " is a string, but earlier tokens are column tuples"));
       }
-      s.columns[0].push_back(item.cast<std::string>());
+      s.columns[0].push_back(Utf8(item, absl::StrCat(what, ": token ", t)));
     } else if (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) {
       py::sequence cols = py::reinterpret_borrow<py::sequence>(item);
       const size_t n = py::len(cols);
@@ -243,17 +245,15 @@ Sentence SentenceFrom(const py::handle& x, const char* what = "x", bool attribut
       for (size_t c = 0; c < n; ++c) {
         py::handle v = cols[c];
         if (!py::isinstance<py::str>(v)) {
-          throw py::type_error(
-              absl::StrCat(what, ": expected str columns, found ",
-                           py::str(py::type::handle_of(v).attr("__name__")).cast<std::string>(),
-                           " at token ", t, " column ", c));
+          throw py::type_error(absl::StrCat(what, ": expected str columns, found ", TypeName(v),
+                                            " at token ", t, " column ", c));
         }
-        s.columns[c].push_back(v.cast<std::string>());
+        s.columns[c].push_back(Utf8(v, absl::StrCat(what, ": token ", t, " column ", c)));
       }
     } else {
-      throw py::type_error(absl::StrCat(
-          what, ": expected a token (str) or a column tuple at position ", t, ", found ",
-          py::str(py::type::handle_of(item).attr("__name__")).cast<std::string>()));
+      throw py::type_error(absl::StrCat(what,
+                                        ": expected a token (str) or a column tuple at position ",
+                                        t, ", found ", TypeName(item)));
     }
   }
   for (const std::string& w : s.columns[0]) {
@@ -347,21 +347,22 @@ struct RequestArgs {
 template <typename Get, typename GetInt>
 void ParseCollective(const Model& last, Get&& get, GetInt&& get_int, DecodeRequest* q) {
   CollectiveOptions c;
-  c.potential = Check(ParseCollectivePotentialKind(py::str(get("collective")).cast<std::string>()));
+  c.potential = Check(ParseCollectivePotentialKind(StrOf(get("collective"), "collective")));
   if (py::object k = get("collective_key"); !k.is_none())
-    c.key = Check(ParseCollectiveKey(py::str(k).cast<std::string>()));
+    c.key = Check(ParseCollectiveKey(StrOf(k, "collective_key")));
   if (py::object v = get("collective_capitalised"); !v.is_none())
-    c.capitalised_only = v.cast<bool>();
-  if (py::object v = get("collective_unseen"); !v.is_none()) c.unseen_only = v.cast<bool>();
+    c.capitalised_only = BoolOf(v, "collective_capitalised");
+  if (py::object v = get("collective_unseen"); !v.is_none())
+    c.unseen_only = BoolOf(v, "collective_unseen");
   c.iterations = get_int("collective_iterations", c.iterations);
-  if (py::object v = get("collective_lambda"); !v.is_none()) c.c = v.cast<double>();
+  if (py::object v = get("collective_lambda"); !v.is_none()) c.c = FloatOf(v, "collective_lambda");
   py::object train = get("collective_train");
   if (c.potential == CollectivePotentialKind::kMajority) {
     if (train.is_none()) throw py::value_error("collective='majority' needs collective_train=PATH");
     ReaderOptions options;
     last.input_options().ApplyTo(&options);
     MajorityWeightEstimator estimator(last, c);
-    auto reader = Check(OpenSentenceReader(py::str(train).cast<std::string>(), options));
+    auto reader = Check(OpenSentenceReader(PathOf(train, "collective_train"), options));
     while (true) {
       std::optional<Sentence> next = Check(reader->Next());
       if (!next.has_value()) break;
@@ -406,7 +407,7 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
   q.probability = last.family() != ModelFamily::kLmsbn;
   q.marginals_min = 0.0;
   for (auto item : kwargs) {
-    const std::string key = py::str(item.first).cast<std::string>();
+    const std::string key = StrOf(item.first, "keyword");
     bool known = false;
     for (const char* k : kTagKeywords) known |= key == k;
     if (!known) {
@@ -421,11 +422,7 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
   auto get_int = [&](const char* key, int fallback) {
     py::object v = get(key);
     if (v.is_none()) return fallback;
-    if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
-      throw py::type_error(absl::StrCat(key, ": expected an int"));
-    const long long x = v.cast<long long>();
-    if (x < INT32_MIN || x > INT32_MAX) throw py::value_error(absl::StrCat(key, ": out of range"));
-    return static_cast<int>(x);
+    return static_cast<int>(IntOf(v, key, INT32_MIN, INT32_MAX));
   };
   q.kbest = get_int("kbest", 0);
   q.diverse = get_int("diverse", 0);
@@ -436,13 +433,13 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
   if (memory_mb < 1) throw py::value_error("max_memory_mb: expected >= 1");
   q.max_memory_bytes = int64_t{memory_mb} << 20;
   if (py::object d = get("latent_decoder"); !d.is_none()) {
-    absl::StatusOr<LatentDecoder> decoder = ParseLatentDecoder(py::str(d).cast<std::string>());
+    absl::StatusOr<LatentDecoder> decoder = ParseLatentDecoder(StrOf(d, "latent_decoder"));
     if (!decoder.ok()) throw py::value_error(std::string(decoder.status().message()));
     q.latent_decoder = *decoder;
   }
   q.ldi_max_paths = get_int("ldi_max_paths", static_cast<int>(q.ldi_max_paths));
   if (py::object d = get("diversity"); !d.is_none()) {
-    const std::string s = py::str(d).cast<std::string>();
+    const std::string s = StrOf(d, "diversity");
     if (s != "hamming" && s != "chunks")
       throw py::value_error("diversity: expected 'hamming' or 'chunks', found '" + s + "'");
     q.chunk_diversity = s == "chunks";
@@ -452,7 +449,7 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
     std::vector<std::string> specs;
     if (py::isinstance<py::dict>(c)) {
       for (auto kv : py::reinterpret_borrow<py::dict>(c)) {
-        const std::string key = py::str(kv.first).cast<std::string>();
+        const std::string key = StrOf(kv.first, "counts key");
         py::handle bounds = kv.second;
         auto bound = [&](py::handle b) -> std::string {
           if (b.is_none()) return "";
@@ -461,7 +458,7 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
                                               "']: expected an int, an (int|None, int|None) "
                                               "pair of bounds"));
           }
-          return std::to_string(b.cast<long long>());
+          return std::to_string(IntOf(b, absl::StrCat("counts['", key, "']")));
         };
         if (py::isinstance<py::tuple>(bounds) || py::isinstance<py::list>(bounds)) {
           py::sequence pair = py::reinterpret_borrow<py::sequence>(bounds);
@@ -475,20 +472,21 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
         }
       }
     } else if (py::isinstance<py::str>(c)) {
-      specs.push_back(c.cast<std::string>());
+      specs.push_back(Utf8(c, "counts"));
     } else {
-      for (py::handle s : c) specs.push_back(py::str(s).cast<std::string>());
+      for (py::handle s : c) specs.push_back(StrOf(s, "counts"));
     }
     for (const std::string& spec : specs)
       q.counts.push_back(Check(ParseCountConstraint(spec, last.labels())));
   }
   if (py::object r = get("score_range"); !r.is_none()) {
+    if (!py::isinstance<py::sequence>(r) || py::isinstance<py::str>(r) ||
+        py::len(py::reinterpret_borrow<py::sequence>(r)) != 2)
+      throw py::type_error("score_range: expected a (lower, upper) pair");
     py::sequence pair = py::reinterpret_borrow<py::sequence>(r);
-    if (!py::isinstance<py::sequence>(r) || py::len(pair) != 2)
-      throw py::value_error("score_range: expected a (lower, upper) pair");
     q.score_range = true;
-    q.score_lower = pair[0].is_none() ? -HUGE_VAL : pair[0].cast<double>();
-    q.score_upper = pair[1].is_none() ? HUGE_VAL : pair[1].cast<double>();
+    q.score_lower = pair[0].is_none() ? -HUGE_VAL : FloatOf(pair[0], "score_range lower bound");
+    q.score_upper = pair[1].is_none() ? HUGE_VAL : FloatOf(pair[1], "score_range upper bound");
     if (std::isnan(q.score_lower) || std::isnan(q.score_upper) ||
         (!pair[0].is_none() && !std::isfinite(q.score_lower)) ||
         (!pair[1].is_none() && !std::isfinite(q.score_upper))) {
@@ -499,14 +497,14 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
                                          "..", NumberText(q.score_upper)));
     }
     if (py::object res = get("score_resolution"); !res.is_none())
-      q.score_resolution = res.cast<double>();
+      q.score_resolution = FloatOf(res, "score_resolution");
   }
   if (py::object e = get("exclude"); !e.is_none()) {
     for (py::handle labeling : e) {
       if (py::isinstance<py::str>(labeling))
         throw py::type_error("exclude: expected a list of labelings (lists of labels)");
       std::vector<std::string> labels;
-      for (py::handle l : labeling) labels.push_back(py::str(l).cast<std::string>());
+      for (py::handle l : labeling) labels.push_back(StrOf(l, "exclude"));
       a.exclude.push_back(std::move(labels));
     }
     q.exclusions = true;
@@ -516,15 +514,13 @@ RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
     a.forced_obj = f;
     a.per_sentence = true;
   }
-  if (py::object m = get("marginals"); !m.is_none()) q.marginals = m.cast<bool>();
-  if (py::object p = get("probability"); !p.is_none()) q.probability = p.cast<bool>();
+  if (py::object m = get("marginals"); !m.is_none()) q.marginals = BoolOf(m, "marginals");
+  if (py::object p = get("probability"); !p.is_none()) q.probability = BoolOf(p, "probability");
   if (py::object c = get("collective"); !c.is_none()) ParseCollective(last, get, get_int, &q);
   if (py::object v = get("bb_max_nodes"); !v.is_none()) {
-    if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
-      throw py::type_error("bb_max_nodes: expected an int");
-    q.bb_max_nodes = v.cast<int64_t>();
+    q.bb_max_nodes = IntOf(v, "bb_max_nodes");
   }
-  if (py::object v = get("bb_bound"); !v.is_none()) q.bb_bound = v.cast<double>();
+  if (py::object v = get("bb_bound"); !v.is_none()) q.bb_bound = FloatOf(v, "bb_bound");
   Check(q.Validate());
   Check(CheckCollectiveRequest(last, q));
   return a;
@@ -536,12 +532,12 @@ std::vector<std::string> ForcedFor(const py::object& f, int m) {
   if (f.is_none()) return {};
   if (py::isinstance<py::dict>(f)) {
     for (auto kv : py::reinterpret_borrow<py::dict>(f)) {
-      const long long t = kv.first.cast<long long>();
+      const long long t = IntOf(kv.first, "forced position");
       if (t < -m || t >= m) {
         throw py::value_error(
             absl::StrCat("forced: position ", t, " is outside the sentence (", m, " tokens)"));
       }
-      forced[t < 0 ? t + m : t] = py::str(kv.second).cast<std::string>();
+      forced[t < 0 ? t + m : t] = StrOf(kv.second, "forced label");
     }
   } else {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(f);
@@ -550,7 +546,7 @@ std::vector<std::string> ForcedFor(const py::object& f, int m) {
           "forced: expected ", m, " labels (one per token, None for free), found ", py::len(seq)));
     }
     for (int t = 0; t < m; ++t) {
-      if (!seq[t].is_none()) forced[t] = py::str(seq[t]).cast<std::string>();
+      if (!seq[t].is_none()) forced[t] = StrOf(seq[t], "forced label");
     }
   }
   return forced;
@@ -702,7 +698,13 @@ PySentence TagOne(PyPipeline& p, const py::object& x, const py::kwargs& kwargs) 
   return std::move(TagSentences(p, std::move(inputs), a.request, 1)[0]);
 }
 
-std::vector<PySentence> TagText(PyPipeline& p, const std::string& text, const py::kwargs& kwargs) {
+std::vector<PySentence> TagText(PyPipeline& p, const py::object& text_arg,
+                                const py::kwargs& kwargs) {
+  if (!py::isinstance<py::str>(text_arg)) {
+    throw py::type_error(absl::StrCat("text: expected a str, found ", TypeName(text_arg),
+                                      " (tag() and tag_many() take token lists)"));
+  }
+  const std::string text = Utf8(text_arg, "text");
   RequestArgs a = ParseRequest(p.last(), kwargs);
   if (a.per_sentence)
     throw py::value_error("exclude= and forced= are per sentence: give them to tag()");
@@ -726,6 +728,22 @@ std::vector<PySentence> TagText(PyPipeline& p, const std::string& text, const py
   return TagSentences(p, std::move(inputs), a.request, 1);
 }
 
+// tag_many's threads=: 0 is every core; more than 4 per core is capped there with a
+// RuntimeWarning, as the CLI's --threads (each thread keeps a tagger and its buffers).
+int TaggingThreads(const py::object& arg) {
+  const long long requested = IntOf(arg, "threads", 0, INT32_MAX);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (requested == 0) return cores;
+  const int cap = 4 * cores;
+  if (requested > cap) {
+    const std::string message = absl::StrCat("threads=", requested, " capped at ", cap,
+                                             " (4 per core on this machine's ", cores, " cores)");
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, message.c_str(), 1) != 0) throw py::error_already_set();
+    return cap;
+  }
+  return static_cast<int>(requested);
+}
+
 // tag_many: an iterator that pulls `batch_size` inputs, tags them with the GIL released
 // (BatchTagger over `threads` pipelines, order kept) and yields them one by one.
 class TagStream {
@@ -733,16 +751,17 @@ class TagStream {
   TagStream(const TagStream&) = delete;  // the BatchTagger's sink points here
   TagStream& operator=(const TagStream&) = delete;
   TagStream(std::shared_ptr<PyPipeline> pipeline, py::object source, const py::kwargs& kwargs,
-            int threads, int batch_size)
-      : pipeline_(std::move(pipeline)), source_(std::move(source)), batch_size_(batch_size) {
+            const py::object& threads_arg, const py::object& batch_size_arg)
+      : pipeline_(std::move(pipeline)), source_(std::move(source)) {
+    const int threads = TaggingThreads(threads_arg);
+    const int batch_size = static_cast<int>(IntOf(batch_size_arg, "batch_size", 1, 1 << 20));
+    batch_size_ = batch_size;
     RequestArgs a = ParseRequest(pipeline_->last(), kwargs);
     if (a.per_sentence)
       throw py::value_error("exclude= and forced= are per sentence: give them to tag()");
     if (a.request.collective.has_value())
       throw py::value_error("collective= tags a document: give its text to tag_text()");
     request_ = a.request;
-    if (threads < 1) throw py::value_error("threads: expected >= 1");
-    if (batch_size < 1) throw py::value_error("batch_size: expected >= 1");
     tagger_ = std::make_unique<BatchTagger>(
         pipeline_->ptrs(), request_, threads,
         [this](const TagResult& r) {
@@ -752,7 +771,24 @@ class TagStream {
         "", static_cast<size_t>(batch_size));
   }
 
+  // One thread at a time: Fill releases the GIL while tagging, and another thread's Next would
+  // otherwise run the same BatchTagger concurrently. A thread waits for the lock without the GIL;
+  // the same thread coming back in (its input iterator reading this stream) is an error, as for
+  // a generator.
   PySentence Next() {
+    if (busy_.load() && owner_ == std::this_thread::get_id())
+      throw py::value_error("tag_many: the stream was read from inside its own input iterator");
+    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      py::gil_scoped_release release;
+      lock.lock();
+    }
+    owner_ = std::this_thread::get_id();
+    busy_.store(true);
+    struct Done {
+      std::atomic<bool>* busy;
+      ~Done() { busy->store(false); }
+    } done{&busy_};
     if (ready_.empty()) Fill();
     if (ready_.empty()) throw py::stop_iteration();
     PySentence s = std::move(ready_.front());
@@ -775,7 +811,8 @@ class TagStream {
       }
       py::object item = py::reinterpret_steal<py::object>(next);
       TagResult r;
-      r.sentence = SentenceFrom(item, "tag_many item", pipeline_->reads_attributes());
+      const std::string what = absl::StrCat("xs[", next_index_++, "]");
+      r.sentence = SentenceFrom(item, what.c_str(), pipeline_->reads_attributes());
       tokens.push_back(TokensOf(r.sentence));
       inputs.push_back(std::move(r));
     }
@@ -810,6 +847,10 @@ class TagStream {
   std::vector<Tagged> tagged_;
   std::deque<PySentence> ready_;
   bool done_ = false;
+  int64_t next_index_ = 0;  // of the next input, for messages
+  std::mutex mutex_;
+  std::atomic<bool> busy_{false};
+  std::thread::id owner_;
 };
 
 // ------------------------------------------------------------------------------------------
@@ -896,29 +937,36 @@ class PyObserver : public TrainObserver {
 };
 
 // A training item: (tokens, labels) where tokens are str or column tuples.
-Sentence LabelledSentence(const py::handle& item, size_t index, bool attributes) {
+Sentence LabelledSentence(const py::handle& item, size_t index, bool attributes, const char* kind) {
   py::sequence pair = py::reinterpret_borrow<py::sequence>(item);
   if (!py::isinstance<py::sequence>(item) || py::isinstance<py::str>(item) || py::len(pair) != 2) {
     throw py::type_error(
-        absl::StrCat("training sequence ", index, ": expected a (tokens, labels) pair"));
+        absl::StrCat(kind, " sequence ", index, ": expected a (tokens, labels) pair"));
   }
-  const std::string what = absl::StrCat("training sequence ", index);
+  const std::string what = absl::StrCat(kind, " sequence ", index);
   Sentence s = SentenceFrom(pair[0], what.c_str(), attributes);
   py::object labels = pair[1];
   if (py::isinstance<py::str>(labels))
     throw py::type_error(what + ": expected a list of labels, found a string");
   for (py::handle l : labels) {
     if (!py::isinstance<py::str>(l)) throw py::type_error(what + ": expected str labels");
-    std::string label = l.cast<std::string>();
+    std::string label = Utf8(l, what + ": label");
     if (label.empty()) throw py::value_error(what + ": expected non-empty labels");
+    // Checked now, not when the trained model is saved.
+    if (absl::Status st = model_file::CheckModelString(
+            label, model_file::StringRule::kName,
+            absl::StrCat("the label at token ", s.labels.size()), what);
+        !st.ok()) {
+      throw py::value_error(std::string(st.message()));
+    }
     s.labels.push_back(std::move(label));
   }
   if (static_cast<int>(s.labels.size()) != s.size()) {
     throw py::value_error(absl::StrCat(what, ": expected ", s.size(),
                                        " labels (one per token), found ", s.labels.size()));
   }
-  s.file = "<python>";
-  s.token_lines.assign(s.size(), static_cast<int64_t>(index + 1));
+  s.file = what;
+  s.token_lines.assign(s.size(), 0);
   return s;
 }
 
@@ -954,7 +1002,8 @@ TrainData TrainDataOf(const py::object& data, const char* what, std::optional<bo
   }
   if (detected != nullptr) *detected = *attributes;
   for (size_t i = 0; i < items.size(); ++i)
-    d.sentences.push_back(LabelledSentence(items[i], i, *attributes));
+    d.sentences.push_back(LabelledSentence(items[i], i, *attributes,
+                                           std::string_view(what) == "dev" ? "dev" : "training"));
   if (d.sentences.empty()) throw py::value_error(absl::StrCat(what, ": no training sequences"));
   return d;
 }
@@ -962,7 +1011,7 @@ TrainData TrainDataOf(const py::object& data, const char* what, std::optional<bo
 std::string OptionText(const py::handle& v) {
   if (py::isinstance<py::bool_>(v)) return v.cast<bool>() ? "true" : "false";
   if (py::isinstance<py::float_>(v)) return NumberText(v.cast<double>());
-  return py::str(v).cast<std::string>();
+  return StrOf(v, "option");
 }
 
 PyModel TrainModel(const py::object& data, const py::object& preset, const py::object& templ,
@@ -976,7 +1025,7 @@ PyModel TrainModel(const py::object& data, const py::object& preset, const py::o
   if (!algorithm.is_none())
     Check(SetTrainOption(&train_options, "algorithm", OptionText(algorithm)));
   for (auto kv : options) {
-    const std::string name = py::str(kv.first).cast<std::string>();
+    const std::string name = StrOf(kv.first, "keyword");
     if (name == "objective" || name == "loss" || name == "algorithm") continue;
     Check(SetTrainOption(&train_options, name, OptionText(kv.second)));
   }
@@ -986,8 +1035,7 @@ PyModel TrainModel(const py::object& data, const py::object& preset, const py::o
 
   // Attribute input (per-token feature dicts, or files in CRFsuite's format) has no templates.
   std::optional<CorpusFormat> format_given;
-  if (!format.is_none())
-    format_given = Check(ParseCorpusFormat(py::str(format).cast<std::string>()));
+  if (!format.is_none()) format_given = Check(ParseCorpusFormat(StrOf(format, "format")));
   std::optional<bool> in_memory_attributes;
   if (format_given.has_value()) in_memory_attributes = *format_given == CorpusFormat::kAttributes;
   bool detected = false;
@@ -1017,7 +1065,7 @@ PyModel TrainModel(const py::object& data, const py::object& preset, const py::o
     spec = FeatureSpec::AttributeInput();
     spec_name = "(attribute input)";
   } else if (!preset.is_none()) {
-    spec_name = py::str(preset).cast<std::string>();
+    spec_name = StrOf(preset, "preset");
     auto s = FeatureSpec::Preset(spec_name);
     if (!s.ok()) {
       throw py::value_error(
@@ -1030,7 +1078,7 @@ PyModel TrainModel(const py::object& data, const py::object& preset, const py::o
     spec = Check(FeatureSpec::ReadFile(spec_name));
   } else {
     spec_name = "<template_text>";
-    spec = Check(FeatureSpec::Parse(template_text.cast<std::string>()));
+    spec = Check(FeatureSpec::Parse(Utf8(template_text, "template_text")));
   }
 
   std::vector<Sentence> dev_sentences;
@@ -1099,7 +1147,7 @@ py::dict Evaluate(const py::object& gold, const py::object& predicted) {
       for (py::handle l : seq) {
         if (!py::isinstance<py::str>(l))
           throw py::type_error(absl::StrCat(what, ": expected str labels"));
-        labels.push_back(l.cast<std::string>());
+        labels.push_back(Utf8(l, what));
       }
       out->push_back(std::move(labels));
     }
@@ -1307,8 +1355,8 @@ the models before it (a POS model, then a chunker reading the predicted POS). De
            "forced=.")
       .def(
           "tag_many",
-          [](std::shared_ptr<PyPipeline> p, py::iterable xs, int threads, int batch_size,
-             const py::kwargs& kwargs) {
+          [](std::shared_ptr<PyPipeline> p, py::iterable xs, const py::object& threads,
+             const py::object& batch_size, const py::kwargs& kwargs) {
             return std::make_shared<TagStream>(std::move(p), py::iter(xs), kwargs, threads,
                                                batch_size);
           },
@@ -1317,6 +1365,10 @@ the models before it (a POS model, then a chunker reading the predicted POS). De
           "order. Inputs are read batch_size at a time and tagged by `threads` threads with the "
           "GIL released; the output does not depend on `threads`. Takes tag()'s keyword "
           "arguments except exclude= and forced=.")
+      .def(py::pickle([](const PyPipeline& p) { return PipelineState(p.models()); },
+                      [](const py::tuple& state) {
+                        return std::make_shared<PyPipeline>(PipelineFromState(state));
+                      }))
       .def("__repr__", [](const PyPipeline& p) {
         return absl::StrCat("Pipeline(", p.models().size(), " models, last with ",
                             p.last().num_labels(), " labels)");
@@ -1364,18 +1416,39 @@ with the same methods as a Pipeline (tag, tag_text, tag_many).)")
           py::arg("x"), kTagDoc)
       .def(
           "tag_text",
-          [](PyModel& m, const std::string& text, const py::kwargs& kw) {
+          [](PyModel& m, const py::object& text, const py::kwargs& kw) {
             return TagText(m.pipeline(), text, kw);
           },
           py::arg("text"), "As Pipeline.tag_text.")
       .def(
           "tag_many",
-          [](PyModel& m, py::iterable xs, int threads, int batch_size, const py::kwargs& kwargs) {
+          [](PyModel& m, py::iterable xs, const py::object& threads, const py::object& batch_size,
+             const py::kwargs& kwargs) {
             m.pipeline();
             return std::make_shared<TagStream>(m.single, py::iter(xs), kwargs, threads, batch_size);
           },
           py::arg("xs"), py::kw_only(), py::arg("threads") = 1, py::arg("batch_size") = 256,
           "As Pipeline.tag_many.")
+      .def(py::pickle([](const PyModel& m) { return ModelState(*m.model, m.path); },
+                      [](const py::tuple& state) {
+                        PyModel m;
+                        m.model = ModelFromState(state, &m.path);
+                        return m;
+                      }))
+      .def(
+          "state_features", [](const PyModel& m) { return StateFeatures(*m.model); },
+          "{(attribute, label): weight} for every state feature (python-crfsuite's "
+          "Tagger.info().state_features).")
+      .def(
+          "transition_features", [](const PyModel& m) { return TransitionFeatures(*m.model); },
+          "{(from_label, to_label): weight} for every label pair, as stored (transitions the "
+          "model's transition mask forbids are never taken whatever their weight).")
+      .def(
+          "start_features", [](const PyModel& m) { return BoundaryFeatures(*m.model, false); },
+          "{label: weight} of a sentence starting with the label.")
+      .def(
+          "end_features", [](const PyModel& m) { return BoundaryFeatures(*m.model, true); },
+          "{label: weight} of a sentence ending with the label.")
       .def("__repr__", [](const PyModel& m) {
         return absl::StrCat("Model(", m.path.empty() ? "" : "'" + m.path + "', ",
                             m.model->num_labels(), " labels, ", m.model->num_state_features(),
