@@ -29,11 +29,17 @@ class Communicator {
   // Root's `bytes` on every rank.
   virtual void Broadcast(std::string* bytes, int root) = 0;
   virtual void Barrier() = 0;
-  // Payload bytes this rank handed to collectives so far (for the scaling figures).
-  int64_t bytes_communicated() const { return bytes_communicated_; }
+  // What this rank's collectives have cost so far (for the scaling figures): calls, payload
+  // bytes handed in, and wall time inside them (waiting for slower ranks included).
+  struct Stats {
+    int64_t calls = 0;
+    int64_t bytes = 0;
+    double seconds = 0;
+  };
+  const Stats& stats() const { return stats_; }
 
  protected:
-  int64_t bytes_communicated_ = 0;
+  Stats stats_;
 };
 
 // Whether `c` spans more than one process.

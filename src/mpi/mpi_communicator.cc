@@ -7,6 +7,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
 #include <boost/mpi/inplace.hpp>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <functional>
@@ -27,6 +28,23 @@ boost::mpi::communicator World() {
   return boost::mpi::communicator();
 }
 
+// Counts one collective in `stats` for as long as it lives.
+class Timed {
+ public:
+  Timed(Communicator::Stats* stats, int64_t bytes) : stats_(stats) {
+    ++stats_->calls;
+    stats_->bytes += bytes;
+  }
+  ~Timed() {
+    stats_->seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  Communicator::Stats* stats_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
 class MpiCommunicator : public Communicator {
  public:
   MpiCommunicator() : world_(World()) {}
@@ -34,7 +52,7 @@ class MpiCommunicator : public Communicator {
   int size() const override { return world_.size(); }
 
   void SumInt64(absl::Span<int64_t> values) override {
-    bytes_communicated_ += static_cast<int64_t>(values.size() * sizeof(int64_t));
+    Timed timed(&stats_, static_cast<int64_t>(values.size() * sizeof(int64_t)));
     for (size_t at = 0; at < values.size(); at += kSlice) {
       const int n = static_cast<int>(std::min<int64_t>(kSlice, values.size() - at));
       boost::mpi::all_reduce(world_, boost::mpi::inplace(values.data() + at), n,
@@ -43,7 +61,7 @@ class MpiCommunicator : public Communicator {
   }
 
   void OrBits(absl::Span<uint64_t> values) override {
-    bytes_communicated_ += static_cast<int64_t>(values.size() * sizeof(uint64_t));
+    Timed timed(&stats_, static_cast<int64_t>(values.size() * sizeof(uint64_t)));
     for (size_t at = 0; at < values.size(); at += kSlice) {
       const int n = static_cast<int>(std::min<int64_t>(kSlice, values.size() - at));
       boost::mpi::all_reduce(world_, boost::mpi::inplace(values.data() + at), n,
@@ -52,7 +70,7 @@ class MpiCommunicator : public Communicator {
   }
 
   std::vector<std::string> AllGather(std::string_view bytes) override {
-    bytes_communicated_ += static_cast<int64_t>(bytes.size());
+    Timed timed(&stats_, static_cast<int64_t>(bytes.size()));
     std::vector<int64_t> sizes;
     boost::mpi::all_gather(world_, static_cast<int64_t>(bytes.size()), sizes);
     std::vector<std::string> parts(sizes.size());
@@ -72,14 +90,17 @@ class MpiCommunicator : public Communicator {
     int64_t n = static_cast<int64_t>(bytes->size());
     boost::mpi::broadcast(world_, n, root);
     if (rank() != root) bytes->resize(n);
-    bytes_communicated_ += n;
+    Timed timed(&stats_, n);
     for (int64_t at = 0; at < n; at += kSlice) {
       MPI_Bcast(bytes->data() + at, static_cast<int>(std::min<int64_t>(kSlice, n - at)), MPI_CHAR,
                 root, world_);
     }
   }
 
-  void Barrier() override { world_.barrier(); }
+  void Barrier() override {
+    Timed timed(&stats_, 0);
+    world_.barrier();
+  }
 
  private:
   boost::mpi::communicator world_;

@@ -51,7 +51,8 @@ class ThreadCommunicator : public Communicator {
  private:
   template <typename T, typename Op>
   void Exchange(absl::Span<T> values, Op op) {
-    bytes_communicated_ += static_cast<int64_t>(values.size() * sizeof(T));
+    ++stats_.calls;
+    stats_.bytes += static_cast<int64_t>(values.size() * sizeof(T));
     std::vector<std::string> all = AllGather(
         std::string_view(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
     for (size_t i = 0; i < values.size(); ++i) {
