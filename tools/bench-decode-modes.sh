@@ -15,6 +15,7 @@ modes=(
   "two counts (chunk:NP=..2, B-VP=..1)|--count chunk:NP=..2 --count B-VP=..1"
   "label count (B-NP=2..4)|--count B-NP=2..4"
   "score range (-1e9..0)|--score-range=-1e9..0"
+  "binding score range (0..100)|--score-range=0..100"
   "10-best|--kbest 10"
   "diverse 3-best D=2|--diverse 3 --min-distance 2"
   "diverse 5-best D=2|--diverse 5 --min-distance 2"

@@ -417,6 +417,10 @@ absl::StatusOr<std::vector<Labeling>> DiverseKBest(
 // when no state yields a labeling in range and one straddles, the answer is undecided at that
 // resolution and the call returns ResourceExhausted rather than a false "infeasible".
 // The two engines it runs share `max_bytes`; ResourceExhausted when even so they would not fit.
+// Without `constraints` it runs one pass instead (cells keep both their highest and lowest exact
+// partial, whole cells are dropped or freed on them), with `max_states` partials per label and
+// position, r also coarsened to fit a budget of cell updates (about 4M, a few ms: the state budget
+// is set by time, not by a count), and refined while the answer is undecided and the budget allows.
 // A range that does not bind costs one Viterbi: when the best labeling (under the constraints)
 // scores in range it is returned at once, exactly, with `used_resolution` = `resolution`.
 absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, double upper,

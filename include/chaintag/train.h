@@ -238,6 +238,9 @@ class TrainObserver {
  public:
   virtual ~TrainObserver() = default;
   virtual void OnIteration(const TrainProgress& progress) = 0;
+  // Asked after each report: an error stops training there and Train returns it (the Python
+  // module stops on Ctrl-C or a progress callback's exception this way).
+  virtual absl::Status Interrupted() { return absl::OkStatus(); }
 };
 
 // Builds a Model from trained parts; the runtime Model itself has no mutators.

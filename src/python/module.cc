@@ -905,37 +905,6 @@ py::dict ModelInfo(const Model& model) {
 // ------------------------------------------------------------------------------------------
 // Training.
 
-class PyObserver : public TrainObserver {
- public:
-  explicit PyObserver(py::object callback) : callback_(std::move(callback)) {}
-  void OnIteration(const TrainProgress& p) override {
-    py::gil_scoped_acquire acquire;
-    if (callback_.is_none() || error_.has_value()) return;
-    try {
-      py::dict d;
-      d["iteration"] = p.iteration;
-      d["objective"] = p.objective;
-      d["gradient_norm"] = p.gradient_norm;
-      d["active_features"] = p.active_features;
-      d["elapsed_seconds"] = p.elapsed_seconds;
-      if (p.duality_gap) d["duality_gap"] = *p.duality_gap;
-      if (p.mean_loss) d["mean_loss"] = *p.mean_loss;
-      if (p.dev_score) {
-        d["dev_score"] = *p.dev_score;
-        d["dev_metric"] = p.dev_metric;
-      }
-      callback_(d);
-    } catch (py::error_already_set& e) {
-      error_.emplace(std::move(e));
-    }
-  }
-  // The first exception the callback raised (training runs to its end; it is raised after).
-  std::optional<py::error_already_set> error_;
-
- private:
-  py::object callback_;
-};
-
 // A training item: (tokens, labels) where tokens are str or column tuples.
 Sentence LabelledSentence(const py::handle& item, size_t index, bool attributes, const char* kind) {
   py::sequence pair = py::reinterpret_borrow<py::sequence>(item);
@@ -1001,9 +970,12 @@ TrainData TrainDataOf(const py::object& data, const char* what, std::optional<bo
     attributes = dicts;
   }
   if (detected != nullptr) *detected = *attributes;
-  for (size_t i = 0; i < items.size(); ++i)
+  for (size_t i = 0; i < items.size(); ++i) {
+    // Ctrl-C while a large corpus is converted.
+    if (i % 256 == 255 && PyErr_CheckSignals() != 0) throw py::error_already_set();
     d.sentences.push_back(LabelledSentence(items[i], i, *attributes,
                                            std::string_view(what) == "dev" ? "dev" : "training"));
+  }
   if (d.sentences.empty()) throw py::value_error(absl::StrCat(what, ": no training sequences"));
   return d;
 }
@@ -1100,33 +1072,42 @@ PyModel TrainModel(const py::object& data, const py::object& preset, const py::o
                                                    ? "<python sequences>"
                                                    : absl::StrJoin(train.files, " "));
 
-  PyObserver observer(progress);
-  absl::StatusOr<Model> model;
-  {
-    py::gil_scoped_release release;
-    const std::vector<Sentence>* dev_ptr = dev_sentences.empty() ? nullptr : &dev_sentences;
-    if (train.files.empty()) {
-      model = Train(train_options, spec, train.sentences, dev_ptr, &observer, info);
-    } else {
-      size_t next_file = 0;
-      std::unique_ptr<SentenceReader> sentence_reader;
-      SentenceSource source = [&]() -> absl::StatusOr<std::optional<Sentence>> {
-        for (;;) {
-          if (sentence_reader == nullptr) {
-            if (next_file == train.files.size()) return std::nullopt;
-            auto opened = OpenSentenceReader(train.files[next_file++], reader);
-            if (!opened.ok()) return opened.status();
-            sentence_reader = std::move(*opened);
+  // Everything training reads is owned by the job: after Ctrl-C the training thread finishes its
+  // iteration on its own.
+  struct Inputs {
+    TrainOptions options;
+    FeatureSpec spec;
+    TrainData train;
+    std::vector<Sentence> dev;
+    ReaderOptions reader;
+    TrainDataInfo info;
+  };
+  auto in =
+      std::make_shared<Inputs>(Inputs{std::move(train_options), std::move(spec), std::move(train),
+                                      std::move(dev_sentences), reader, std::move(info)});
+  absl::StatusOr<Model> model = TrainInterruptibly(
+      [in](TrainObserver* observer) -> absl::StatusOr<Model> {
+        const std::vector<Sentence>* dev_ptr = in->dev.empty() ? nullptr : &in->dev;
+        if (in->train.files.empty())
+          return Train(in->options, in->spec, in->train.sentences, dev_ptr, observer, in->info);
+        size_t next_file = 0;
+        std::unique_ptr<SentenceReader> sentence_reader;
+        SentenceSource source = [&]() -> absl::StatusOr<std::optional<Sentence>> {
+          for (;;) {
+            if (sentence_reader == nullptr) {
+              if (next_file == in->train.files.size()) return std::nullopt;
+              auto opened = OpenSentenceReader(in->train.files[next_file++], in->reader);
+              if (!opened.ok()) return opened.status();
+              sentence_reader = std::move(*opened);
+            }
+            auto next = sentence_reader->Next();
+            if (!next.ok() || next->has_value()) return next;
+            sentence_reader.reset();
           }
-          auto next = sentence_reader->Next();
-          if (!next.ok() || next->has_value()) return next;
-          sentence_reader.reset();
-        }
-      };
-      model = Train(train_options, spec, source, dev_ptr, &observer, info);
-    }
-  }
-  if (observer.error_.has_value()) throw std::move(*observer.error_);
+        };
+        return Train(in->options, in->spec, source, dev_ptr, observer, in->info);
+      },
+      progress);
   PyModel m;
   m.model = std::make_shared<const Model>(Check(std::move(model)));
   return m;
@@ -1443,6 +1424,30 @@ with the same methods as a Pipeline (tag, tag_text, tag_many).)")
           "transition_features", [](const PyModel& m) { return TransitionFeatures(*m.model); },
           "{(from_label, to_label): weight} for every label pair, as stored (transitions the "
           "model's transition mask forbids are never taken whatever their weight).")
+      .def(
+          "probability",
+          [](PyModel& m, const py::object& x, const py::object& y, bool log) {
+            const Sentence s = SentenceFrom(x, "x", m.pipeline().reads_attributes());
+            return LabelingProbability(*m.model, s, y, log);
+          },
+          py::arg("x"), py::arg("y"), py::kw_only(), py::arg("log") = false,
+          "P(y|x): the probability of the labeling y (a list of labels) of x (as tag() takes "
+          "it), exp(score(y) - log Z) over the labelings the transition mask allows (a forbidden "
+          "one has probability 0); log=True gives log P(y|x). python-crfsuite's "
+          "Tagger.probability.")
+      .def(
+          "marginal",
+          [](PyModel& m, const py::object& x, const py::object& y, const py::object& t) {
+            const Sentence s = SentenceFrom(x, "x", m.pipeline().reads_attributes());
+            return LabelMarginal(*m.model, s, y, t);
+          },
+          py::arg("x"), py::arg("y"), py::arg("t"),
+          "P(y_t = y | x): the marginal probability of label y at position t of x "
+          "(python-crfsuite's Tagger.marginal).")
+      .def(
+          "attributes", [](const PyModel& m) { return AttributeNames(*m.model); },
+          "The attribute names the model knows (for a template model, the features its "
+          "templates generated in training).")
       .def(
           "start_features", [](const PyModel& m) { return BoundaryFeatures(*m.model, false); },
           "{label: weight} of a sentence starting with the label.")

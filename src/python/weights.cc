@@ -52,6 +52,16 @@ py::dict StateFeatures(const Model& model) {
   return out;
 }
 
+py::list AttributeNames(const Model& model) {
+  const AttributeDictionary& attributes = model.attributes();
+  py::list out(attributes.size());
+  for (int a = 0; a < attributes.size(); ++a) {
+    const std::string_view name = attributes.name_view(a);
+    PyList_SET_ITEM(out.ptr(), a, py::str(name.data(), name.size()).release().ptr());
+  }
+  return out;
+}
+
 py::dict TransitionFeatures(const Model& model) {
   CheckChain(model);
   const ModelParameters p = model.Parameters();

@@ -92,7 +92,13 @@ class IterationTracker {
       }
     }
     p.elapsed_seconds = Seconds(start_);
-    if (observer_ != nullptr) observer_->OnIteration(p);
+    if (observer_ != nullptr) {
+      observer_->OnIteration(p);
+      if (absl::Status s = observer_->Interrupted(); !s.ok()) {
+        status_ = std::move(s);
+        return false;
+      }
+    }
     return keep_going;
   }
 

@@ -257,5 +257,46 @@ TEST(ScoreRangeTest, CoarsenedBeyondTheRangeWidthKeepsTheGuarantee) {
   EXPECT_LT(undecided, 1200 / 4);
 }
 
+// Ranges whose lower end is exactly some labeling's score, masked cells, both orders and few
+// states: the one-pass search (no constraints) never loses a labeling to rounding (the exact
+// extremes are compared with slack), so "infeasible" stays exact and answers stay in range.
+TEST(ScoreRangeTest, ExactBoundariesMasksAndFewStates) {
+  std::mt19937 rng(11);
+  int found = 0, infeasible = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const int m = 1 + rng() % 5, n = 1 + rng() % 4;
+    const double p_masked = trial % 3 == 0 ? 0.25 : 0.0;
+    Lattice lattice = RandomOfOrder(1 + trial % 2, rng, m, n, trial % 7 == 0, p_masked);
+    std::vector<double> scores;
+    ForEachLabeling(m, n, [&](const std::vector<int>& y) {
+      if (const double s = lattice.Score(y); s != kNegInf) scores.push_back(s);
+    });
+    const double lower = scores.empty() ? 0 : scores[rng() % scores.size()] - 0.2 * (rng() % 3);
+    const double upper = lower + 0.05 + 0.5 * (rng() % 4);
+    double best_in_range = kNegInf;
+    for (double s : scores)
+      if (s >= lower && s <= upper) best_in_range = std::max(best_in_range, s);
+    const double resolutions[] = {0.001, 0.05, 0.5};
+    const int max_states = trial % 5 == 0 ? 2 + m : 1 << 16;
+    double used = 0;
+    auto got =
+        ScoreRangeDecode(lattice, lower, upper, resolutions[trial % 3], {}, &used, max_states);
+    if (got.ok()) {
+      ++found;
+      EXPECT_EQ(got->score, lattice.Score(got->labels));
+      EXPECT_GE(got->score, lower);
+      EXPECT_LE(got->score, upper);
+      EXPECT_LE(best_in_range - got->score, m * used + 1e-9) << "trial " << trial;
+    } else if (IsInfeasible(got.status())) {
+      ++infeasible;
+      EXPECT_EQ(best_in_range, kNegInf) << "trial " << trial;
+    } else {
+      EXPECT_EQ(got.status().code(), absl::StatusCode::kResourceExhausted) << got.status();
+    }
+  }
+  EXPECT_GT(found, 2000);
+  EXPECT_GT(infeasible, 500);
+}
+
 }  // namespace
 }  // namespace chaintag

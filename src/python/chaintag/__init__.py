@@ -11,7 +11,8 @@ chaintag.load(*paths) makes a Pipeline; chaintag.Model.load(path) reads one mode
 chaintag.train(...) trains one. Model and Pipeline share tag(), tag_text() and tag_many().
 Models trained on attributes (per-token feature dicts, or CRFsuite data files) tag lists of
 feature dicts; chaintag.sklearn.CRF is a drop-in for sklearn_crfsuite.CRF. chaintag.evaluate
-scores label sequences as `chaintag eval` does (conlleval counting).
+scores label sequences as `chaintag eval` does (conlleval counting); chaintag.metrics and
+chaintag.scorers are sklearn-crfsuite's metrics and scorers. Models and pipelines pickle.
 Library errors raise ValueError (FileNotFoundError for missing files). numpy is needed only
 for marginals=True.
 """
@@ -89,9 +90,12 @@ def train(data, *, preset=None, template=None, template_text=None, format=None,
     dev       development data (same forms as data), scored every iteration; the best
               iteration's weights are kept
     progress  a callable receiving a dict per iteration (iteration, objective, dev_score, ...);
-              if it raises, training runs to its end and the exception is raised then
+              if it raises, training stops there and the exception is raised
     options   every trainer option of chaintag.train_options(): c1=, c2=, max_iterations=,
               threads=, seed=, early_stopping=, ...
+
+    Ctrl-C raises KeyboardInterrupt within a fraction of a second (training runs on a thread of
+    its own, which stops at the end of its current iteration; no model is returned).
     """
     return _core._train(data, preset=preset, template=template, template_text=template_text,
                         format=format, label_column=label_column, objective=objective,

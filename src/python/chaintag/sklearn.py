@@ -27,9 +27,12 @@ Constructor arguments of sklearn-crfsuite and what they do here:
                     iterations (chaintag's tolerance and period)
     min_freq        attributes seen fewer times are dropped (min_feature_count)
     verbose         print one line per iteration to stderr
-    model_filename  when given, the trained model is saved there
-    all_possible_transitions  chaintag always has a weight for every label pair, so True is what
-                    it does either way
+    model_filename  when given, the trained model is saved there; an estimator made with the
+                    file of an existing model and never fitted tags with that model (as
+                    sklearn-crfsuite's)
+    all_possible_transitions  chaintag has a weight for every label pair either way; a model
+                    whose labels follow IOB also keeps the mask that forbids O -> I-X when
+                    tagging (CRFsuite has no such mask)
     all_possible_states, epsilon, linesearch, max_linesearch, calibration_*, pa_type, c,
     error_sensitive, averaging, variance, gamma, keep_tempfiles, trainer_cls
                     accepted for compatibility and not used (chaintag has no such setting: its
@@ -46,6 +49,16 @@ chaintag's own arguments:
 
 fit(X, y, X_dev=None, y_dev=None): with development data chaintag scores it every iteration and
 keeps the best iteration's weights (sklearn-crfsuite only reports the holdout score).
+
+Attribute weights are finite numbers of magnitude at most 1000 (CRFsuite takes any finite value):
+training sums them in fixed point, which makes it exact and independent of the thread count.
+
+After fit (as sklearn-crfsuite): classes_, state_features_ {(attribute, label): weight},
+transition_features_ {(from, to): weight}, attributes_, size_ (model bytes), num_attributes_,
+training_log_ (.iterations: one dict per iteration with num, loss, time, active_features,
+error_norm, scores; .last_iteration), tagger_ (the chaintag.Model). A fitted CRF pickles (and
+joblib.dump/deepcopy/clone with cross_validate(return_estimator=True) work): its state holds the
+model file image.
 """
 
 import sys as _sys
@@ -77,7 +90,33 @@ except ImportError:  # pragma: no cover - depends on the environment
                 setattr(self, key, value)
             return self
 
-__all__ = ["CRF"]
+__all__ = ["CRF", "TrainingLog"]
+
+
+class TrainingLog(list):
+    """The iterations of a fit, as sklearn-crfsuite's training_log_: a list of dicts (num, loss,
+    time, active_features, error_norm, feature_norm, scores, and chaintag's iteration,
+    objective, gradient_norm, elapsed_seconds, dev_score, dev_metric)."""
+
+    @property
+    def iterations(self):
+        return list(self)
+
+    @property
+    def last_iteration(self):
+        return self[-1] if self else {}
+
+
+def _log_entry(p, started):
+    entry = dict(p)
+    entry["num"] = p["iteration"]
+    entry["loss"] = p["objective"]
+    entry["time"] = p["elapsed_seconds"] - started
+    entry["error_norm"] = p.get("gradient_norm")
+    entry["feature_norm"] = None
+    entry["scores"] = ({p.get("dev_metric") or "dev": p["dev_score"]}
+                       if p.get("dev_score") is not None else {})
+    return entry
 
 _LARGE_MARGIN = {"pa": "ssvm-margin", "arow": "ssvm-margin"}
 
@@ -127,8 +166,6 @@ class CRF(_Base):
         self.loss = loss
         self.threads = threads
         self.options = options
-        self.model_ = None
-        self.training_log_ = None
 
     # -- training ---------------------------------------------------------------------------
 
@@ -187,17 +224,20 @@ class CRF(_Base):
             if X_dev is None or y_dev is None:
                 raise ValueError("give both X_dev and y_dev")
             dev = list(zip(X_dev, y_dev))
-        log = []
+        log = TrainingLog()
+        last = [0.0]
 
         def progress(p):
-            log.append(p)
+            log.append(_log_entry(p, last[0]))
+            last[0] = p["elapsed_seconds"]
             if self.verbose:
                 print("iter %(iteration)d objective %(objective).6g" % p
                       + (" dev %.4g" % p["dev_score"] if p.get("dev_score") is not None else ""),
                       file=_sys.stderr)
 
+        kwargs = self._train_arguments()
         self.model_ = _chaintag.train(list(zip(X, y)), format="attributes", dev=dev,
-                                      progress=progress, **self._train_arguments())
+                                      progress=progress, **kwargs)
         self.training_log_ = log
         if self.model_filename:
             self.model_.save(self.model_filename)
@@ -206,9 +246,47 @@ class CRF(_Base):
     # -- prediction -------------------------------------------------------------------------
 
     def _model(self):
-        if self.model_ is None:
-            raise AttributeError("CRF: call fit() first (the estimator is not fitted)")
-        return self.model_
+        model = self.__dict__.get("model_")
+        if model is None and self.model_filename:
+            import os
+            if os.path.exists(self.model_filename):
+                model = self.model_ = _chaintag.Model.load(self.model_filename)
+        if model is None:
+            raise AttributeError("CRF: call fit() first (the estimator is not fitted; "
+                                 "model_filename= names no existing model)")
+        return model
+
+    def __sklearn_is_fitted__(self):
+        try:
+            self._model()
+        except (AttributeError, OSError, ValueError):
+            return False
+        return True
+
+    @property
+    def state_features_(self):
+        """{(attribute, label): weight} for every state feature."""
+        return self._model().state_features()
+
+    @property
+    def transition_features_(self):
+        """{(from_label, to_label): weight} for every label pair."""
+        return self._model().transition_features()
+
+    @property
+    def attributes_(self):
+        """The attribute names the model knows."""
+        return self._model().attributes()
+
+    @property
+    def num_attributes_(self):
+        """How many attributes the model knows."""
+        return len(self._model().attributes())
+
+    @property
+    def size_(self):
+        """The model's size in bytes (its model file image)."""
+        return len(self._model().__getstate__()[1])
 
     @property
     def tagger_(self):
@@ -221,17 +299,37 @@ class CRF(_Base):
         return list(self._model().labels)
 
     def predict(self, X):
-        """Label sequences for sequences X (tagged with self.threads threads, in order)."""
+        """Label sequences for sequences X (tagged with self.threads threads, in order); an
+        empty sequence gets an empty labeling. Errors name the sequence: xs[i]."""
         threads = self.threads if self.threads and self.threads > 0 else 1
-        return [s.labels[-1] for s in
-                self._model().tag_many(X, threads=threads, probability=False)]
+        X = list(X)
+        model = self._model()
+        out = [[] for _ in X]
+        filled = [i for i, x in enumerate(X) if len(x) > 0]
+        if len(filled) == len(X):
+            return [s.labels[-1] for s in model.tag_many(X, threads=threads, probability=False)]
+        try:
+            for i, s in zip(filled, model.tag_many((X[i] for i in filled), threads=threads,
+                                                   probability=False)):
+                out[i] = s.labels[-1]
+        except (TypeError, ValueError) as e:  # name the caller's index, not the filtered one
+            import re
+            m = re.match(r"xs\[(\d+)\]", str(e))
+            if m:
+                raise type(e)("xs[%d]%s" % (filled[int(m.group(1))], str(e)[m.end():])) from None
+            raise
+        return out
 
     def predict_single(self, xseq):
         """The label sequence of one sequence."""
+        if len(xseq) == 0:
+            return []
         return self._model().tag(xseq, probability=False).labels[-1]
 
     def predict_marginals_single(self, xseq):
         """Per token, a dict label -> P(label at that token | x) (needs numpy)."""
+        if len(xseq) == 0:
+            return []
         s = self._model().tag(xseq, marginals=True, probability=False)
         names = list(s.label_names)
         return [dict(zip(names, (float(p) for p in row))) for row in s.marginals]
