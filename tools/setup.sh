@@ -15,6 +15,7 @@ packages=(
   libbenchmark-dev
   liblbfgs-dev
   libboost-mpi-dev openmpi-bin libopenmpi-dev
+  libeigen3-dev libfasttext-dev
   zlib1g-dev
   python3 time
   python3-dev python3-pybind11 python3-numpy python3-sklearn

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -265,6 +266,34 @@ struct WeightedFeature {
   double weight = 0.0;
 };
 std::vector<WeightedFeature> TopFeatures(const Model& model, int k);
+
+// What a model is, for `chaintag info` (text and --json) and Python's Model.info(): the one
+// place that asks a model about itself; the three front ends only format it.
+struct ModelInfo {
+  struct WordClasses {
+    int64_t words = 0;
+    int64_t classes = 0;  // class sets of a lexicon, clusters of a clustering
+  };
+  std::string family;              // ModelFamilyName
+  std::string family_description;  // a sentence on how it searches ("" for plain chains)
+  std::vector<std::string> labels;
+  std::optional<std::vector<std::string>> history_templates;  // left-to-right models
+  int num_history_templates = 0;
+  // Latent-dynamic models: hidden states per label, in label order, and their total.
+  std::optional<std::vector<std::pair<std::string, int>>> hidden_states;
+  int num_hidden_states = 0;
+  int order = 1;
+  int input_columns = 0;
+  int64_t attributes = 0;
+  int64_t state_features = 0;
+  int64_t self_tests = 0;
+  std::optional<WordClasses> lexicon, lexicon2, clusters;
+  std::string templates;
+  ModelInputOptions input;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::vector<WeightedFeature> top_features;
+};
+ModelInfo DescribeModel(const Model& model, int top_features = 0);
 
 }  // namespace chaintag
 

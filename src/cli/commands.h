@@ -15,6 +15,7 @@ int RunStats(const std::vector<std::string>& args);
 int RunInfo(const std::vector<std::string>& args);
 int RunLexicon(const std::vector<std::string>& args);
 int RunClusters(const std::vector<std::string>& args);
+int RunEmbeddings(const std::vector<std::string>& args);
 int RunClique(const std::vector<std::string>& args);
 
 }  // namespace chaintag::cli

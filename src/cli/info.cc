@@ -37,51 +37,45 @@ int RunInfo(const std::vector<std::string>& args) {
   char magic[2] = {0, 0};
   const bool gzip = std::ifstream(path, std::ios::binary).read(magic, 2) &&
                     model_file::IsGzip(std::string_view(magic, 2));
-  const ModelInputOptions& input = model->input_options();
-  const std::vector<WeightedFeature> features = TopFeatures(*model, top);
+  const ModelInfo info = DescribeModel(*model, top);
+  const ModelInputOptions& input = info.input;
+  const std::vector<WeightedFeature>& features = info.top_features;
   if (vm["json"].as<bool>()) {
     std::cout << "{\"file\": " << JsonString(path) << ", \"bytes\": " << (ec ? 0 : file_size)
               << ", \"gzip\": " << (gzip ? "true" : "false") << ", \"labels\": [";
-    for (int i = 0; i < model->num_labels(); ++i) {
-      std::cout << (i ? ", " : "") << JsonString(model->labels()[i]);
-    }
-    std::cout << "], \"family\": " << JsonString(std::string(ModelFamilyName(model->family())));
-    if (model->family() == ModelFamily::kLmsbn) {
+    for (size_t i = 0; i < info.labels.size(); ++i)
+      std::cout << (i ? ", " : "") << JsonString(info.labels[i]);
+    std::cout << "], \"family\": " << JsonString(info.family);
+    if (info.history_templates.has_value()) {
       std::cout << ", \"history_templates\": [";
-      const std::vector<std::string> history = model->spec().HistoryTemplateLines();
-      for (size_t i = 0; i < history.size(); ++i) {
-        std::cout << (i ? ", " : "") << JsonString(history[i]);
-      }
+      for (size_t i = 0; i < info.history_templates->size(); ++i)
+        std::cout << (i ? ", " : "") << JsonString((*info.history_templates)[i]);
       std::cout << "]";
     }
-    if (model->latent()) {
+    if (info.hidden_states.has_value()) {
       // Hidden states per label, in label order (label y owns a contiguous block of them).
       std::cout << ", \"hidden_states\": {";
-      for (int i = 0; i < model->num_labels(); ++i) {
-        std::cout << (i ? ", " : "") << JsonString(model->labels()[i]) << ": "
-                  << model->latent_layout().states_of(i);
+      for (size_t i = 0; i < info.hidden_states->size(); ++i) {
+        const auto& [label, states] = (*info.hidden_states)[i];
+        std::cout << (i ? ", " : "") << JsonString(label) << ": " << states;
       }
       std::cout << "}";
     }
-    std::cout << ", \"order\": " << model->order()
-              << ", \"attributes\": " << model->attributes().size()
-              << ", \"state_features\": " << model->num_state_features()
-              << ", \"input_columns\": " << model->spec().num_input_columns()
-              << ", \"lexicon_words\": "
-              << (model->spec().lexicon() ? model->spec().lexicon()->num_words() : 0)
-              << ", \"lexicon2_words\": "
-              << (model->spec().lexicon2() ? model->spec().lexicon2()->num_words() : 0)
-              << ", \"cluster_words\": "
-              << (model->spec().clusters() ? model->spec().clusters()->num_words() : 0)
-              << ", \"templates\": " << JsonString(model->spec().text())
-              << ", \"input\": {\"format\": "
+    auto words = [](const std::optional<ModelInfo::WordClasses>& w) { return w ? w->words : 0; };
+    std::cout << ", \"order\": " << info.order << ", \"attributes\": " << info.attributes
+              << ", \"state_features\": " << info.state_features
+              << ", \"input_columns\": " << info.input_columns
+              << ", \"lexicon_words\": " << words(info.lexicon)
+              << ", \"lexicon2_words\": " << words(info.lexicon2)
+              << ", \"cluster_words\": " << words(info.clusters)
+              << ", \"templates\": " << JsonString(info.templates) << ", \"input\": {\"format\": "
               << JsonString(std::string(CorpusFormatName(input.format)))
               << ", \"label_column\": " << input.label_column
               << ", \"conllu_label\": " << JsonString(input.conllu_label)
               << ", \"np_chunks\": " << (input.np_chunks ? "true" : "false")
               << "}, \"metadata\": {";
     bool first = true;
-    for (const auto& [key, value] : model->metadata()) {
+    for (const auto& [key, value] : info.metadata) {
       std::cout << (first ? "" : ", ") << JsonString(key) << ": " << JsonString(value);
       first = false;
     }
@@ -96,40 +90,39 @@ int RunInfo(const std::vector<std::string>& args) {
     std::cout << "model          " << path << "\n"
               << "file size      " << (ec ? 0 : file_size) << " bytes"
               << (gzip ? " (gzip-compressed)" : "") << "\n"
-              << "labels         " << model->num_labels() << ":";
-    for (const std::string& label : model->labels()) std::cout << " " << label;
+              << "labels         " << info.labels.size() << ":";
+    for (const std::string& label : info.labels) std::cout << " " << label;
     std::cout << "\n"
-              << "family         " << ModelFamilyName(model->family());
-    if (model->family() == ModelFamily::kLmsbn) {
-      std::cout << " (left-to-right large-margin model over the whole label history, decoded by "
-                   "branch-and-bound)\n"
-                << "history        " << model->spec().num_history_templates() << " templates:";
-      for (const std::string& line : model->spec().HistoryTemplateLines()) std::cout << " " << line;
+              << "family         " << info.family;
+    if (!info.family_description.empty()) std::cout << " (" << info.family_description << ")";
+    if (info.history_templates.has_value()) {
+      std::cout << "\n"
+                << "history        " << info.num_history_templates << " templates:";
+      for (const std::string& line : *info.history_templates) std::cout << " " << line;
     }
     std::cout << "\n";
-    if (model->latent()) {
-      std::cout << "hidden states  " << model->num_states() << " (latent-dynamic model):";
-      for (int i = 0; i < model->num_labels(); ++i) {
-        std::cout << " " << model->labels()[i] << "=" << model->latent_layout().states_of(i);
-      }
+    if (info.hidden_states.has_value()) {
+      std::cout << "hidden states  " << info.num_hidden_states << " (latent-dynamic model):";
+      for (const auto& [label, states] : *info.hidden_states)
+        std::cout << " " << label << "=" << states;
       std::cout << "\n";
     }
-    if (model->order() == 2) std::cout << "label order    2 (label-trigram weights)\n";
-    std::cout << "input columns  " << model->spec().num_input_columns() << "\n"
-              << "attributes     " << model->attributes().size() << "\n"
-              << "state features " << model->num_state_features() << "\n"
-              << "self-tests     " << model->self_tests().size() << " sentences (passed on load)\n";
-    if (const auto& lexicon = model->spec().lexicon(); lexicon != nullptr) {
-      std::cout << "lexicon        " << lexicon->num_words() << " words, "
-                << lexicon->num_class_sets() << " class sets\n";
+    if (info.order == 2) std::cout << "label order    2 (label-trigram weights)\n";
+    std::cout << "input columns  " << info.input_columns << "\n"
+              << "attributes     " << info.attributes << "\n"
+              << "state features " << info.state_features << "\n"
+              << "self-tests     " << info.self_tests << " sentences (passed on load)\n";
+    if (info.lexicon) {
+      std::cout << "lexicon        " << info.lexicon->words << " words, " << info.lexicon->classes
+                << " class sets\n";
     }
-    if (const auto& lexicon = model->spec().lexicon2(); lexicon != nullptr) {
-      std::cout << "lexicon 2      " << lexicon->num_words() << " words, "
-                << lexicon->num_class_sets() << " class sets\n";
+    if (info.lexicon2) {
+      std::cout << "lexicon 2      " << info.lexicon2->words << " words, " << info.lexicon2->classes
+                << " class sets\n";
     }
-    if (const auto& clusters = model->spec().clusters(); clusters != nullptr) {
-      std::cout << "clusters       " << clusters->num_words() << " words, "
-                << clusters->num_clusters() << " clusters\n";
+    if (info.clusters) {
+      std::cout << "clusters       " << info.clusters->words << " words, " << info.clusters->classes
+                << " clusters\n";
     }
     // How `tag` reads input for this model unless told otherwise.
     std::cout << "input          " << CorpusFormatName(input.format);
@@ -138,11 +131,11 @@ int RunInfo(const std::vector<std::string>& args) {
     if (input.np_chunks) std::cout << ", NP chunks";
     std::cout << "\n\n"
               << "metadata\n";
-    for (const auto& [key, value] : model->metadata()) {
+    for (const auto& [key, value] : info.metadata) {
       std::cout << "  " << std::left << std::setw(20) << key << " " << value << "\n";
     }
-    std::cout << "\ntemplates\n" << model->spec().text();
-    if (!model->spec().text().empty() && model->spec().text().back() != '\n') std::cout << "\n";
+    std::cout << "\ntemplates\n" << info.templates;
+    if (!info.templates.empty() && info.templates.back() != '\n') std::cout << "\n";
     if (!features.empty()) {
       std::cout << "\ntop " << features.size() << " state features by |weight|\n";
       for (const WeightedFeature& f : features) {

@@ -29,6 +29,10 @@ const chaintag::cli::Command kCommands[] = {
     {"clusters",
      "Brown clusters of unlabeled text as a paths file, for train --clusters and cluster()",
      chaintag::cli::RunClusters},
+    {"embeddings",
+     "word vectors with subword n-grams (fastText skipgram) of unlabeled text, for the neural "
+     "encoder",
+     chaintag::cli::RunEmbeddings},
     {"info", "print a model's metadata, sizes and top-weighted features", chaintag::cli::RunInfo},
     {"clique", "MAP labelings of cardinality cliques given as JSON lines (alpha-pass, ICM, exact)",
      chaintag::cli::RunClique},
@@ -38,7 +42,7 @@ void PrintUsage(std::ostream& out) {
   out << "usage: chaintag <command> [options] [files]\n\ncommands:\n";
   for (const auto& c : kCommands) {
     std::string name = c.name;
-    name.resize(10, ' ');
+    name.resize(12, ' ');
     out << "  " << name << c.summary << "\n";
   }
   out << "\nRun 'chaintag <command> --help' for a command's options.\n";

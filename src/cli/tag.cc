@@ -32,6 +32,7 @@
 #include "cli/tag_output.h"
 #include "cli/tag_ranks.h"
 #include "corpus/line_reader.h"
+#include "tagging/request_table.h"
 
 namespace chaintag::cli {
 
@@ -197,6 +198,267 @@ class CollectiveSummary {
   double plain_ = 0, objective_ = 0;
 };
 
+// The decoding and collective options, made from the request table (tagging/request_table.h).
+void AddRequestOptions(po::options_description* decoding, po::options_description* collective) {
+  for (const RequestField& f : RequestFields()) {
+    if (!f.on(kCliSurface)) continue;
+    po::options_description* group = f.group == "collective" ? collective : decoding;
+    const std::string option(f.option), help(f.help), fallback = f.DefaultText();
+    if (f.type == RequestFieldType::kBool) {
+      group->add_options()(option.c_str(), po::bool_switch(), help.c_str());
+    } else if (f.type == RequestFieldType::kCounts) {
+      group->add_options()(option.c_str(), po::value<std::vector<std::string>>(), help.c_str());
+    } else if (fallback.empty()) {
+      group->add_options()(option.c_str(), po::value<std::string>(), help.c_str());
+    } else {
+      group->add_options()(option.c_str(), po::value<std::string>()->default_value(fallback),
+                           help.c_str());
+    }
+  }
+}
+
+// The request for the last model from the options the user gave (the table's defaults stand for
+// the rest). `exclude_file` receives --exclude (read per sentence). An error is a usage error
+// unless `read_error` is set (the --collective-train corpus).
+absl::StatusOr<DecodeRequest> RequestFrom(const po::variables_map& vm, const Model& last,
+                                          const ReaderOptions& reader, bool* read_error) {
+  RequestBuilder builder(last, kCliSurface);
+  for (const RequestField& f : RequestFields()) {
+    const std::string option(f.option);
+    if (!f.on(kCliSurface) || !vm.count(option) || vm[option].defaulted()) continue;
+    absl::Status s;
+    if (f.type == RequestFieldType::kBool) {
+      if (vm[option].as<bool>()) s = builder.Set(f.name, true);
+    } else if (f.type == RequestFieldType::kCounts) {
+      s = builder.Set(f.name, vm[option].as<std::vector<std::string>>());
+    } else if (f.type == RequestFieldType::kLabelings) {
+      s = builder.Set(f.name, Labelings());  // the file gives them per sentence
+    } else {
+      s = builder.SetText(f.name, vm[option].as<std::string>());
+    }
+    if (!s.ok()) return s;
+  }
+  return builder.Build(reader, read_error);
+}
+
+// Reads every input (raw text or a corpus), tags it in batches and writes the outputs.
+int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
+              const std::string& output_path, OutputFormat output_format, bool raw_text,
+              const TextOptions& text_options, const ReaderOptions& reader_options,
+              const std::vector<const Model*>& model_ptrs, const DecodeRequest& request,
+              int threads, const std::string& exclude_file, ExcludeReader* exclude,
+              Communicator* ranks) {
+  // Outputs: one stream, or one file per input in an existing directory.
+  std::error_code ec;
+  const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
+  {
+    std::vector<std::string> outputs;
+    if (output_dir) {
+      for (const std::string& f : files) {
+        if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
+        outputs.push_back(OutputPathFor(output_path, f, output_format));
+      }
+    } else if (output_path != "-") {
+      outputs.push_back(output_path);
+    }
+    if (absl::Status s = CheckOutputs(outputs, files); !s.ok())
+      return UsageError(cmd, std::string(s.message()));
+  }
+  // Over MPI ranks: rank r tags byte range r of every file into part files beside the outputs,
+  // which rank 0 joins at the end.
+  const bool distributed = IsDistributed(ranks);
+  const int rank = distributed ? ranks->rank() : 0;
+  const int num_ranks = distributed ? ranks->size() : 1;
+  if (distributed) {
+    if (raw_text) {
+      return UsageError(cmd,
+                        "tagging over MPI ranks reads corpus files (--format): raw text offsets "
+                        "count from the start of the file, which a byte range does not see");
+    }
+    if (output_path == "-") {
+      return UsageError(cmd,
+                        "tagging over MPI ranks needs -o FILE or -o DIR on a file system every "
+                        "rank sees (each rank writes its part beside the output)");
+    }
+    if (request.exclusions || request.collective.has_value()) {
+      return UsageError(cmd, "--exclude and --collective read whole inputs; tag in one process");
+    }
+  }
+  // The final output of input `fi` (one file for all inputs unless -o is a directory).
+  auto output_of = [&](size_t fi) {
+    return output_dir ? OutputPathFor(output_path, files[fi], output_format) : output_path;
+  };
+  std::vector<int64_t> sentences_per_file(files.size(), 0);
+  int64_t total_bytes = 0;
+  for (const std::string& f : files) {
+    if (f != "-" && std::filesystem::is_regular_file(f, ec))
+      total_bytes += std::filesystem::file_size(f, ec);
+  }
+
+  TagWriter writer(model_ptrs, output_format, raw_text, request.Constrained(), reader_options,
+                   request.marginals_min);
+  std::unique_ptr<Output> out;
+  CollectiveSummary summary;
+  BatchTagger tagger(
+      model_ptrs, request, threads,
+      [&](const TagResult& r) {
+        if (r.document != nullptr && r.document_first) summary.Add(*r.document);
+        return writer.Write(r, out->stream());
+      },
+      exclude_file);
+  Progress progress(total_bytes);
+  int64_t bytes_done = 0;
+  auto add = [&](Sentence&& s) -> absl::Status {
+    TagResult r;
+    r.sentence = std::move(s);
+    if (exclude->active()) {
+      if (absl::Status st = exclude->Next(&r); !st.ok()) return st;
+    }
+    return tagger.Add(std::move(r));
+  };
+  auto open_output = [&](const std::string& input) -> absl::Status {
+    std::string path = output_path;
+    if (output_dir) path = OutputPathFor(output_path, input, output_format);
+    auto opened = Output::Open(path);
+    if (!opened.ok()) return opened.status();
+    out = std::move(*opened);
+    return absl::OkStatus();
+  };
+  auto open_part = [&](size_t fi) -> absl::Status {
+    auto opened = Output::Open(PartPath(output_of(fi), static_cast<int>(fi), rank));
+    if (!opened.ok()) return opened.status();
+    out = std::move(*opened);
+    return absl::OkStatus();
+  };
+
+  TextSegmenter segmenter(text_options);
+  std::vector<Sentence> segmented;
+  std::vector<char> buffer(1 << 16);
+  int64_t input_sentences = 0;
+  for (size_t fi = 0; fi < files.size(); ++fi) {
+    const std::string& file = files[fi];
+    if (distributed) {
+      if (absl::Status s = open_part(fi); !s.ok()) return Fail(cmd, s);
+    } else if (fi == 0 || output_dir) {
+      if (absl::Status s = open_output(file); !s.ok()) return Fail(cmd, s);
+    }
+    int64_t file_sentences = 0;
+    if (raw_text) {
+      auto in = OpenInputStream(file);
+      if (!in.ok()) return Fail(cmd, in.status());
+      segmenter.Reset(file == "-" ? "<stdin>" : file);
+      bool done = false;
+      while (!done) {
+        (*in)->read(buffer.data(), buffer.size());
+        const std::streamsize got = (*in)->gcount();
+        if ((*in)->bad()) return Fail(cmd, absl::DataLossError(absl::StrCat(file, ": read error")));
+        segmented.clear();
+        absl::Status s = got > 0 ? segmenter.Feed(std::string_view(buffer.data(), got), &segmented)
+                                 : absl::OkStatus();
+        if (s.ok() && got < static_cast<std::streamsize>(buffer.size())) {
+          s = segmenter.Finish(&segmented);
+          done = true;
+        }
+        for (const std::string& w : segmenter.TakeWarnings())
+          std::cerr << "chaintag tag: warning: " << w << "\n";
+        if (!s.ok()) return Fail(cmd, s);
+        for (Sentence& sentence : segmented) {
+          // One raw-text file is one document.
+          if (file_sentences == 0) sentence.new_document = true;
+          ++file_sentences;
+          if (absl::Status st = add(std::move(sentence)); !st.ok()) return Fail(cmd, st);
+        }
+        progress.Update(bytes_done + segmenter.bytes_consumed(), tagger.sentences(),
+                        tagger.tokens());
+      }
+      bytes_done += segmenter.bytes_consumed();
+    } else {
+      ByteRange range;
+      if (distributed) {
+        absl::StatusOr<ByteRange> mine =
+            RangeOfRank(file, static_cast<int>(fi), reader_options.format, rank, num_ranks);
+        if (!mine.ok()) return Fail(cmd, mine.status());
+        range = *mine;
+      }
+      absl::Status read = ForEachSentenceInRange(
+          file, range, reader_options,
+          [&](Sentence&& sentence) {
+            // A file starts a document.
+            if (file_sentences == 0 && range.begin == 0) sentence.new_document = true;
+            ++file_sentences;
+            absl::Status st = add(std::move(sentence));
+            progress.Update(0, tagger.sentences(), tagger.tokens());
+            return st;
+          },
+          [&](const std::string& w) { std::cerr << "chaintag tag: warning: " << w << "\n"; });
+      if (!read.ok()) return Fail(cmd, read);
+    }
+    input_sentences += file_sentences;
+    sentences_per_file[fi] = file_sentences;
+    if (distributed) {
+      if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
+      if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+      continue;
+    }
+    if (output_dir || fi + 1 == files.size()) {
+      if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
+      if (output_dir && file_sentences == 0) {
+        return Fail(cmd, absl::InvalidArgumentError(
+                             absl::StrCat(file, ": no sentences found (empty input)")));
+      }
+      if (!output_dir && input_sentences == 0) {
+        return Fail(cmd,
+                    absl::InvalidArgumentError("no sentences found in the input (empty input)"));
+      }
+      if (exclude->active() && fi + 1 == files.size()) {
+        if (absl::Status s = exclude->Finish(); !s.ok()) return Fail(cmd, s);
+      }
+      if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+    }
+  }
+  if (distributed) {
+    // Every part is written once all ranks are here; the counts are the whole inputs'.
+    ranks->SumInt64(absl::MakeSpan(sentences_per_file));
+    for (size_t fi = 0; fi < files.size(); ++fi) {
+      if (sentences_per_file[fi] == 0 && (output_dir || fi + 1 == files.size())) {
+        return Fail(cmd, absl::InvalidArgumentError(
+                             absl::StrCat(output_dir ? files[fi] : std::string("the input"),
+                                          ": no sentences found (empty input)")));
+      }
+    }
+    if (rank == 0) {
+      for (size_t fi = 0; fi < files.size(); ++fi) {
+        if (fi == 0 || output_dir) {
+          if (absl::Status s = open_output(files[fi]); !s.ok()) return Fail(cmd, s);
+        }
+        if (absl::Status s =
+                AppendParts(output_of(fi), static_cast<int>(fi), num_ranks, out->stream());
+            !s.ok()) {
+          return Fail(cmd, s);
+        }
+        if (output_dir || fi + 1 == files.size()) {
+          if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+        }
+      }
+    }
+  }
+  progress.Update(bytes_done, tagger.sentences(), tagger.tokens(), /*final=*/true);
+  if (request.collective.has_value()) {
+    std::cerr << "chaintag tag: collective: " << summary.Line() << "\n";
+    if (tagger.fallback_documents() > 0) {
+      std::cerr << "chaintag tag: warning: " << tagger.fallback_documents()
+                << " document(s) exceeded --collective-max-sentences or --collective-max-tokens "
+                   "and were tagged sentence by sentence\n";
+    }
+  }
+  if (tagger.too_large() > 0) {
+    std::cerr << "chaintag tag: warning: " << tagger.too_large()
+              << " sentence(s) exceeded a decoding limit: status too_large, with the reason in the "
+                 "output\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunTag(const std::vector<std::string>& args) {
@@ -207,9 +469,6 @@ int RunTag(const std::vector<std::string>& args) {
       "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")(
       "output-format", po::value<std::string>()->default_value("conll"),
       "conll, conllu, tagged, chunks or jsonl")(
-      "marginals", po::bool_switch(), "jsonl: per-token label probabilities of the last model")(
-      "marginals-min", po::value<double>()->default_value(1e-4),
-      "--marginals: omit labels whose probability is below this (0 lists every label)")(
       "threads", po::value<int>()->default_value(1),
       "tagging threads (0 = all cores, at most 4 per core); the output does not depend on it")(
       "output,o", po::value<std::string>()->default_value("-"),
@@ -218,72 +477,10 @@ int RunTag(const std::vector<std::string>& args) {
       "tag over MPI ranks even when no MPI launcher is detected (mpirun is detected without it; "
       "see docs/distributed.md)");
   po::options_description decoding("decoding options (apply to the last model)");
-  decoding.add_options()("kbest", po::value<int>()->default_value(0),
-                         "the K best distinct labelings, best first")(
-      "diverse", po::value<int>()->default_value(0),
-      "diverse K-best: each labeling at distance >= --min-distance from all earlier ones")(
-      "min-distance", po::value<int>()->default_value(1), "diverse K-best: minimum distance D")(
-      "diversity", po::value<std::string>()->default_value("hamming"),
-      "diverse K-best distance: hamming (tokens) or chunks (chunks not shared)")(
-      "count", po::value<std::vector<std::string>>(),
-      "label-count constraint, repeatable: 'B-NP=2..4', 'NN,NNS=..3', 'VB*=1..', 'chunk:NP=3'")(
-      "score-range", po::value<std::string>(),
-      "best labeling whose model score lies in A..B (use --score-range=A..B for negative A)")(
-      "score-resolution", po::value<double>()->default_value(0.001),
-      "score quantisation step for --score-range (coarsened per sentence to fit "
-      "--score-max-states; jsonl reports the step used)")(
-      "score-max-states", po::value<int>()->default_value(256),
-      "--score-range: most quantised score states per position (time and memory grow with it)")(
-      "exclude", po::value<std::string>(),
-      "file with labelings to exclude: one line per sentence, labelings separated by '|'")(
-      "forced-column", po::value<int>(),
-      "corpus input: 1-based column holding per token a label the last model must give, or _ "
-      "(free)")("decode-memory-mb",
-                po::value<int>()->default_value(
-                    static_cast<int>(DecodeRequest::kDefaultMaxMemoryBytes >> 20)),
-                "memory one sentence's constrained decoding may use (per thread); a sentence "
-                "needing more gets status too_large")(
-      "latent-decoder", po::value<std::string>()->default_value("ldi"),
-      "latent-dynamic models (train --objective ldcrf): ldi (most probable labeling, certified "
-      "exact unless --ldi-max-paths stops the search), bhp (labeling of the best hidden path) or "
-      "marginal (per token the label with the largest marginal)")(
-      "ldi-max-paths", po::value<int64_t>()->default_value(1000),
-      "latent models, ldi: most hidden paths the search enumerates per sentence (jsonl reports "
-      "exact and hidden_paths)")(
-      "bb-max-nodes", po::value<int64_t>()->default_value(BranchAndBoundOptions::kDefaultMaxNodes),
-      "lmsbn models: nodes one sentence's branch-and-bound search may expand (at least the "
-      "sentence length; 1 = the greedy labeling); a search stopped early reports optimal: false")(
-      "bb-bound", po::value<double>(),
-      "lmsbn models: initial cost bound S; only labelings costing less are found (default: the "
-      "greedy labeling's cost)");
   po::options_description collective(
       "collective tagging (documents: -DOCSTART- lines in CoNLL, "
       "'# newdoc' in CoNLL-U, one raw-text file = one document)");
-  collective.add_options()(
-      "collective", po::value<std::string>(),
-      "decode each document jointly, joining repeated words by cliques: potts (lambda = c/n) or "
-      "majority (W estimated from --collective-train)")(
-      "collective-key", po::value<std::string>()->default_value("form"),
-      "words that share a clique: form (as written) or lower (lower case)")(
-      "collective-capitalised", po::bool_switch(),
-      "only tokens whose first character is a capital letter join cliques")(
-      "collective-unseen", po::bool_switch(),
-      "only words the model did not see in training join cliques")(
-      "collective-iterations", po::value<int>()->default_value(CollectiveOptions().iterations),
-      "message-passing rounds at most (stops earlier when no label changes)")(
-      "collective-lambda", po::value<double>()->default_value(CollectiveOptions().c),
-      "clique strength c: Potts lambda = c/n for a clique of n words; majority: c * W")(
-      "collective-train", po::value<std::string>(),
-      "majority: labelled corpus (same --format, documents as above) to estimate W from")(
-      "collective-max-clique",
-      po::value<int>()->default_value(CollectiveOptions().max_clique_nodes),
-      "cliques larger than this are split into consecutive pieces")(
-      "collective-max-sentences",
-      po::value<int>()->default_value(CollectiveOptions().max_document_sentences),
-      "a document with more sentences is tagged sentence by sentence (with a warning)")(
-      "collective-max-tokens",
-      po::value<int64_t>()->default_value(CollectiveOptions().max_document_tokens),
-      "a document with more tokens is tagged sentence by sentence (with a warning)");
+  AddRequestOptions(&decoding, &collective);
   po::options_description text("raw text options");
   text.add_options()("on-invalid", po::value<std::string>()->default_value("error"),
                      "invalid UTF-8 in raw text: error or replace (U+FFFD)")(
@@ -347,328 +544,29 @@ int RunTag(const std::vector<std::string>& args) {
   if (vm["label"].defaulted()) reader_options->conllu_label = trained.conllu_label;
   if (vm["np-chunks"].defaulted()) reader_options->np_chunks = trained.np_chunks;
 
-  // The decoding request for the last model.
-  DecodeRequest request;
-  request.kbest = vm["kbest"].as<int>();
-  request.diverse = vm["diverse"].as<int>();
-  request.min_distance = vm["min-distance"].as<int>();
-  request.max_memory_bytes = int64_t{vm["decode-memory-mb"].as<int>()} << 20;
-  if (auto decoder = ParseLatentDecoder(vm["latent-decoder"].as<std::string>()); decoder.ok()) {
-    request.latent_decoder = *decoder;
-  } else {
-    return UsageError(cmd, std::string(decoder.status().message()));
-  }
-  request.ldi_max_paths = vm["ldi-max-paths"].as<int64_t>();
-  const std::string diversity = vm["diversity"].as<std::string>();
-  if (diversity != "hamming" && diversity != "chunks") {
-    return UsageError(cmd, "--diversity: expected hamming or chunks, found '" + diversity + "'");
-  }
-  request.chunk_diversity = diversity == "chunks";
-  if (vm.count("count")) {
-    for (const std::string& spec : vm["count"].as<std::vector<std::string>>()) {
-      auto parsed = ParseCountConstraint(spec, last_model.labels());
-      if (!parsed.ok()) return UsageError(cmd, std::string(parsed.status().message()));
-      request.counts.push_back(std::move(*parsed));
-    }
-  }
-  if (vm.count("score-range")) {
-    request.score_range = true;
-    if (absl::Status s = ParseScoreRange(vm["score-range"].as<std::string>(), &request.score_lower,
-                                         &request.score_upper);
-        !s.ok()) {
-      return UsageError(cmd, "--score-range: " + std::string(s.message()));
-    }
-    request.score_resolution = vm["score-resolution"].as<double>();
-    request.score_max_states = vm["score-max-states"].as<int>();
-  }
-  request.exclusions = vm.count("exclude") > 0;
-  request.marginals_min = vm["marginals-min"].as<double>();
-  if (vm.count("forced-column")) {
-    if (raw_text) return UsageError(cmd, "--forced-column needs corpus input (--format)");
-    request.forced_column = vm["forced-column"].as<int>() - 1;
-    if (request.forced_column < 0) return UsageError(cmd, "--forced-column must be >= 1");
-  }
-  request.bb_max_nodes = vm["bb-max-nodes"].as<int64_t>();
-  if (vm.count("bb-bound")) request.bb_bound = vm["bb-bound"].as<double>();
-  const bool lmsbn = last_model.family() == ModelFamily::kLmsbn;
-  if (lmsbn && (request.score_range || request.diverse > 0 || vm["marginals"].as<bool>())) {
-    return UsageError(cmd,
-                      "an lmsbn model (branch-and-bound search) supports --kbest, --count, "
-                      "--forced-column and --exclude; --score-range, --diverse and --marginals "
-                      "need a linear-chain model");
-  }
-  if (vm.count("collective")) {
-    CollectiveOptions c;
-    auto kind = ParseCollectivePotentialKind(vm["collective"].as<std::string>());
-    if (!kind.ok()) return UsageError(cmd, "--collective: " + std::string(kind.status().message()));
-    c.potential = *kind;
-    auto key = ParseCollectiveKey(vm["collective-key"].as<std::string>());
-    if (!key.ok())
-      return UsageError(cmd, "--collective-key: " + std::string(key.status().message()));
-    c.key = *key;
-    c.capitalised_only = vm["collective-capitalised"].as<bool>();
-    c.unseen_only = vm["collective-unseen"].as<bool>();
-    c.iterations = vm["collective-iterations"].as<int>();
-    c.c = vm["collective-lambda"].as<double>();
-    c.max_clique_nodes = vm["collective-max-clique"].as<int>();
-    c.max_document_sentences = vm["collective-max-sentences"].as<int>();
-    c.max_document_tokens = vm["collective-max-tokens"].as<int64_t>();
-    if (c.potential == CollectivePotentialKind::kMajority) {
-      if (!vm.count("collective-train")) {
-        return UsageError(cmd, "--collective majority needs --collective-train FILE");
-      }
-      if (raw_text) {
-        return UsageError(cmd, "--collective-train is read with --format (a labelled corpus)");
-      }
-      ReaderOptions train_options = *reader_options;
-      last_model.input_options().ApplyTo(&train_options);
-      train_options.split_long_sentences = false;
-      MajorityWeightEstimator estimator(last_model, c);
-      if (absl::Status s =
-              ForEachSentence({vm["collective-train"].as<std::string>()}, train_options,
-                              [&](Sentence&& sentence) { return estimator.Add(sentence); });
-          !s.ok()) {
-        return Fail(cmd, s);
-      }
-      auto w = estimator.Finish();
-      if (!w.ok()) return Fail(cmd, w.status());
-      c.majority_weights = *std::move(w);
-    } else if (vm.count("collective-train")) {
-      return UsageError(cmd, "--collective-train is for --collective majority");
-    }
-    request.collective = std::move(c);
-    if (absl::Status s = CheckCollectiveRequest(last_model, request); !s.ok())
-      return UsageError(cmd, std::string(s.message()));
-  }
-  if (absl::Status s = request.Validate(); !s.ok())
-    return UsageError(cmd, std::string(s.message()));
-  ExcludeReader exclude;
-  if (request.exclusions) {
-    if (absl::Status s =
-            exclude.Open(vm["exclude"].as<std::string>(), reader_options->max_line_bytes);
-        !s.ok()) {
-      return Fail(cmd, s);
-    }
-  }
-  request.marginals = vm["marginals"].as<bool>();
-  // An lmsbn model has no probabilities (a large-margin model); it reports costs instead.
-  request.probability = !lmsbn && (*output_format == OutputFormat::kJsonl || request.Constrained());
-  if (request.marginals && *output_format != OutputFormat::kJsonl) {
+  if (vm.count("forced-column") && raw_text)
+    return UsageError(cmd, "--forced-column needs corpus input (--format)");
+  if (vm.count("collective-train") && raw_text)
+    return UsageError(cmd, "--collective-train is read with --format (a labelled corpus)");
+  bool read_error = false;
+  auto request = RequestFrom(vm, last_model, *reader_options, &read_error);
+  if (!request.ok() && read_error) return Fail(cmd, request.status());
+  if (!request.ok()) return UsageError(cmd, std::string(request.status().message()));
+  // Probabilities are computed where the output shows them.
+  request->probability &= *output_format == OutputFormat::kJsonl || request->Constrained();
+  if (request->marginals && *output_format != OutputFormat::kJsonl)
     return UsageError(cmd, "--marginals needs --output-format jsonl");
+  const std::string exclude_file = request->exclusions ? vm["exclude"].as<std::string>() : "";
+  ExcludeReader exclude;
+  if (request->exclusions) {
+    if (absl::Status s = exclude.Open(exclude_file, reader_options->max_line_bytes); !s.ok())
+      return Fail(cmd, s);
   }
-
-  // Outputs: one stream, or one file per input in an existing directory.
-  const std::string output_path = vm["output"].as<std::string>();
-  std::error_code ec;
-  const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
-  {
-    std::vector<std::string> outputs;
-    if (output_dir) {
-      for (const std::string& f : files) {
-        if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
-        outputs.push_back(OutputPathFor(output_path, f, *output_format));
-      }
-    } else if (output_path != "-") {
-      outputs.push_back(output_path);
-    }
-    if (absl::Status s = CheckOutputs(outputs, files); !s.ok())
-      return UsageError(cmd, std::string(s.message()));
-  }
-  // Over MPI ranks: rank r tags byte range r of every file into part files beside the outputs,
-  // which rank 0 joins at the end.
   absl::StatusOr<Communicator*> ranks = Ranks(vm["mpi"].as<bool>());
   if (!ranks.ok()) return UsageError(cmd, std::string(ranks.status().message()));
-  const bool distributed = IsDistributed(*ranks);
-  const int rank = distributed ? (*ranks)->rank() : 0;
-  const int num_ranks = distributed ? (*ranks)->size() : 1;
-  if (distributed) {
-    if (raw_text) {
-      return UsageError(cmd,
-                        "tagging over MPI ranks reads corpus files (--format): raw text offsets "
-                        "count from the start of the file, which a byte range does not see");
-    }
-    if (output_path == "-") {
-      return UsageError(cmd,
-                        "tagging over MPI ranks needs -o FILE or -o DIR on a file system every "
-                        "rank sees (each rank writes its part beside the output)");
-    }
-    if (request.exclusions || request.collective.has_value()) {
-      return UsageError(cmd, "--exclude and --collective read whole inputs; tag in one process");
-    }
-  }
-  // The final output of input `fi` (one file for all inputs unless -o is a directory).
-  auto output_of = [&](size_t fi) {
-    return output_dir ? OutputPathFor(output_path, files[fi], *output_format) : output_path;
-  };
-  std::vector<int64_t> sentences_per_file(files.size(), 0);
-  int64_t total_bytes = 0;
-  for (const std::string& f : files) {
-    if (f != "-" && std::filesystem::is_regular_file(f, ec))
-      total_bytes += std::filesystem::file_size(f, ec);
-  }
-
-  TagWriter writer(model_ptrs, *output_format, raw_text, request.Constrained(), *reader_options,
-                   request.marginals_min);
-  std::unique_ptr<Output> out;
-  CollectiveSummary summary;
-  BatchTagger tagger(
-      model_ptrs, request, *threads,
-      [&](const TagResult& r) {
-        if (r.document != nullptr && r.document_first) summary.Add(*r.document);
-        return writer.Write(r, out->stream());
-      },
-      vm.count("exclude") ? vm["exclude"].as<std::string>() : "");
-  Progress progress(total_bytes);
-  int64_t bytes_done = 0;
-  auto add = [&](Sentence&& s) -> absl::Status {
-    TagResult r;
-    r.sentence = std::move(s);
-    if (exclude.active()) {
-      if (absl::Status st = exclude.Next(&r); !st.ok()) return st;
-    }
-    return tagger.Add(std::move(r));
-  };
-  auto open_output = [&](const std::string& input) -> absl::Status {
-    std::string path = output_path;
-    if (output_dir) path = OutputPathFor(output_path, input, *output_format);
-    auto opened = Output::Open(path);
-    if (!opened.ok()) return opened.status();
-    out = std::move(*opened);
-    return absl::OkStatus();
-  };
-  auto open_part = [&](size_t fi) -> absl::Status {
-    auto opened = Output::Open(PartPath(output_of(fi), static_cast<int>(fi), rank));
-    if (!opened.ok()) return opened.status();
-    out = std::move(*opened);
-    return absl::OkStatus();
-  };
-
-  TextSegmenter segmenter(text_options);
-  std::vector<Sentence> segmented;
-  std::vector<char> buffer(1 << 16);
-  int64_t input_sentences = 0;
-  for (size_t fi = 0; fi < files.size(); ++fi) {
-    const std::string& file = files[fi];
-    if (distributed) {
-      if (absl::Status s = open_part(fi); !s.ok()) return Fail(cmd, s);
-    } else if (fi == 0 || output_dir) {
-      if (absl::Status s = open_output(file); !s.ok()) return Fail(cmd, s);
-    }
-    int64_t file_sentences = 0;
-    if (raw_text) {
-      auto in = OpenInputStream(file);
-      if (!in.ok()) return Fail(cmd, in.status());
-      segmenter.Reset(file == "-" ? "<stdin>" : file);
-      bool done = false;
-      while (!done) {
-        (*in)->read(buffer.data(), buffer.size());
-        const std::streamsize got = (*in)->gcount();
-        if ((*in)->bad()) return Fail(cmd, absl::DataLossError(absl::StrCat(file, ": read error")));
-        segmented.clear();
-        absl::Status s = got > 0 ? segmenter.Feed(std::string_view(buffer.data(), got), &segmented)
-                                 : absl::OkStatus();
-        if (s.ok() && got < static_cast<std::streamsize>(buffer.size())) {
-          s = segmenter.Finish(&segmented);
-          done = true;
-        }
-        for (const std::string& w : segmenter.TakeWarnings())
-          std::cerr << "chaintag tag: warning: " << w << "\n";
-        if (!s.ok()) return Fail(cmd, s);
-        for (Sentence& sentence : segmented) {
-          // One raw-text file is one document.
-          if (file_sentences == 0) sentence.new_document = true;
-          ++file_sentences;
-          if (absl::Status st = add(std::move(sentence)); !st.ok()) return Fail(cmd, st);
-        }
-        progress.Update(bytes_done + segmenter.bytes_consumed(), tagger.sentences(),
-                        tagger.tokens());
-      }
-      bytes_done += segmenter.bytes_consumed();
-    } else {
-      ByteRange range;
-      if (distributed) {
-        absl::StatusOr<ByteRange> mine =
-            RangeOfRank(file, static_cast<int>(fi), reader_options->format, rank, num_ranks);
-        if (!mine.ok()) return Fail(cmd, mine.status());
-        range = *mine;
-      }
-      absl::Status read = ForEachSentenceInRange(
-          file, range, *reader_options,
-          [&](Sentence&& sentence) {
-            // A file starts a document.
-            if (file_sentences == 0 && range.begin == 0) sentence.new_document = true;
-            ++file_sentences;
-            absl::Status st = add(std::move(sentence));
-            progress.Update(0, tagger.sentences(), tagger.tokens());
-            return st;
-          },
-          [&](const std::string& w) { std::cerr << "chaintag tag: warning: " << w << "\n"; });
-      if (!read.ok()) return Fail(cmd, read);
-    }
-    input_sentences += file_sentences;
-    sentences_per_file[fi] = file_sentences;
-    if (distributed) {
-      if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
-      if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
-      continue;
-    }
-    if (output_dir || fi + 1 == files.size()) {
-      if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
-      if (output_dir && file_sentences == 0) {
-        return Fail(cmd, absl::InvalidArgumentError(
-                             absl::StrCat(file, ": no sentences found (empty input)")));
-      }
-      if (!output_dir && input_sentences == 0) {
-        return Fail(cmd,
-                    absl::InvalidArgumentError("no sentences found in the input (empty input)"));
-      }
-      if (exclude.active() && fi + 1 == files.size()) {
-        if (absl::Status s = exclude.Finish(); !s.ok()) return Fail(cmd, s);
-      }
-      if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
-    }
-  }
-  if (distributed) {
-    // Every part is written once all ranks are here; the counts are the whole inputs'.
-    (*ranks)->SumInt64(absl::MakeSpan(sentences_per_file));
-    for (size_t fi = 0; fi < files.size(); ++fi) {
-      if (sentences_per_file[fi] == 0 && (output_dir || fi + 1 == files.size())) {
-        return Fail(cmd, absl::InvalidArgumentError(
-                             absl::StrCat(output_dir ? files[fi] : std::string("the input"),
-                                          ": no sentences found (empty input)")));
-      }
-    }
-    if (rank == 0) {
-      for (size_t fi = 0; fi < files.size(); ++fi) {
-        if (fi == 0 || output_dir) {
-          if (absl::Status s = open_output(files[fi]); !s.ok()) return Fail(cmd, s);
-        }
-        if (absl::Status s =
-                AppendParts(output_of(fi), static_cast<int>(fi), num_ranks, out->stream());
-            !s.ok()) {
-          return Fail(cmd, s);
-        }
-        if (output_dir || fi + 1 == files.size()) {
-          if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
-        }
-      }
-    }
-  }
-  progress.Update(bytes_done, tagger.sentences(), tagger.tokens(), /*final=*/true);
-  if (request.collective.has_value()) {
-    std::cerr << "chaintag tag: collective: " << summary.Line() << "\n";
-    if (tagger.fallback_documents() > 0) {
-      std::cerr << "chaintag tag: warning: " << tagger.fallback_documents()
-                << " document(s) exceeded --collective-max-sentences or --collective-max-tokens "
-                   "and were tagged sentence by sentence\n";
-    }
-  }
-  if (tagger.too_large() > 0) {
-    std::cerr << "chaintag tag: warning: " << tagger.too_large()
-              << " sentence(s) exceeded a decoding limit: status too_large, with the reason in the "
-                 "output\n";
-  }
-  return kExitOk;
+  return TagInputs(cmd, files, vm["output"].as<std::string>(), *output_format, raw_text,
+                   text_options, *reader_options, model_ptrs, *request, *threads, exclude_file,
+                   &exclude, *ranks);
 }
 
 }  // namespace chaintag::cli

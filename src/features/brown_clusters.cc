@@ -18,13 +18,12 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/clusters.h"
 #include "chaintag/corpus.h"
-#include "chaintag/text.h"
 #include "corpus/line_reader.h"
 #include "string_view_compat.h"
+#include "text/text_file.h"
 
 namespace chaintag {
 
@@ -90,61 +89,9 @@ absl::Status BrownCorpus::AddSentence(absl::Span<const std::string> tokens) {
 }
 
 absl::Status BrownCorpus::AddTextFile(const std::string& path, bool pretokenized) {
-  absl::StatusOr<std::unique_ptr<std::istream>> in = OpenInputStream(path);
-  if (!in.ok()) return in.status();
-  const std::string name = path == "-" ? "<stdin>" : path;
-  corpus_internal::LineReader reader(**in, name, kMaxClusterLineBytes);
-  TextOptions text_options;
-  text_options.on_invalid = InvalidUtf8Policy::kError;
-  TextSegmenter segmenter(text_options);
-  segmenter.Reset(name);
-  std::vector<Sentence> sentences;
-  std::vector<std::string_view> tokens;
-  std::string_view line;
-  while (true) {
-    absl::StatusOr<bool> more = reader.Next(&line);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (pretokenized) {
-      tokens.clear();
-      size_t pos = 0;
-      while (pos < line.size()) {
-        while (pos < line.size() && absl::ascii_isspace(static_cast<unsigned char>(line[pos])))
-          ++pos;
-        size_t end = pos;
-        while (end < line.size() && !absl::ascii_isspace(static_cast<unsigned char>(line[end])))
-          ++end;
-        if (end > pos) tokens.push_back(line.substr(pos, end - pos));
-        pos = end;
-      }
-      if (absl::Status s = AddSentence(absl::MakeConstSpan(tokens)); !s.ok()) {
-        return reader.Error(std::string_view(s.message().data(), s.message().size()));
-      }
-      continue;
-    }
-    // Each line is a paragraph of its own (a blank line ends one): sentences never span lines.
-    sentences.clear();
-    absl::Status fed = segmenter.Feed(line, &sentences);
-    if (fed.ok()) fed = segmenter.Feed("\n\n", &sentences);
-    if (!fed.ok()) return fed;
-    for (const Sentence& sentence : sentences) {
-      if (absl::Status s = AddSentence(absl::MakeConstSpan(sentence.columns[0])); !s.ok()) {
-        return reader.Error(std::string_view(s.message().data(), s.message().size()));
-      }
-    }
-  }
-  if (!pretokenized) {
-    sentences.clear();
-    if (absl::Status s = segmenter.Finish(&sentences); !s.ok()) return s;
-    for (const Sentence& sentence : sentences) {
-      if (absl::Status s = AddSentence(absl::MakeConstSpan(sentence.columns[0])); !s.ok()) {
-        return ErrorAt(name, reader.line_number(),
-                       std::string_view(s.message().data(), s.message().size()));
-      }
-    }
-  }
-  if ((*in)->bad()) return absl::DataLossError(absl::StrCat(name, ": read error"));
-  return absl::OkStatus();
+  return text_internal::ForEachTextSentence(
+      path, pretokenized, kMaxClusterLineBytes,
+      [&](absl::Span<const std::string_view> tokens) { return AddSentence(tokens); });
 }
 
 int64_t BrownCorpus::tokens() const { return impl_->tokens; }

@@ -230,4 +230,39 @@ std::vector<WeightedFeature> TopFeatures(const Model& model, int k) {
   return result;
 }
 
+ModelInfo DescribeModel(const Model& model, int top_features) {
+  ModelInfo info;
+  info.family = std::string(ModelFamilyName(model.family()));
+  info.labels = model.labels();
+  if (model.family() == ModelFamily::kLmsbn) {
+    info.family_description =
+        "left-to-right large-margin model over the whole label history, decoded by "
+        "branch-and-bound";
+    info.history_templates = model.spec().HistoryTemplateLines();
+    info.num_history_templates = model.spec().num_history_templates();
+  }
+  if (model.latent()) {
+    info.hidden_states.emplace();
+    for (int i = 0; i < model.num_labels(); ++i)
+      info.hidden_states->emplace_back(model.labels()[i], model.latent_layout().states_of(i));
+    info.num_hidden_states = model.num_states();
+  }
+  info.order = model.order();
+  info.input_columns = model.spec().num_input_columns();
+  info.attributes = model.attributes().size();
+  info.state_features = model.num_state_features();
+  info.self_tests = static_cast<int64_t>(model.self_tests().size());
+  if (const auto& lexicon = model.spec().lexicon(); lexicon != nullptr)
+    info.lexicon = ModelInfo::WordClasses{lexicon->num_words(), lexicon->num_class_sets()};
+  if (const auto& lexicon = model.spec().lexicon2(); lexicon != nullptr)
+    info.lexicon2 = ModelInfo::WordClasses{lexicon->num_words(), lexicon->num_class_sets()};
+  if (const auto& clusters = model.spec().clusters(); clusters != nullptr)
+    info.clusters = ModelInfo::WordClasses{clusters->num_words(), clusters->num_clusters()};
+  info.templates = model.spec().text();
+  info.input = model.input_options();
+  info.metadata = model.metadata();
+  info.top_features = TopFeatures(model, top_features);
+  return info;
+}
+
 }  // namespace chaintag

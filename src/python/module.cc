@@ -30,6 +30,7 @@
 #include "model/model_file.h"
 #include "python/convert.h"
 #include "python/extras.h"
+#include "tagging/request_table.h"
 
 namespace py = pybind11;
 
@@ -342,187 +343,118 @@ struct RequestArgs {
   bool per_sentence = false;             // exclude= or forced= given
 };
 
-// collective="potts"|"majority" and its options (as tag --collective-*); collective_train= is a
-// labelled corpus file (read as the model was trained) for the MAJORITY weights.
-template <typename Get, typename GetInt>
-void ParseCollective(const Model& last, Get&& get, GetInt&& get_int, DecodeRequest* q) {
-  CollectiveOptions c;
-  c.potential = Check(ParseCollectivePotentialKind(StrOf(get("collective"), "collective")));
-  if (py::object k = get("collective_key"); !k.is_none())
-    c.key = Check(ParseCollectiveKey(StrOf(k, "collective_key")));
-  if (py::object v = get("collective_capitalised"); !v.is_none())
-    c.capitalised_only = BoolOf(v, "collective_capitalised");
-  if (py::object v = get("collective_unseen"); !v.is_none())
-    c.unseen_only = BoolOf(v, "collective_unseen");
-  c.iterations = get_int("collective_iterations", c.iterations);
-  if (py::object v = get("collective_lambda"); !v.is_none()) c.c = FloatOf(v, "collective_lambda");
-  py::object train = get("collective_train");
-  if (c.potential == CollectivePotentialKind::kMajority) {
-    if (train.is_none()) throw py::value_error("collective='majority' needs collective_train=PATH");
-    ReaderOptions options;
-    last.input_options().ApplyTo(&options);
-    MajorityWeightEstimator estimator(last, c);
-    auto reader = Check(OpenSentenceReader(PathOf(train, "collective_train"), options));
-    while (true) {
-      std::optional<Sentence> next = Check(reader->Next());
-      if (!next.has_value()) break;
-      Check(estimator.Add(*next));
+// A keyword argument as the request table's value of `field` (python-crfsuite-like shapes:
+// counts as a dict or list, score_range as a pair, exclude as a list of label lists).
+RequestValue ValueFromPython(const RequestField& field, py::handle v) {
+  const std::string key(field.name);
+  switch (field.type) {
+    case RequestFieldType::kBool:
+      return BoolOf(v, key);
+    case RequestFieldType::kInt:
+      return int64_t{
+          IntOf(v, key, static_cast<long long>(field.min), static_cast<long long>(field.max))};
+    case RequestFieldType::kNumber:
+      return FloatOf(v, key);
+    case RequestFieldType::kChoice:
+      return StrOf(v, key);
+    case RequestFieldType::kText:
+      return PathOf(v, key);
+    case RequestFieldType::kCounts: {
+      // {"chunk:NP": (1, 3), "VB*": (1, None), "B-NP": 2} or ["B-NP=2..4", ...]
+      std::vector<std::string> specs;
+      if (py::isinstance<py::dict>(v)) {
+        for (auto kv : py::reinterpret_borrow<py::dict>(v)) {
+          const std::string label = StrOf(kv.first, "counts key");
+          py::handle bounds = kv.second;
+          auto bound = [&](py::handle b) -> std::string {
+            if (b.is_none()) return "";
+            if (!py::isinstance<py::int_>(b) || py::isinstance<py::bool_>(b)) {
+              throw py::type_error(absl::StrCat("counts['", label,
+                                                "']: expected an int, an (int|None, int|None) "
+                                                "pair of bounds"));
+            }
+            return std::to_string(IntOf(b, absl::StrCat("counts['", label, "']")));
+          };
+          if (py::isinstance<py::tuple>(bounds) || py::isinstance<py::list>(bounds)) {
+            py::sequence pair = py::reinterpret_borrow<py::sequence>(bounds);
+            if (py::len(pair) != 2) {
+              throw py::value_error(
+                  absl::StrCat("counts['", label, "']: expected a (lower, upper) pair"));
+            }
+            specs.push_back(absl::StrCat(label, "=", bound(pair[0]), "..", bound(pair[1])));
+          } else {
+            specs.push_back(absl::StrCat(label, "=", bound(bounds)));
+          }
+        }
+      } else if (py::isinstance<py::str>(v)) {
+        specs.push_back(Utf8(v, "counts"));
+      } else {
+        for (py::handle spec : v) specs.push_back(StrOf(spec, "counts"));
+      }
+      return specs;
     }
-    c.majority_weights = Check(estimator.Finish());
-  } else if (!train.is_none()) {
-    throw py::value_error("collective_train= is for collective='majority'");
+    case RequestFieldType::kScoreRange: {
+      if (!py::isinstance<py::sequence>(v) || py::isinstance<py::str>(v) ||
+          py::len(py::reinterpret_borrow<py::sequence>(v)) != 2)
+        throw py::type_error("score_range: expected a (lower, upper) pair");
+      py::sequence pair = py::reinterpret_borrow<py::sequence>(v);
+      ScoreBounds b;
+      b.lower = pair[0].is_none() ? -HUGE_VAL : FloatOf(pair[0], "score_range lower bound");
+      b.upper = pair[1].is_none() ? HUGE_VAL : FloatOf(pair[1], "score_range upper bound");
+      if (std::isnan(b.lower) || std::isnan(b.upper) ||
+          (!pair[0].is_none() && !std::isfinite(b.lower)) ||
+          (!pair[1].is_none() && !std::isfinite(b.upper))) {
+        throw py::value_error("score_range: expected finite numbers (None for an open end)");
+      }
+      if (b.lower > b.upper) {
+        throw py::value_error(absl::StrCat("score_range: empty range ", NumberText(b.lower), "..",
+                                           NumberText(b.upper)));
+      }
+      return b;
+    }
+    case RequestFieldType::kLabelings: {
+      Labelings labelings;
+      for (py::handle labeling : v) {
+        if (py::isinstance<py::str>(labeling))
+          throw py::type_error("exclude: expected a list of labelings (lists of labels)");
+        std::vector<std::string> labels;
+        for (py::handle l : labeling) labels.push_back(StrOf(l, "exclude"));
+        labelings.push_back(std::move(labels));
+      }
+      return labelings;
+    }
+    case RequestFieldType::kLabels:
+      break;  // forced=: resolved per sentence (ForcedFor)
   }
-  q->collective = std::move(c);
+  throw py::type_error(absl::StrCat(key, ": not a request value"));
 }
 
-const char* const kTagKeywords[] = {"kbest",
-                                    "diverse",
-                                    "min_distance",
-                                    "diversity",
-                                    "counts",
-                                    "score_range",
-                                    "score_resolution",
-                                    "score_max_states",
-                                    "exclude",
-                                    "forced",
-                                    "marginals",
-                                    "probability",
-                                    "max_memory_mb",
-                                    "latent_decoder",
-                                    "ldi_max_paths",
-                                    "collective",
-                                    "collective_key",
-                                    "collective_capitalised",
-                                    "collective_unseen",
-                                    "collective_iterations",
-                                    "collective_lambda",
-                                    "collective_train",
-                                    "bb_max_nodes",
-                                    "bb_bound"};
-
+// tag()'s keyword arguments: the request table's fields Python offers (None = the default).
 RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs) {
   RequestArgs a;
-  DecodeRequest& q = a.request;
-  // LMSBN models have no probabilities.
-  q.probability = last.family() != ModelFamily::kLmsbn;
-  q.marginals_min = 0.0;
+  RequestBuilder builder(last, kPythonSurface);
   for (auto item : kwargs) {
     const std::string key = StrOf(item.first, "keyword");
-    bool known = false;
-    for (const char* k : kTagKeywords) known |= key == k;
-    if (!known) {
-      throw py::type_error(absl::StrCat("unexpected keyword argument '", key, "'; expected one of ",
-                                        absl::StrJoin(kTagKeywords, ", ")));
-    }
-  }
-  auto get = [&](const char* key) -> py::object {
-    if (kwargs.contains(key)) return kwargs[key];
-    return py::none();
-  };
-  auto get_int = [&](const char* key, int fallback) {
-    py::object v = get(key);
-    if (v.is_none()) return fallback;
-    return static_cast<int>(IntOf(v, key, INT32_MIN, INT32_MAX));
-  };
-  q.kbest = get_int("kbest", 0);
-  q.diverse = get_int("diverse", 0);
-  q.min_distance = get_int("min_distance", 1);
-  q.score_max_states = get_int("score_max_states", q.score_max_states);
-  const int memory_mb =
-      get_int("max_memory_mb", static_cast<int>(DecodeRequest::kDefaultMaxMemoryBytes >> 20));
-  if (memory_mb < 1) throw py::value_error("max_memory_mb: expected >= 1");
-  q.max_memory_bytes = int64_t{memory_mb} << 20;
-  if (py::object d = get("latent_decoder"); !d.is_none()) {
-    absl::StatusOr<LatentDecoder> decoder = ParseLatentDecoder(StrOf(d, "latent_decoder"));
-    if (!decoder.ok()) throw py::value_error(std::string(decoder.status().message()));
-    q.latent_decoder = *decoder;
-  }
-  q.ldi_max_paths = get_int("ldi_max_paths", static_cast<int>(q.ldi_max_paths));
-  if (py::object d = get("diversity"); !d.is_none()) {
-    const std::string s = StrOf(d, "diversity");
-    if (s != "hamming" && s != "chunks")
-      throw py::value_error("diversity: expected 'hamming' or 'chunks', found '" + s + "'");
-    q.chunk_diversity = s == "chunks";
-  }
-  if (py::object c = get("counts"); !c.is_none()) {
-    // {"chunk:NP": (1, 3), "VB*": (1, None), "B-NP": 2} or ["B-NP=2..4", ...]
-    std::vector<std::string> specs;
-    if (py::isinstance<py::dict>(c)) {
-      for (auto kv : py::reinterpret_borrow<py::dict>(c)) {
-        const std::string key = StrOf(kv.first, "counts key");
-        py::handle bounds = kv.second;
-        auto bound = [&](py::handle b) -> std::string {
-          if (b.is_none()) return "";
-          if (!py::isinstance<py::int_>(b) || py::isinstance<py::bool_>(b)) {
-            throw py::type_error(absl::StrCat("counts['", key,
-                                              "']: expected an int, an (int|None, int|None) "
-                                              "pair of bounds"));
-          }
-          return std::to_string(IntOf(b, absl::StrCat("counts['", key, "']")));
-        };
-        if (py::isinstance<py::tuple>(bounds) || py::isinstance<py::list>(bounds)) {
-          py::sequence pair = py::reinterpret_borrow<py::sequence>(bounds);
-          if (py::len(pair) != 2) {
-            throw py::value_error(
-                absl::StrCat("counts['", key, "']: expected a (lower, upper) pair"));
-          }
-          specs.push_back(absl::StrCat(key, "=", bound(pair[0]), "..", bound(pair[1])));
-        } else {
-          specs.push_back(absl::StrCat(key, "=", bound(bounds)));
-        }
+    const RequestField* field = FindRequestField(key);
+    if (field == nullptr || field->name != key || !field->on(kPythonSurface)) {
+      std::vector<std::string> names;
+      for (const RequestField& f : RequestFields()) {
+        if (f.on(kPythonSurface)) names.emplace_back(f.name);
       }
-    } else if (py::isinstance<py::str>(c)) {
-      specs.push_back(Utf8(c, "counts"));
-    } else {
-      for (py::handle s : c) specs.push_back(StrOf(s, "counts"));
+      throw py::type_error(absl::StrCat("unexpected keyword argument '", key, "'; expected one of ",
+                                        absl::StrJoin(names, ", ")));
     }
-    for (const std::string& spec : specs)
-      q.counts.push_back(Check(ParseCountConstraint(spec, last.labels())));
-  }
-  if (py::object r = get("score_range"); !r.is_none()) {
-    if (!py::isinstance<py::sequence>(r) || py::isinstance<py::str>(r) ||
-        py::len(py::reinterpret_borrow<py::sequence>(r)) != 2)
-      throw py::type_error("score_range: expected a (lower, upper) pair");
-    py::sequence pair = py::reinterpret_borrow<py::sequence>(r);
-    q.score_range = true;
-    q.score_lower = pair[0].is_none() ? -HUGE_VAL : FloatOf(pair[0], "score_range lower bound");
-    q.score_upper = pair[1].is_none() ? HUGE_VAL : FloatOf(pair[1], "score_range upper bound");
-    if (std::isnan(q.score_lower) || std::isnan(q.score_upper) ||
-        (!pair[0].is_none() && !std::isfinite(q.score_lower)) ||
-        (!pair[1].is_none() && !std::isfinite(q.score_upper))) {
-      throw py::value_error("score_range: expected finite numbers (None for an open end)");
+    if (item.second.is_none()) continue;
+    if (field->type == RequestFieldType::kLabels) {
+      a.forced_obj = py::reinterpret_borrow<py::object>(item.second);
+      a.per_sentence = true;
+      continue;
     }
-    if (q.score_lower > q.score_upper) {
-      throw py::value_error(absl::StrCat("score_range: empty range ", NumberText(q.score_lower),
-                                         "..", NumberText(q.score_upper)));
-    }
-    if (py::object res = get("score_resolution"); !res.is_none())
-      q.score_resolution = FloatOf(res, "score_resolution");
+    Check(builder.Set(key, ValueFromPython(*field, item.second)));
   }
-  if (py::object e = get("exclude"); !e.is_none()) {
-    for (py::handle labeling : e) {
-      if (py::isinstance<py::str>(labeling))
-        throw py::type_error("exclude: expected a list of labelings (lists of labels)");
-      std::vector<std::string> labels;
-      for (py::handle l : labeling) labels.push_back(StrOf(l, "exclude"));
-      a.exclude.push_back(std::move(labels));
-    }
-    q.exclusions = true;
-    a.per_sentence = true;
-  }
-  if (py::object f = get("forced"); !f.is_none()) {
-    a.forced_obj = f;
-    a.per_sentence = true;
-  }
-  if (py::object m = get("marginals"); !m.is_none()) q.marginals = BoolOf(m, "marginals");
-  if (py::object p = get("probability"); !p.is_none()) q.probability = BoolOf(p, "probability");
-  if (py::object c = get("collective"); !c.is_none()) ParseCollective(last, get, get_int, &q);
-  if (py::object v = get("bb_max_nodes"); !v.is_none()) {
-    q.bb_max_nodes = IntOf(v, "bb_max_nodes");
-  }
-  if (py::object v = get("bb_bound"); !v.is_none()) q.bb_bound = FloatOf(v, "bb_bound");
-  Check(q.Validate());
-  Check(CheckCollectiveRequest(last, q));
+  a.request = Check(builder.Build());
+  a.exclude = builder.exclude();
+  a.per_sentence |= a.request.exclusions;
   return a;
 }
 
@@ -886,18 +818,24 @@ std::vector<PyModel> LoadModels(const std::vector<py::object>& paths) {
 
 PyModel LoadModel(const py::object& path) { return LoadModels({path}).front(); }
 
-py::dict ModelInfo(const Model& model) {
+py::dict ModelInfoDict(const Model& model) {
+  const ModelInfo m = DescribeModel(model);
   py::dict info;
-  info["labels"] = model.labels();
-  info["num_labels"] = model.num_labels();
-  info["num_attributes"] = model.attributes().size();
-  info["num_state_features"] = model.num_state_features();
-  info["format"] = std::string(chaintag::CorpusFormatName(model.input_options().format));
-  info["family"] = std::string(ModelFamilyName(model.family()));
-  if (model.family() == ModelFamily::kLmsbn)
-    info["history_templates"] = model.spec().HistoryTemplateLines();
+  info["labels"] = m.labels;
+  info["num_labels"] = m.labels.size();
+  info["num_attributes"] = m.attributes;
+  info["num_state_features"] = m.state_features;
+  info["format"] = std::string(chaintag::CorpusFormatName(m.input.format));
+  info["family"] = m.family;
+  if (m.history_templates.has_value()) info["history_templates"] = *m.history_templates;
+  if (m.hidden_states.has_value()) {
+    py::dict states;
+    for (const auto& [label, n] : *m.hidden_states) states[py::str(label)] = n;
+    info["hidden_states"] = states;
+  }
+  info["order"] = m.order;
   py::dict metadata;
-  for (const auto& [k, v] : model.metadata()) metadata[py::str(k)] = v;
+  for (const auto& [k, v] : m.metadata) metadata[py::str(k)] = v;
   info["metadata"] = metadata;
   return info;
 }
@@ -1204,7 +1142,10 @@ std::string SentenceRepr(const PySentence& s) {
   return out + ")";
 }
 
-constexpr const char* kTagDoc = R"(Tags one sentence.
+// tag()'s docstring; its keyword arguments are listed from the request table.
+const char* TagDoc() {
+  static const std::string* doc = new std::string(absl::StrCat(
+      R"(Tags one sentence.
 
 x: a list of tokens (str), or a list of column tuples (the word first, then the other input
    columns the first model reads, e.g. (word, POS) for a chunker); for a model trained on
@@ -1212,35 +1153,13 @@ x: a list of tokens (str), or a list of column tuples (the word first, then the 
    values give the attribute "name=value", numbers and bools are weights) or lists of
    attribute names (weight 1), as python-crfsuite's ItemSequence.
 
-Keyword arguments (all optional; they apply to the last model of a pipeline):
-  kbest=K              the K best distinct labelings, best first (Sentence.solutions)
-  diverse=K            diverse K-best: each labeling at least min_distance from the earlier ones
-  min_distance=D       diverse K-best minimum distance (default 1)
-  diversity="hamming"  or "chunks" (chunks not shared)
-  counts={"chunk:NP": (1, 3), "VB*": (1, None), "B-NP": 2}
-                       label-count constraints (bounds inclusive, None = open); also a list of
-                       strings in the CLI's --count grammar ("NN,NNS=..3")
-  score_range=(a, b)   the best labeling whose model score lies in [a, b] (None = open end);
-                       score_resolution=, score_max_states= as in the CLI
-  exclude=[labels...]  labelings (lists of labels) that must not be returned
-  forced={3: "B-NP"}   labels fixed at positions; or a list with a label or None per token
-  marginals=True       Sentence.marginals: numpy array M x N of P(y_t = y), columns in
-                       Sentence.label_names order (needs numpy)
-  probability=True     compute P(y|x) of each solution (default True; lmsbn models have none)
-  max_memory_mb=512    memory one sentence's constrained decoding may use; beyond it the
-                       sentence's status is "too_large"
-  latent_decoder="ldi" latent-dynamic models: "ldi" (exact when certified), "bhp" or "marginal"
-  ldi_max_paths=1000   latent-dynamic models: hidden paths LDI may enumerate
-  collective="potts"   tag_text() and tag(): the input is one document, decoded jointly with
-                       cliques over repeated words ("potts" or "majority"); options as the CLI's
-                       --collective-*: collective_key="form"|"lower", collective_capitalised=,
-                       collective_unseen=, collective_iterations=10, collective_lambda=1.0,
-                       collective_train=PATH (majority: labelled corpus for the weights W)
-  bb_max_nodes=100000  lmsbn models: nodes the branch-and-bound search may expand (1: greedy)
-  bb_bound=S           lmsbn models: only labelings costing less than S
-
-Returns a Sentence; its .status is "ok", "infeasible" (no labeling satisfies the request; the
-last .labels entry is then None) or "too_large". Errors raise ValueError.)";
+)",
+      "Keyword arguments (all optional; they apply to the last model of a pipeline):\n",
+      RequestFieldsHelp(kPythonSurface), "\n",
+      R"(Returns a Sentence; its .status is "ok", "infeasible" (no labeling satisfies the request; the
+last .labels entry is then None) or "too_large". Errors raise ValueError.)"));
+  return doc->c_str();
+}
 
 }  // namespace
 }  // namespace chaintag::python
@@ -1329,7 +1248,7 @@ the models before it (a POS model, then a chunker reading the predicted POS). De
       .def_property_readonly(
           "labels", [](const PyPipeline& p) { return p.last().labels(); },
           "the last model's labels")
-      .def("tag", &TagOne, py::arg("x"), kTagDoc)
+      .def("tag", &TagOne, py::arg("x"), TagDoc())
       .def("tag_text", &TagText, py::arg("text"),
            "Splits raw UTF-8 text into sentences and Penn-Treebank tokens and tags them; returns a "
            "list of Sentences with .offsets. Takes tag()'s keyword arguments except exclude= and "
@@ -1365,7 +1284,7 @@ with the same methods as a Pipeline (tag, tag_text, tag_many).)")
       .def_property_readonly("labels", [](const PyModel& m) { return m.model->labels(); })
       .def_property_readonly("path", [](const PyModel& m) { return m.path; })
       .def(
-          "info", [](const PyModel& m) { return ModelInfo(*m.model); },
+          "info", [](const PyModel& m) { return ModelInfoDict(*m.model); },
           "A dict: labels, sizes, input format, family (\"linear-chain\" or \"lmsbn\", whose "
           "history_templates it lists) and the training metadata.")
       .def(
@@ -1394,7 +1313,7 @@ with the same methods as a Pipeline (tag, tag_text, tag_many).)")
           [](PyModel& m, const py::object& x, const py::kwargs& kw) {
             return TagOne(m.pipeline(), x, kw);
           },
-          py::arg("x"), kTagDoc)
+          py::arg("x"), TagDoc())
       .def(
           "tag_text",
           [](PyModel& m, const py::object& text, const py::kwargs& kw) {

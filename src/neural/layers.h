@@ -1,0 +1,283 @@
+// Internal: the neural encoder's layers with hand-written backward passes. Every dense parameter
+// lives in one flat array (a ParameterLayout gives each block its offset), so gradients, their
+// reduction across threads, Adam and serialisation are loops over one vector. Templates on the
+// scalar type: float for training and tagging, double for the finite-difference gradient checks.
+#ifndef CHAINTAG_SRC_NEURAL_LAYERS_H_
+#define CHAINTAG_SRC_NEURAL_LAYERS_H_
+
+#include <Eigen/Core>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace chaintag::neural {
+
+template <typename T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+template <typename T>
+using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+template <typename T>
+using MapMat = Eigen::Map<Mat<T>>;
+template <typename T>
+using ConstMapMat = Eigen::Map<const Mat<T>>;
+
+// Blocks of a flat parameter array, column-major matrices.
+class ParameterLayout {
+ public:
+  struct Block {
+    std::string name;
+    int64_t offset = 0;
+    int rows = 0;
+    int cols = 0;
+  };
+  int Add(std::string name, int rows, int cols) {
+    blocks_.push_back({std::move(name), size_, rows, cols});
+    size_ += int64_t{rows} * cols;
+    return static_cast<int>(blocks_.size()) - 1;
+  }
+  int64_t size() const { return size_; }
+  const std::vector<Block>& blocks() const { return blocks_; }
+  const Block& block(int id) const { return blocks_[id]; }
+  template <typename T>
+  ConstMapMat<T> View(const T* params, int id) const {
+    const Block& b = blocks_[id];
+    return ConstMapMat<T>(params + b.offset, b.rows, b.cols);
+  }
+  template <typename T>
+  MapMat<T> View(T* params, int id) const {
+    const Block& b = blocks_[id];
+    return MapMat<T>(params + b.offset, b.rows, b.cols);
+  }
+
+ private:
+  std::vector<Block> blocks_;
+  int64_t size_ = 0;
+};
+
+template <typename T>
+T Sigmoid(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
+
+// y = W x + b for every column x of X.
+class Linear {
+ public:
+  Linear() = default;
+  Linear(ParameterLayout* layout, const std::string& name, int in, int out) : in_(in), out_(out) {
+    w_ = layout->Add(name + ".W", out, in);
+    b_ = layout->Add(name + ".b", out, 1);
+  }
+  int in() const { return in_; }
+  int out() const { return out_; }
+  int weight_block() const { return w_; }
+  int bias_block() const { return b_; }
+
+  template <typename T>
+  void Forward(const ParameterLayout& l, const T* p, const Mat<T>& x, Mat<T>* y) const {
+    y->noalias() = l.View(p, w_) * x;
+    y->colwise() += l.View(p, b_).col(0);
+  }
+  // Adds the parameter gradients to `g`; `dx` (if not null) gets the input gradient.
+  template <typename T>
+  void Backward(const ParameterLayout& l, const T* p, const Mat<T>& x, const Mat<T>& dy, T* g,
+                Mat<T>* dx) const {
+    l.View(g, w_).noalias() += dy * x.transpose();
+    l.View(g, b_).col(0) += dy.rowwise().sum();
+    if (dx != nullptr) dx->noalias() = l.View(p, w_).transpose() * dy;
+  }
+
+ private:
+  int in_ = 0, out_ = 0;
+  int w_ = -1, b_ = -1;
+};
+
+// One LSTM direction (Hochreiter and Schmidhuber 1997, with a forget gate, Gers et al. 2000):
+// gates i, f, g, o stacked in that order in W (4h x in), U (4h x h) and b (4h).
+class Lstm {
+ public:
+  template <typename T>
+  struct Cache {
+    Mat<T> gates;  // 4h x n, after their nonlinearities
+    Mat<T> c;      // h x n cell states
+    Mat<T> h;      // h x n outputs
+  };
+
+  Lstm() = default;
+  Lstm(ParameterLayout* layout, const std::string& name, int in, int hidden, bool reverse)
+      : in_(in), hidden_(hidden), reverse_(reverse) {
+    w_ = layout->Add(name + ".W", 4 * hidden, in);
+    u_ = layout->Add(name + ".U", 4 * hidden, hidden);
+    b_ = layout->Add(name + ".b", 4 * hidden, 1);
+  }
+  int hidden() const { return hidden_; }
+  int bias_block() const { return b_; }
+
+  template <typename T>
+  void Forward(const ParameterLayout& l, const T* p, const Mat<T>& x, Cache<T>* cache) const {
+    const int n = static_cast<int>(x.cols()), h = hidden_;
+    Mat<T>& gates = cache->gates;
+    gates.noalias() = l.View(p, w_) * x;
+    gates.colwise() += l.View(p, b_).col(0);
+    cache->c.resize(h, n);
+    cache->h.resize(h, n);
+    const ConstMapMat<T> u = l.View(p, u_);
+    for (int k = 0; k < n; ++k) {
+      const int t = reverse_ ? n - 1 - k : k;
+      const int prev = reverse_ ? t + 1 : t - 1;
+      // The pre-activations, replaced by the gates' values in place.
+      auto z = gates.col(t);
+      if (k > 0) z.noalias() += u * cache->h.col(prev);
+      for (int j = 0; j < h; ++j) {
+        const T i = Sigmoid(z[j]), f = Sigmoid(z[h + j]), g = std::tanh(z[2 * h + j]),
+                o = Sigmoid(z[3 * h + j]);
+        gates(j, t) = i;
+        gates(h + j, t) = f;
+        gates(2 * h + j, t) = g;
+        gates(3 * h + j, t) = o;
+        const T c = (k > 0 ? f * cache->c(j, prev) : T(0)) + i * g;
+        cache->c(j, t) = c;
+        cache->h(j, t) = o * std::tanh(c);
+      }
+    }
+  }
+
+  template <typename T>
+  void Backward(const ParameterLayout& l, const T* p, const Mat<T>& x, const Cache<T>& cache,
+                const Mat<T>& dh_out, T* g, Mat<T>* dx) const {
+    const int n = static_cast<int>(x.cols()), h = hidden_;
+    Mat<T> dz(4 * h, n);
+    Vec<T> dh_next = Vec<T>::Zero(h), dc_next = Vec<T>::Zero(h);
+    const ConstMapMat<T> u = l.View(p, u_);
+    for (int k = n - 1; k >= 0; --k) {
+      const int t = reverse_ ? n - 1 - k : k;
+      const int prev = reverse_ ? t + 1 : t - 1;
+      for (int j = 0; j < h; ++j) {
+        const T i = cache.gates(j, t), f = cache.gates(h + j, t), gg = cache.gates(2 * h + j, t),
+                o = cache.gates(3 * h + j, t);
+        const T tc = std::tanh(cache.c(j, t));
+        const T dh = dh_out(j, t) + dh_next[j];
+        const T dc = dc_next[j] + dh * o * (T(1) - tc * tc);
+        const T c_prev = k > 0 ? cache.c(j, prev) : T(0);
+        dz(j, t) = dc * gg * i * (T(1) - i);
+        dz(h + j, t) = dc * c_prev * f * (T(1) - f);
+        dz(2 * h + j, t) = dc * i * (T(1) - gg * gg);
+        dz(3 * h + j, t) = dh * tc * o * (T(1) - o);
+        dc_next[j] = dc * f;
+      }
+      if (k > 0) dh_next.noalias() = u.transpose() * dz.col(t);
+    }
+    l.View(g, w_).noalias() += dz * x.transpose();
+    l.View(g, b_).col(0) += dz.rowwise().sum();
+    // dU = sum over t of dz_t h_{t-1}^T, h_{t-1} the state before t in this direction.
+    MapMat<T> du = l.View(g, u_);
+    if (n > 1) {
+      if (reverse_) {
+        du.noalias() += dz.leftCols(n - 1) * cache.h.rightCols(n - 1).transpose();
+      } else {
+        du.noalias() += dz.rightCols(n - 1) * cache.h.leftCols(n - 1).transpose();
+      }
+    }
+    if (dx != nullptr) dx->noalias() = l.View(p, w_).transpose() * dz;
+  }
+
+ private:
+  int in_ = 0, hidden_ = 0;
+  bool reverse_ = false;
+  int w_ = -1, u_ = -1, b_ = -1;
+};
+
+// Character CNN over one word (Ma and Hovy 2016): character embeddings, a convolution of width w
+// with F filters, max over positions.
+class CharCnn {
+ public:
+  // Character ids 0..3 are reserved: padding, unknown, begin and end of word.
+  static constexpr int kPad = 0, kUnknown = 1, kBegin = 2, kEnd = 3;
+  template <typename T>
+  struct Cache {
+    std::vector<int32_t> ids;   // padded character ids
+    Mat<T> windows;             // (w*c) x positions
+    std::vector<int32_t> best;  // per filter: the position of the maximum
+  };
+
+  CharCnn() = default;
+  CharCnn(ParameterLayout* layout, const std::string& name, int num_chars, int dim, int filters,
+          int width)
+      : dim_(dim), filters_(filters), width_(width) {
+    e_ = layout->Add(name + ".E", dim, num_chars);
+    w_ = layout->Add(name + ".W", filters, width * dim);
+    b_ = layout->Add(name + ".b", filters, 1);
+  }
+  int filters() const { return filters_; }
+  int num_chars(const ParameterLayout& l) const { return l.block(e_).cols; }
+
+  // `chars`: the word's character ids without the begin/end marks. Writes F values to `out`.
+  template <typename T>
+  void Forward(const ParameterLayout& l, const T* p, const std::vector<int32_t>& chars,
+               Cache<T>* cache, T* out) const {
+    std::vector<int32_t>& ids = cache->ids;
+    ids.clear();
+    const int pad = (width_ - 1) / 2;
+    ids.insert(ids.end(), pad, kPad);
+    ids.push_back(kBegin);
+    ids.insert(ids.end(), chars.begin(), chars.end());
+    ids.push_back(kEnd);
+    ids.insert(ids.end(), width_ - 1 - pad, kPad);
+    const int positions = static_cast<int>(ids.size()) - width_ + 1;
+    const ConstMapMat<T> e = l.View(p, e_);
+    cache->windows.resize(width_ * dim_, positions);
+    for (int t = 0; t < positions; ++t) {
+      for (int k = 0; k < width_; ++k) {
+        cache->windows.col(t).segment(k * dim_, dim_) = e.col(ids[t + k]);
+      }
+    }
+    Mat<T> z = l.View(p, w_) * cache->windows;
+    cache->best.assign(filters_, 0);
+    for (int f = 0; f < filters_; ++f) {
+      int best = 0;
+      for (int t = 1; t < positions; ++t) {
+        if (z(f, t) > z(f, best)) best = t;
+      }
+      cache->best[f] = best;
+      out[f] = z(f, best) + l.View(p, b_)(f, 0);
+    }
+  }
+
+  // `dout`: F values.
+  template <typename T>
+  void Backward(const ParameterLayout& l, const T* p, const Cache<T>& cache, const T* dout,
+                T* g) const {
+    const int positions = static_cast<int>(cache.windows.cols());
+    Mat<T> dz = Mat<T>::Zero(filters_, positions);
+    for (int f = 0; f < filters_; ++f) dz(f, cache.best[f]) = dout[f];
+    l.View(g, w_).noalias() += dz * cache.windows.transpose();
+    l.View(g, b_).col(0) += Eigen::Map<const Vec<T>>(dout, filters_);
+    const Mat<T> dwin = l.View(p, w_).transpose() * dz;
+    MapMat<T> de = l.View(g, e_);
+    for (int t = 0; t < positions; ++t) {
+      for (int k = 0; k < width_; ++k) {
+        de.col(cache.ids[t + k]) += dwin.col(t).segment(k * dim_, dim_);
+      }
+    }
+  }
+
+ private:
+  int dim_ = 0, filters_ = 0, width_ = 0;
+  int e_ = -1, w_ = -1, b_ = -1;
+};
+
+// Inverted dropout masks: each kept unit is scaled by 1/(1-p), so inference needs no scaling.
+template <typename T, typename Rng>
+Mat<T> DropoutMask(int rows, int cols, double p, Rng& rng) {
+  Mat<T> m(rows, cols);
+  const T keep = T(1) / T(1 - p);
+  for (int64_t i = 0; i < m.size(); ++i) {
+    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    m.data()[i] = u < p ? T(0) : keep;
+  }
+  return m;
+}
+
+}  // namespace chaintag::neural
+
+#endif  // CHAINTAG_SRC_NEURAL_LAYERS_H_

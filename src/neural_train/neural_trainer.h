@@ -1,0 +1,82 @@
+// Internal: end-to-end training of a neural encoder under a linear chain (the encoder's emissions
+// are a lattice's unaries; transitions, start and end scores as in sparse chain models).
+// Objectives whose gradient reaches the emissions: crf (Lafferty et al. 2001), softmax-margin
+// with the Hamming loss (Gimpel and Smith 2010) and ssvm-margin with loss-augmented unaries
+// (Taskar et al. 2003, the subgradient of the structured hinge). Adam (Kingma and Ba 2015) or
+// SGD over mini-batches, gradient-norm clipping, early stopping on a dev set. The result does
+// not depend on the thread count (neural::BatchGradient).
+#ifndef CHAINTAG_SRC_NEURAL_TRAIN_NEURAL_TRAINER_H_
+#define CHAINTAG_SRC_NEURAL_TRAIN_NEURAL_TRAINER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "chaintag/lattice.h"
+#include "neural/encoder.h"
+#include "neural/word_vectors.h"
+
+namespace chaintag {
+
+struct NeuralTrainOptions {
+  neural::EncoderConfig encoder;  // num_labels is set from the data
+  enum class Objective { kCrf, kSoftmaxMargin, kSsvmMargin };
+  Objective objective = Objective::kCrf;
+  double cost = 1.0;  // Hamming cost per wrong token (softmax-margin, ssvm-margin)
+  enum class Optimizer { kAdam, kSgd };
+  Optimizer optimizer = Optimizer::kAdam;
+  double learning_rate = 2e-3;
+  int batch_size = 16;
+  double clip = 5.0;  // global gradient norm; 0: none
+  int epochs = 30;
+  int patience = 4;  // epochs without a better dev accuracy before stopping (needs dev data)
+  int threads = 1;
+  uint64_t seed = 1;
+  int min_word_count = 1;  // training words seen fewer times are unknown to the encoder
+  // Words the encoder knows: the training words, then the vectors' words by count, up to this.
+  int max_vocabulary = 50000;
+};
+
+// Sentences with gold label ids.
+struct NeuralData {
+  std::vector<std::vector<std::string>> tokens;
+  std::vector<std::vector<int>> labels;
+};
+
+// A trained neural chain: the encoder plus first-order chain scores.
+struct NeuralChain {
+  neural::Encoder<float> encoder;
+  int num_labels = 0;
+  // Transition scores N x N ([prev * N + y]), then start (N), then end (N).
+  std::vector<float> chain;
+  float transition(int prev, int y) const { return chain[prev * num_labels + y]; }
+  float start(int y) const { return chain[num_labels * num_labels + y]; }
+  float end(int y) const { return chain[num_labels * (num_labels + 1) + y]; }
+
+  // Emissions and chain scores into `lattice` (Reset to the sentence's size).
+  void FillLattice(const neural::EncodedSentence& sentence, Lattice* lattice) const;
+  // Every parameter's bytes in a fixed order (for the determinism test and model sections).
+  std::string ParameterBytes() const;
+};
+
+struct NeuralProgress {
+  int epoch = 0;
+  double loss = 0;           // training objective summed over the epoch
+  double dev_accuracy = -1;  // -1 without dev data
+  double seconds = 0;
+};
+
+absl::StatusOr<NeuralChain> TrainNeuralChain(
+    const NeuralData& train, const NeuralData* dev, int num_labels,
+    const NeuralTrainOptions& options, const neural::WordVectors* vectors,
+    const std::function<void(const NeuralProgress&)>& progress = {});
+
+// Token accuracy of Viterbi decoding on `data`.
+double NeuralAccuracy(const NeuralChain& chain, const NeuralData& data, int threads);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_SRC_NEURAL_TRAIN_NEURAL_TRAINER_H_
