@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-bash tools/setup.sh --test-packages  # GoogleTest, Google Benchmark, clang, libFuzzer, clang-format
+bash tools/setup.sh --test-packages  # GoogleTest, Google Benchmark, clang, libFuzzer, clang-format, chromium
 if [ "${1:-}" = "--sanitize" ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHAINTAG_SANITIZE=ON \
     -DCHAINTAG_BUILD_BENCHMARKS=OFF >/dev/null

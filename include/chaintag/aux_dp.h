@@ -419,7 +419,7 @@ absl::StatusOr<std::vector<Labeling>> DiverseKBest(
 // The two engines it runs share `max_bytes`; ResourceExhausted when even so they would not fit.
 // Without `constraints` it runs one pass instead (cells keep both their highest and lowest exact
 // partial, whole cells are dropped or freed on them), with `max_states` partials per label and
-// position, r also coarsened to fit a budget of cell updates (about 4M, a few ms: the state budget
+// position, r also coarsened to fit a budget of cell updates (about 1M, a few ms: the state budget
 // is set by time, not by a count), and refined while the answer is undecided and the budget allows.
 // A range that does not bind costs one Viterbi: when the best labeling (under the constraints)
 // scores in range it is returned at once, exactly, with `used_resolution` = `resolution`.

@@ -108,7 +108,8 @@ class Model {
   // Parses an in-memory model file image (Load uses this; tests feed it truncations). A
   // gzip-compressed image (Save with kGzip) is recognised by its magic and decompressed first.
   static absl::StatusOr<Model> FromBytes(std::string_view bytes, const std::string& name);
-  // Writes atomically (temporary name, then rename); kGzip wraps the file in gzip (models are
+  // Writes through AtomicOutputFile (corpus.h): a temporary name then a rename, through symbolic
+  // links to their target; devices and FIFOs in place. kGzip wraps the file in gzip (models are
   // about 3x smaller; loading detects it).
   absl::Status Save(const std::string& path,
                     ModelFileCompression compression = ModelFileCompression::kNone) const;

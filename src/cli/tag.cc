@@ -108,23 +108,21 @@ bool SameFile(const std::string& a, const std::string& b) {
   return !ec && na == nb;
 }
 
-// Refuses, before anything is written, outputs that collide with each other or with an input.
+// Refuses, before anything is written, outputs that collide with each other or with a file the
+// command reads (the inputs, models, --exclude, --collective-train). With -o DIR, outputs[i] is
+// the output of the i-th input file.
 absl::Status CheckOutputs(const std::vector<std::string>& outputs,
-                          const std::vector<std::string>& inputs) {
+                          const std::vector<std::string>& files,
+                          const std::vector<InputFile>& read) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (SameFile(outputs[i], outputs[j])) {
-        return absl::InvalidArgumentError(absl::StrCat("inputs '", inputs[j], "' and '", inputs[i],
+        return absl::InvalidArgumentError(absl::StrCat("inputs '", files[j], "' and '", files[i],
                                                        "' would both be written to '", outputs[i],
                                                        "'; tag them into different directories"));
       }
     }
-    for (const std::string& input : inputs) {
-      if (input != "-" && SameFile(outputs[i], input)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("the output '", outputs[i], "' would overwrite the input '", input, "'"));
-      }
-    }
+    if (absl::Status s = CheckOutputIsNotAnInput(outputs[i], read); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -248,22 +246,9 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
               const std::vector<const Model*>& model_ptrs, const DecodeRequest& request,
               int threads, const std::string& exclude_file, ExcludeReader* exclude,
               Communicator* ranks) {
-  // Outputs: one stream, or one file per input in an existing directory.
+  // Outputs: one stream, or one file per input in an existing directory (RunTag checked them).
   std::error_code ec;
   const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
-  {
-    std::vector<std::string> outputs;
-    if (output_dir) {
-      for (const std::string& f : files) {
-        if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
-        outputs.push_back(OutputPathFor(output_path, f, output_format));
-      }
-    } else if (output_path != "-") {
-      outputs.push_back(output_path);
-    }
-    if (absl::Status s = CheckOutputs(outputs, files); !s.ok())
-      return UsageError(cmd, std::string(s.message()));
-  }
   // Over MPI ranks: rank r tags byte range r of every file into part files beside the outputs,
   // which rank 0 joins at the end.
   const bool distributed = IsDistributed(ranks);
@@ -526,6 +511,25 @@ int RunTag(const std::vector<std::string>& args) {
       if (!path.ok()) return Fail(cmd, path.status());
       model_paths.push_back(*path);
     }
+  }
+  // Outputs: one stream, or one file per input in an existing directory; checked before any work.
+  {
+    const std::string output_path = vm["output"].as<std::string>();
+    std::error_code ec;
+    const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
+    std::vector<std::string> outputs;
+    if (output_dir) {
+      for (const std::string& f : files) {
+        if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
+        outputs.push_back(OutputPathFor(output_path, f, *output_format));
+      }
+    } else if (output_path != "-") {
+      outputs.push_back(output_path);
+    }
+    std::vector<InputFile> read = FilesRead(vm, {"exclude", "collective-train"});
+    for (const std::string& path : model_paths) read.push_back({path, "model"});
+    if (absl::Status s = CheckOutputs(outputs, files, read); !s.ok())
+      return UsageError(cmd, std::string(s.message()));
   }
   PrepareHeapForModels(*threads);
   auto models = Model::LoadAll(model_paths);

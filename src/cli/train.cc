@@ -92,6 +92,12 @@ int RunTrain(const std::vector<std::string>& args) {
   }
   if (!vm.count("files")) return UsageError(cmd, "expected training files");
   const std::vector<std::string> files = vm["files"].as<std::vector<std::string>>();
+  const std::string output = vm["output"].as<std::string>();
+  if (absl::Status s = CheckOutputIsNotAnInput(
+          output, FilesRead(vm, {"dev", "lexicon", "lexicon2", "clusters", "template"}));
+      !s.ok()) {
+    return UsageError(cmd, std::string(s.message()));
+  }
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
   // Attribute input (CRFsuite data format) carries its features: no templates.
@@ -167,7 +173,6 @@ int RunTrain(const std::vector<std::string>& args) {
   // Rank 0 reports progress and writes the model; every rank trains.
   const bool lead = LeadRank(*ranks);
   // Fail before hours of training, not after.
-  const std::string output = vm["output"].as<std::string>();
   if (lead) {
     if (absl::Status s = CheckWritable(output); !s.ok()) return Fail(cmd, s);
   }
