@@ -15,9 +15,10 @@ constexpr uint64_t kPositiveHuge = 1, kNegativeHuge = 2, kNan = 4;
 }  // namespace
 
 double ExactTotal(absl::Span<const double> values, Communicator* ranks) {
-  constexpr double kLimit = 0x1.0p47;
-  // |x| < 2^47 in units of 2^-48 is below 2^95: 2^31 of them cannot overflow 128 bits.
-  absl::int128 sum = 0;
+  constexpr double kLimit = 0x1.0p62;
+  // Integer parts and fractions (in units of 2^-kExactSumBits) summed apart: both sums are exact
+  // for 2^31 values, and fractions keep more bits than a double of magnitude >= 2^-11 has.
+  absl::int128 whole_sum = 0, fraction_sum = 0;
   uint64_t flags = 0;
   for (const double x : values) {
     if (std::isnan(x)) {
@@ -27,24 +28,30 @@ double ExactTotal(absl::Span<const double> values, Communicator* ranks) {
     } else if (x <= -kLimit) {
       flags |= kNegativeHuge;
     } else {
-      // The integer part and the fraction are both exact; only the fraction is rounded.
       const double whole = std::trunc(x);
-      sum += absl::int128(static_cast<int64_t>(whole)) * (absl::int128(1) << kExactSumBits) +
-             std::llround(std::ldexp(x - whole, kExactSumBits));
+      whole_sum += static_cast<int64_t>(whole);
+      // |x - whole| < 1 is exact; scaled by 2^64 it is split into two exact 32-bit halves.
+      const double scaled_high = std::ldexp(x - whole, 32);
+      const double high = std::trunc(scaled_high);
+      fraction_sum += absl::int128(static_cast<int64_t>(high)) * (absl::int128(1) << 32) +
+                      std::llround(std::ldexp(scaled_high - high, 32));
     }
   }
   if (IsDistributed(ranks)) {
-    char bytes[3 * sizeof(uint64_t)];
-    const uint64_t words[3] = {absl::Uint128High64(static_cast<absl::uint128>(sum)),
-                               absl::Uint128Low64(static_cast<absl::uint128>(sum)), flags};
-    std::memcpy(bytes, words, sizeof(bytes));
-    sum = 0;
+    uint64_t words[5] = {absl::Uint128High64(static_cast<absl::uint128>(whole_sum)),
+                         absl::Uint128Low64(static_cast<absl::uint128>(whole_sum)),
+                         absl::Uint128High64(static_cast<absl::uint128>(fraction_sum)),
+                         absl::Uint128Low64(static_cast<absl::uint128>(fraction_sum)), flags};
+    whole_sum = 0;
+    fraction_sum = 0;
     flags = 0;
-    for (const std::string& part : ranks->AllGather(std::string_view(bytes, sizeof(bytes)))) {
-      uint64_t w[3];
+    for (const std::string& part :
+         ranks->AllGather(std::string_view(reinterpret_cast<const char*>(words), sizeof(words)))) {
+      uint64_t w[5];
       std::memcpy(w, part.data(), sizeof(w));
-      sum += static_cast<absl::int128>(absl::MakeUint128(w[0], w[1]));
-      flags |= w[2];
+      whole_sum += static_cast<absl::int128>(absl::MakeUint128(w[0], w[1]));
+      fraction_sum += static_cast<absl::int128>(absl::MakeUint128(w[2], w[3]));
+      flags |= w[4];
     }
   }
   if ((flags & kNan) != 0 ||
@@ -55,7 +62,12 @@ double ExactTotal(absl::Span<const double> values, Communicator* ranks) {
     return (flags & kPositiveHuge) != 0 ? std::numeric_limits<double>::infinity()
                                         : -std::numeric_limits<double>::infinity();
   }
-  return std::ldexp(static_cast<double>(sum), -kExactSumBits);
+  // Whole units of the fractions move to the integer sum; the rest is in [0, 1).
+  const absl::int128 carry = fraction_sum >> kExactSumBits;
+  whole_sum += carry;
+  fraction_sum -= carry << kExactSumBits;
+  return static_cast<double>(whole_sum) +
+         std::ldexp(static_cast<double>(fraction_sum), -kExactSumBits);
 }
 
 void SumOverRanks(Communicator* ranks, absl::Span<int64_t> values) {

@@ -13,11 +13,11 @@
 
 namespace chaintag::train_internal {
 
-// The sum over all ranks of `values`, computed exactly in fixed point (2^-kExactSumBits) and
-// rounded once, so any partition of the same values gives the same double. NaN, or values of
-// magnitude at least 2^47 (only diverging line-search trials get there), make the total NaN or
+// The sum over all ranks of `values`, computed exactly in fixed point (integer parts, and
+// fractions in units of 2^-kExactSumBits) and rounded at the end, so any partition of the same
+// values gives the same double. NaN, or values of magnitude at least 2^62, make the total NaN or
 // +-infinity.
-inline constexpr int kExactSumBits = 48;
+inline constexpr int kExactSumBits = 64;
 double ExactTotal(absl::Span<const double> values, Communicator* ranks);
 
 // Over several ranks: fills `total` with the sum of `gradient` of every worker of every rank
