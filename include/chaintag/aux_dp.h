@@ -232,6 +232,8 @@ class AuxDpDecoder {
   // return ResourceExhausted naming what was needed, before allocating it where it can be known.
   void set_max_bytes(int64_t bytes) { max_bytes_ = bytes; }
   int64_t max_bytes() const { return max_bytes_; }
+  // Raises (or lowers) Run's bound on M * N * R cells from kMaxCells.
+  void set_max_cells(int64_t cells) { max_cells_ = cells; }
   // Cell pruning for the Run calls that follow, until clear_pruning(): once position t's scores
   // are complete, a cell (t, y, state) whose score F has F + suffix[t * N + y] <
   // state_threshold[state] is dropped (unreachable from then on). `suffix` (M x N) must bound
@@ -337,6 +339,7 @@ class AuxDpDecoder {
   bool streaming_tables_ = false;
   int64_t max_table_entries_ = kMaxCells;
   int64_t max_bytes_ = kDefaultMaxBytes;
+  int64_t max_cells_ = kMaxCells;
   const double* prune_suffix_ = nullptr;
   const double* prune_threshold_ = nullptr;
   int64_t pruned_cells_ = 0;

@@ -82,6 +82,9 @@ absl::StatusOr<std::shared_ptr<const BoundLoss>> BindLoss(const LossSpec& spec,
 enum class LossScaling { kMargin, kSlack };
 
 struct LossAugmentedResult {
+  // The exact engine was over its memory or cell limit: labeling is the maximiser under the
+  // Hamming loss instead (one Viterbi), with `loss` and `value` of the real loss.
+  bool fallback = false;
   Labeling labeling;  // the maximiser y-hat; labeling.score = F(y-hat)
   double loss = 0.0;  // Delta(y*, y-hat)
   double value =
@@ -107,6 +110,9 @@ struct LossAugmentedScratchDeleter {
 };
 using LossAugmentedScratchPtr = std::unique_ptr<LossAugmentedScratch, LossAugmentedScratchDeleter>;
 LossAugmentedScratchPtr MakeLossAugmentedScratch();
+// A scratch whose exact engine may use `max_bytes` for its tables (8 bytes a cell); a sentence
+// needing more gets the Hamming-loss maximiser (LossAugmentedResult::fallback).
+LossAugmentedScratchPtr MakeLossAugmentedScratch(int64_t max_bytes);
 // Delta(gold, predicted) computed directly from the two labelings (for checks and reports).
 double EvaluateLoss(const BoundLoss& loss, absl::Span<const int> gold,
                     absl::Span<const int> predicted);
@@ -184,7 +190,10 @@ struct TrainOptions {
   int early_stopping = 0;      // > 0: stop after this many dev evaluations without improvement
   int max_labels = 1000;       // more distinct training labels is refused (memory grows as N^2)
   int lbfgs_memory = 5;  // L-BFGS corrections m; memory is about (2m + 5) * 8 bytes per weight
-  uint64_t seed = 1;     // shuffling (perceptron, bcfw, sgd); initial weights (ldcrf)
+  // Exact loss-augmented decoding (ssvm, perceptron) of one sentence on one thread may use this
+  // much for its tables; a sentence needing more gets the Hamming-loss maximiser and a warning.
+  int loss_memory_mb = 512;
+  uint64_t seed = 1;  // shuffling (perceptron, bcfw, sgd); initial weights (ldcrf)
   // ldcrf: hidden states per label, "K" or "B-NP=4,I-NP=4,O=2" (unnamed labels: 1, or a bare
   // number in the list); empty means 2 per label.
   std::string latent;
@@ -219,16 +228,21 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options);
 
 struct TrainProgress {
   int iteration = 0;
-  // The regularised objective (SSVM: exact primal); perceptron: wrongly labelled tokens.
+  // The regularised objective of the weights reported with it (SSVM: exact primal; BCFW and
+  // SGD: of the averaged weights); perceptron: wrongly labelled tokens.
   double objective = 0.0;
-  double gradient_norm = 0.0;         // L-BFGS only
-  std::optional<double> duality_gap;  // bcfw only
-  std::optional<double> mean_loss;    // ssvm: mean Delta of the pass's loss-augmented maximisers
-  double inference_seconds = 0.0;     // ssvm: the pass's time in loss-augmented inference
-  double pass_seconds = 0.0;          // ssvm: the pass's wall time
-  int64_t active_features = 0;        // non-zero weights
+  double gradient_norm = 0.0;  // L-BFGS only
+  // BCFW only: objective - duality_gap is a lower bound on the optimum.
+  std::optional<double> duality_gap;
+  std::optional<double> mean_loss;  // ssvm: mean Delta of the pass's loss-augmented maximisers
+  double inference_seconds = 0.0;   // ssvm: the pass's time in loss-augmented inference
+  double pass_seconds = 0.0;        // ssvm: the pass's wall time
+  int64_t active_features = 0;      // non-zero weights
   std::optional<double> dev_score;
   std::string dev_metric;  // "F1" for chunk labels, otherwise "accuracy"; percentages
+  // Sentences first found in this iteration to be over --loss-memory-mb, each decoded with the
+  // Hamming-loss maximiser instead of the exact one: one message per sentence, naming it.
+  std::vector<std::string> warnings;
   double elapsed_seconds = 0.0;
 };
 

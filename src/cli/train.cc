@@ -35,6 +35,9 @@ std::string FlagName(const std::string& option) {
 class ProgressPrinter : public TrainObserver {
  public:
   void OnIteration(const TrainProgress& p) override {
+    for (const std::string& warning : p.warnings) {
+      std::cerr << "chaintag train: warning: " << warning << "\n";
+    }
     std::string line;
     if (p.mean_loss.has_value()) {
       line = absl::StrFormat("pass %4d  primal %.6g", p.iteration, p.objective);

@@ -855,25 +855,62 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
   // Two engines (max and min per state), 8 bytes a cell each.
   const int64_t cells = std::min<int64_t>(AuxDpDecoder::kMaxCells, max_bytes / 16);
   const int64_t fit = cells / per_state / std::max<int64_t>(other_states, 1);
+  const int requested_states = max_states;
   max_states = static_cast<int>(std::min<int64_t>(max_states, std::max<int64_t>(fit, 2)));
+  // A reason quoting the state limit says where a limit below --score-max-states comes from.
+  auto explain = [&](const absl::Status& status) {
+    if (max_states >= requested_states) return status;
+    return absl::Status(
+        status.code(),
+        absl::StrCat(status.message(), "; --score-max-states ", requested_states, " is capped at ",
+                     max_states, " for this sentence, since ", lattice.size(), " tokens x ",
+                     lattice.num_labels() + 1, " x ", lattice.num_labels(), " labels x ",
+                     other_states, " constraint states x the range states must fit ", cells,
+                     " decoder cells (--decode-memory-mb)"));
+  };
   absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> range =
       ScoreRangeStatistic::Create(lattice, lower, upper, resolution, max_states);
   // Coarsen until the state space fits: the guarantee then holds at the coarser resolution. The
-  // first attempt may have refined r for a narrow range; doubling starts from the r it used.
+  // first attempt may have refined r for a narrow range; doubling starts from the r it used. The
+  // finest fitting r * 2^k is found by galloping over k, then bisecting, so a resolution far too
+  // fine (1e-20, 1e-300) costs a few dozen attempts instead of thousands.
   double tried = resolution;
   if (lattice.size() > 0 && upper - lower < lattice.size() * resolution * (1 + 1e-9)) {
     tried = (upper - lower) / (lattice.size() * (1 + 1e-6));
   }
-  absl::Status first_failure = range.ok() ? absl::OkStatus() : range.status();
-  for (int attempt = 0;
-       attempt < 60 && !range.ok() && range.status().code() == absl::StatusCode::kResourceExhausted;
-       ++attempt) {
-    tried *= 2;
-    range = ScoreRangeStatistic::Create(lattice, lower, upper, tried, max_states,
-                                        /*refine_narrow=*/false);
+  const absl::Status first_failure = range.ok() ? absl::OkStatus() : range.status();
+  auto too_many = [](const absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>>& r) {
+    return !r.ok() && r.status().code() == absl::StatusCode::kResourceExhausted;
+  };
+  if (too_many(range)) {
+    auto at = [&](int k) {
+      return ScoreRangeStatistic::Create(lattice, lower, upper, std::ldexp(tried, k), max_states,
+                                         /*refine_narrow=*/false);
+    };
+    int fails = 0, fits = 0;  // doublings known to fail; the fewest known to fit (0: none yet)
+    for (int k = 1; std::isfinite(std::ldexp(tried, k)); k = 2 * k) {
+      range = at(k);
+      if (!too_many(range)) {
+        fits = k;
+        break;
+      }
+      fails = k;
+    }
+    while (fits > 0 && fits - fails > 1) {
+      const int mid = fails + (fits - fails) / 2;
+      absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> candidate = at(mid);
+      if (too_many(candidate)) {
+        fails = mid;
+      } else {
+        fits = mid;
+        range = std::move(candidate);
+      }
+    }
   }
   if (!range.ok()) {
-    if (range.status().code() == absl::StatusCode::kResourceExhausted) return first_failure;
+    if (range.status().code() == absl::StatusCode::kResourceExhausted) {
+      return explain(first_failure);
+    }
     return range.status();
   }
   if (used_resolution != nullptr) *used_resolution = (*range)->resolution();
@@ -947,10 +984,10 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
     }
   }
   if (straddles) {
-    return absl::ResourceExhaustedError(
+    return explain(absl::ResourceExhaustedError(
         absl::StrCat("score range ", lower, "..", upper, " is undecided at resolution ",
                      (*range)->resolution(), ", the finest that fits in ", max_states,
-                     " states per position; raise --score-max-states"));
+                     " states per position; raise --score-max-states")));
   }
   return absl::NotFoundError(
       absl::StrCat("infeasible: no labeling scores within ", lower, "..", upper));

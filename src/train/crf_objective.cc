@@ -152,6 +152,29 @@ double FirstLayer(int n, const ExpTables& tables, const double* unary, double* a
 
 }  // namespace
 
+std::vector<double> MaskedChainScores(const ModelParameters& params, absl::Span<const double> w,
+                                      const TransitionMask& mask, double epsilon) {
+  const int n = params.num_labels;
+  const int64_t base = params.transition_offset();
+  std::vector<double> chain(w.begin() + base, w.end());
+  if (epsilon != 1.0) {
+    for (double& x : chain) x /= epsilon;
+  }
+  if (mask.num_labels != n) return chain;
+  double* start = chain.data() + (params.start_offset() - base);
+  double* end = chain.data() + (params.end_offset() - base);
+  for (size_t i = 0; i < mask.allowed.size(); ++i) {
+    if (!mask.allowed[i]) chain[i] = kNegInf;
+  }
+  for (size_t y = 0; y < mask.allowed_start.size(); ++y) {
+    if (!mask.allowed_start[y]) start[y] = kNegInf;
+  }
+  for (size_t y = 0; y < mask.allowed_end.size(); ++y) {
+    if (!mask.allowed_end[y]) end[y] = kNegInf;
+  }
+  return chain;
+}
+
 void ExpTables::Build(int n, const double* transition_scores, const double* start_scores,
                       const double* end_scores, const double* trigram_scores) {
   trigram.clear();
@@ -511,13 +534,8 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
   const int n = params.num_labels;
   ExpTables tables;
   // Transition, start, end (and trigram) weights, divided by epsilon for the tempered objective.
-  std::vector<double> scaled;
-  const double* chain = w.data() + params.transition_offset();
-  if (loss_.epsilon != 1.0) {
-    scaled.assign(w.begin() + params.transition_offset(), w.end());
-    for (double& x : scaled) x /= loss_.epsilon;
-    chain = scaled.data();
-  }
+  const std::vector<double> scaled = MaskedChainScores(params, w, data_.mask, loss_.epsilon);
+  const double* chain = scaled.data();
   const int64_t base = params.transition_offset();
   tables.Build(n, chain, chain + (params.start_offset() - base),
                chain + (params.end_offset() - base),

@@ -34,6 +34,12 @@ struct ExpTables {
              const double* end_scores, const double* trigram_scores = nullptr);
 };
 
+// The chain scores of `w` (transition, start, end and, at order 2, trigram weights, contiguous
+// from params.transition_offset()) divided by `epsilon`, with every transition, start and end the
+// mask forbids at -inf: the tables built from them give those labelings probability 0.
+std::vector<double> MaskedChainScores(const ModelParameters& params, absl::Span<const double> w,
+                                      const TransitionMask& mask, double epsilon = 1.0);
+
 // Forward-backward on one sentence with per-position normalisers. Reuses its buffers.
 class ScaledForwardBackward {
  public:

@@ -73,6 +73,19 @@ std::string Reason(int code) {
 
 }  // namespace
 
+absl::Status LbfgsStartFailure(int code, int64_t n, int memory) {
+  if (code == LBFGSERR_OUTOFMEMORY) {
+    // libLBFGS holds 2 * memory correction pairs and about 6 more vectors of n doubles.
+    const int64_t mb = ((2 * int64_t{memory} + 6) * n * 8 >> 20) + 1;
+    return absl::ResourceExhaustedError(
+        absl::StrCat("L-BFGS: out of memory allocating its state for ", n, " weights (about ", mb,
+                     " MB with --lbfgs-memory ", memory,
+                     "); free memory, lower --lbfgs-memory or drop rare "
+                     "features (--min-feature-count)"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("L-BFGS failed: libLBFGS code ", code));
+}
+
 absl::StatusOr<LbfgsResult> MinimizeLbfgs(Objective& objective, const LbfgsSettings& settings,
                                           std::vector<double>* w,
                                           const IterationCallback& on_iteration) {
@@ -102,7 +115,7 @@ absl::StatusOr<LbfgsResult> MinimizeLbfgs(Objective& objective, const LbfgsSetti
                          &context, &param);
   // Codes from LBFGSERR_UNKNOWNERROR up to the parameter checks mean the run never started.
   if (code >= LBFGSERR_UNKNOWNERROR && code <= LBFGSERR_INVALID_ORTHANTWISE_END) {
-    return absl::InvalidArgumentError(absl::StrCat("L-BFGS failed: libLBFGS code ", code));
+    return LbfgsStartFailure(code, n, settings.memory);
   }
   LbfgsResult result;
   result.iterations = context.iterations;

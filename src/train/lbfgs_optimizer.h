@@ -31,6 +31,11 @@ struct LbfgsResult {
   bool stopped_by_caller = false;  // on_iteration returned false
 };
 
+// The error of a libLBFGS run that never started (`code` one of its LBFGSERR_ setup codes) on
+// `n` weights with `memory` corrections: out of memory is said as such (ResourceExhausted, with
+// the memory it needs), other codes are named by number.
+absl::Status LbfgsStartFailure(int code, int64_t n, int memory);
+
 // Minimises objective(w) + c1 * |w|_1 from the starting point in `w`; `w` holds the result.
 // `on_iteration` (may be empty) sees the iteration, the objective (L1 term included), the
 // gradient norm and the weights; it returns false to stop early. Line-search failures end the run

@@ -105,6 +105,7 @@ void ExpandToHiddenStates(const LatentLayout& layout, TrainingData* data) {
   }
   hidden.weights.assign(hidden.size(), 0.0);
   p = std::move(hidden);
+  data->mask = ExpandTransitionMask(data->mask, layout);
   std::vector<int32_t>().swap(data->empirical);
   std::vector<double>().swap(data->weighted_empirical);
 }
@@ -210,8 +211,10 @@ double LdcrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> g
   const ModelParameters& params = data_.parameters;
   const int h = params.num_labels;
   ExpTables tables;
-  tables.Build(h, w.data() + params.transition_offset(), w.data() + params.start_offset(),
-               w.data() + params.end_offset());
+  const std::vector<double> chain = MaskedChainScores(params, w, data_.mask);
+  const int64_t base = params.transition_offset();
+  tables.Build(h, chain.data(), chain.data() + (params.start_offset() - base),
+               chain.data() + (params.end_offset() - base));
   const int num_sentences = data_.num_sentences();
   constexpr int kChunk = 16;
   std::atomic<int> next{0};

@@ -52,6 +52,13 @@ LossAugmentedScratchPtr MakeLossAugmentedScratch() {
   return LossAugmentedScratchPtr(new LossAugmentedScratch());
 }
 
+LossAugmentedScratchPtr MakeLossAugmentedScratch(int64_t max_bytes) {
+  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch();
+  scratch->decoder.set_max_bytes(max_bytes);
+  scratch->decoder.set_max_cells(std::max<int64_t>(1, max_bytes / 8));
+  return scratch;
+}
+
 absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
                                                         absl::Span<const int> gold,
                                                         const BoundLoss& loss, LossScaling scaling,
@@ -175,6 +182,26 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
   }
   absl::Status run = scratch->decoder.Run(lattice, statistics);
   scratch->decoder.clear_pruning();
+  if (run.code() == absl::StatusCode::kResourceExhausted) {
+    // Over the memory limit (a long sentence, a chunk-level loss): a bounded fallback instead of
+    // stopping training, the maximiser under the Hamming loss (one Viterbi on lattice + 1 per
+    // token off gold), with the real loss of the labeling it gives. The caller warns.
+    scratch->augmented = lattice;
+    for (int t = 0; t < lattice.size(); ++t) {
+      absl::Span<double> row = scratch->augmented.unary_row(t);
+      for (int y = 0; y < lattice.num_labels(); ++y) row[y] += y == gold[t] ? 0.0 : 1.0;
+    }
+    absl::StatusOr<Labeling> approx = ViterbiDecode(scratch->augmented, &scratch->viterbi);
+    if (!approx.ok()) return approx.status();
+    result.fallback = true;
+    result.labeling = *std::move(approx);
+    result.labeling.score = lattice.Score(result.labeling.labels);
+    result.loss = EvaluateLoss(loss, gold, result.labeling.labels);
+    result.value = scaling == LossScaling::kMargin
+                       ? result.labeling.score + result.loss
+                       : (1.0 + result.labeling.score - gold_score) * result.loss;
+    return result;
+  }
   if (!run.ok()) return run;
   FinalObjective h;
   if (scaling == LossScaling::kMargin) {

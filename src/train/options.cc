@@ -234,6 +234,15 @@ std::vector<TrainOptionDef> MakeTable() {
   table.push_back(NumberOption(
       "lbfgs_memory", "L-BFGS corrections kept (memory: about (2m + 4) * 8 bytes per weight)",
       &TrainOptions::lbfgs_memory));
+  table.push_back(NumberOption(
+      "loss_memory_mb",
+      "ssvm, perceptron: memory (MB) exact loss-augmented decoding may use per sentence and "
+      "thread; a sentence needing more is decoded with the Hamming-loss maximiser, with a warning",
+      &TrainOptions::loss_memory_mb));
+  // Recorded when changed only, so models trained before the option stay byte-identical.
+  table.back().recorded = [](const TrainOptions& o) {
+    return o.loss_memory_mb != TrainOptions().loss_memory_mb;
+  };
   table.push_back(
       NumberOption("seed",
                    "random seed for the order of sentences (perceptron, bcfw, sgd) and the initial "
@@ -413,6 +422,9 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
     return bad("lbfgs_memory: expected 1 to 100 corrections", o.lbfgs_memory);
   }
   if (o.max_labels < 2) return bad("max_labels: expected >= 2", o.max_labels);
+  if (o.loss_memory_mb < 1 || o.loss_memory_mb > (1 << 20)) {
+    return bad("loss_memory_mb: expected 1 to 1048576", o.loss_memory_mb);
+  }
   if (o.order != 1 && o.order != 2) return bad("order: expected 1 or 2", o.order);
   if (o.order == 2 && o.objective != Objective::kCrf && o.objective != Objective::kSoftmaxMargin) {
     return bad("order: second-order chains are trained with --objective crf or softmax-margin",

@@ -71,7 +71,7 @@ class IterationTracker {
   bool OnIteration(const TrainProgress& progress, absl::Span<const double> w) {
     TrainProgress p = progress;
     iterations_ = p.iteration;
-    final_objective_ = p.objective;
+    last_objective_ = p.objective;
     p.active_features = CountNonZero(w);
     bool keep_going = true;
     if (dev_ != nullptr) {
@@ -86,6 +86,7 @@ class IterationTracker {
         best_score_ = score->first;
         best_weights_.assign(w.begin(), w.end());
         best_iteration_ = p.iteration;
+        best_objective_ = p.objective;
         since_best_ = 0;
       } else if (early_stopping_ > 0 && ++since_best_ >= early_stopping_) {
         keep_going = false;
@@ -106,7 +107,10 @@ class IterationTracker {
   int iterations() const { return iterations_; }
   // The iteration whose weights the model gets: the best on dev, else the last one run.
   int selected_iteration() const { return best_score_.has_value() ? best_iteration_ : iterations_; }
-  double final_objective() const { return final_objective_; }
+  // The objective of the weights the model gets (those of selected_iteration()).
+  double final_objective() const {
+    return best_score_.has_value() ? best_objective_ : last_objective_;
+  }
   const std::optional<double>& best_score() const { return best_score_; }
   const std::string& dev_metric() const { return dev_metric_; }
   std::vector<double>& best_weights() { return best_weights_; }
@@ -123,8 +127,23 @@ class IterationTracker {
   int best_iteration_ = 0;
   int since_best_ = 0;
   int iterations_ = 0;
-  double final_objective_ = 0;
+  double last_objective_ = 0;
+  double best_objective_ = 0;
 };
+
+// The allowed transitions of the model being trained, where the mask's choice is made: the IOB
+// validity of the label names (InferChunkTransitionMask), with every transition, start and end of
+// the training data allowed so each gold labeling stays in the normalisation. The LMSBN learns
+// label validity from its history features; no mask.
+TransitionMask TrainingTransitionMask(const TrainOptions& o, const TrainingData& data) {
+  if (o.objective == Objective::kLmsbn) return TransitionMask();
+  TransitionMask mask = InferChunkTransitionMask(data.labels, data.observed_transitions);
+  for (int s = 0; s < data.num_sentences(); ++s) {
+    if (data.sentence_size(s) > 0)
+      mask.allowed_end[data.gold[data.sentence_offsets[s + 1] - 1]] = 1;
+  }
+  return mask;
+}
 
 // LMSBN: passes of dual coordinate descent until the largest KKT violation of a pass is below
 // kLmsbnViolation (LIBLINEAR's criterion for this solver), the dual objective (monotone under
@@ -229,9 +248,10 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
       o.min_feature_count, o.max_labels, /*label_history=*/lmsbn, info.ranks);
   if (!data_or.ok()) return data_or.status();
   TrainingData& data = *data_or;
-  // The LMSBN learns label validity from its history features; no mask.
-  TransitionMask mask =
-      lmsbn ? TransitionMask() : InferChunkTransitionMask(data.labels, data.observed_transitions);
+  // The one mask both training and tagging apply (stored in the model).
+  TransitionMask mask = TrainingTransitionMask(o, data);
+  data.mask = mask;
+  data.loss_max_bytes = int64_t{o.loss_memory_mb} << 20;
   if (o.order == 2) {
     if (data.num_labels() > kMaxSecondOrderLabels) {
       return absl::InvalidArgumentError(

@@ -11,6 +11,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "chaintag/decode.h"
+#include "model/model_file.h"
 #include "string_view_compat.h"
 #include "train/distributed.h"
 
@@ -107,6 +109,26 @@ void BuildFeatureSet(TrainingData* data) {
   OrOverRanks(data->ranks, absl::MakeSpan(data->observed_transitions));
 }
 
+std::string TrainingData::SentenceName(int s) const {
+  const std::string where =
+      s < static_cast<int>(sentence_file.size())
+          ? absl::StrCat(Location(files[sentence_file[s]], sentence_line[s]), " ")
+          : "";
+  return absl::StrCat(where, "(training sentence ", s + 1, ", ", sentence_size(s), " tokens)");
+}
+
+std::vector<std::string> TrainingData::TakeFallbackWarnings() const {
+  std::vector<std::string> out;
+  for (int s : fallbacks->TakeFresh()) {
+    out.push_back(absl::StrCat(SentenceName(s),
+                               ": exact loss-augmented decoding needs more than --loss-memory-mb ",
+                               loss_max_bytes >> 20,
+                               "; trained with the Hamming-loss maximiser instead (raise "
+                               "--loss-memory-mb to decode it exactly)"));
+  }
+  return out;
+}
+
 void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lattice* lattice) {
   const ModelParameters& params = data.parameters;
   const int n = params.num_labels;
@@ -133,6 +155,7 @@ void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lat
     }
   }
   params.FillChain(absl::MakeConstSpan(w, params.size()), lattice);
+  ApplyTransitionMask(data.mask, lattice);
 }
 
 void EnableSecondOrder(TrainingData* data) {
@@ -287,6 +310,19 @@ void MergeDictionaries(Communicator* ranks, const std::vector<FirstSeen>& first,
   RemapAttributes(remap, data);
 }
 
+// Whether a model file can store `text` by `rule` (model_file::CheckModelString), checked while
+// the data is read, so a bad label or attribute stops training at its FILE:LINE instead of the
+// save after training. Printable ASCII (the usual case) passes without the full check.
+absl::Status CheckStorable(std::string_view text, model_file::StringRule rule,
+                           std::string_view what, const Sentence& sentence, int t) {
+  bool printable = !text.empty();
+  for (const char c : text)
+    printable &= c >= 0x20 && c < 0x7F && (c != ' ' || rule != model_file::StringRule::kName);
+  if (printable) return absl::OkStatus();
+  absl::Status st = model_file::CheckModelString(text, rule, what, Location(sentence, t));
+  return st.ok() ? st : absl::InvalidArgumentError(st.message());
+}
+
 }  // namespace
 
 absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec, SentencePull next,
@@ -325,6 +361,13 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     // Every rank checks and reads the labels of every sentence (so errors and label ids agree);
     // only the owner featurizes it.
     const bool mine = index % num_ranks == rank;
+    if (mine) {
+      if (data.files.empty() || data.files.back() != sentence->file) {
+        data.files.push_back(sentence->file);
+      }
+      data.sentence_file.push_back(static_cast<int32_t>(data.files.size()) - 1);
+      data.sentence_line.push_back(sentence->token_lines.empty() ? 0 : sentence->token_lines[0]);
+    }
     if (static_cast<int>(sentence->labels.size()) != m) {
       return ErrorAt(*sentence, 0,
                      absl::StrCat("expected a gold label for each of the ", m, " tokens, found ",
@@ -349,9 +392,17 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
         if (weighted) data.position_values.push_back(values[k]);
       }
     }
+    absl::Status unstorable;  // the first new attribute a model file cannot store
+    auto check_new = [&](int id, int t, std::string_view attribute) {
+      if (id + 1 == data.attributes.size() && unstorable.ok()) {
+        unstorable = CheckStorable(attribute, model_file::StringRule::kLine,
+                                   "the feature attribute", *sentence, t);
+      }
+    };
     // Interns an attribute of position t, keeping counts and (distributed) first occurrences.
     auto intern = [&](int t, std::string_view attribute) {
       const int id = data.attributes.Insert(attribute);
+      check_new(id, t, attribute);
       if (count) {
         if (id == static_cast<int>(counts.size())) counts.push_back(0);
         ++counts[id];
@@ -376,6 +427,7 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
         history->Advance(gold_history.back(), &state);
       }
     }
+    if (!unstorable.ok()) return unstorable;
     if (mine) {
       // Stable bucketing by position keeps each position's ids in emission (template) order.
       cursor.assign(m + 1, 0);
@@ -404,7 +456,14 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
                 " labels need over ", static_cast<int64_t>(n * n * 8 * 8 / (1 << 20)) + 1,
                 " MB for transitions alone while training, growing with the square of the count"));
       }
-      if (inserted) labels.push_back(label);
+      if (inserted) {
+        if (absl::Status st = CheckStorable(label, model_file::StringRule::kName, "the label",
+                                            *sentence, static_cast<int>(t));
+            !st.ok()) {
+          return st;
+        }
+        labels.push_back(label);
+      }
       if (mine) data.gold.push_back(it->second);
     }
     if (mine) data.sentence_offsets.push_back(static_cast<int64_t>(data.gold.size()));

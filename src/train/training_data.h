@@ -4,7 +4,11 @@
 #ifndef CHAINTAG_TRAIN_TRAINING_DATA_H_
 #define CHAINTAG_TRAIN_TRAINING_DATA_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,11 +18,35 @@
 #include "chaintag/communicator.h"
 #include "chaintag/corpus.h"
 #include "chaintag/features.h"
+#include "chaintag/labels.h"
 #include "chaintag/lattice.h"
 #include "chaintag/model.h"
 
 namespace chaintag {
 namespace train_internal {
+
+// Sentences whose exact loss-augmented decoding was over its memory limit (thread-safe): each is
+// reported once, when first seen.
+class FallbackLog {
+ public:
+  void Note(int sentence) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (seen_.insert(sentence).second) fresh_.push_back(sentence);
+  }
+  // The sentences noted since the last call, in increasing order.
+  std::vector<int> TakeFresh() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<int> out;
+    out.swap(fresh_);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<int> seen_;
+  std::vector<int> fresh_;
+};
 
 struct TrainingData {
   std::vector<std::string> labels;  // label inventory, sorted
@@ -39,6 +67,18 @@ struct TrainingData {
   // process. Labels, attributes, the feature set, empirical counts and observed transitions are
   // the whole corpus's on every rank; the sentences and positions are this rank's.
   Communicator* ranks = nullptr;
+  // The allowed transitions every trainer applies, over parameters.num_labels states (hidden
+  // states after ExpandToHiddenStates): the mask the model tags with, so training normalises over
+  // the labelings tagging can produce. num_labels == 0: every transition is allowed.
+  TransitionMask mask;
+  // Where each sentence starts: files[sentence_file[s]], line sentence_line[s] (for messages).
+  std::vector<std::string> files;
+  std::vector<int32_t> sentence_file;
+  std::vector<int64_t> sentence_line;
+  // Loss-augmented decoding (ssvm, perceptron): the memory the exact engine may use per sentence
+  // (--loss-memory-mb), and the sentences that needed more and got the Hamming-loss maximiser.
+  int64_t loss_max_bytes = int64_t{512} << 20;
+  std::shared_ptr<FallbackLog> fallbacks = std::make_shared<FallbackLog>();
 
   int num_labels() const { return static_cast<int>(labels.size()); }
   int num_sentences() const { return static_cast<int>(sentence_offsets.size()) - 1; }
@@ -53,6 +93,10 @@ struct TrainingData {
     return absl::MakeConstSpan(position_attributes.data() + position_offsets[p],
                                position_offsets[p + 1] - position_offsets[p]);
   }
+  // "FILE:LINE (sentence S, M tokens)" of sentence s, for messages.
+  std::string SentenceName(int s) const;
+  // The warnings of the sentences data.fallbacks noted since the last call (one each).
+  std::vector<std::string> TakeFallbackWarnings() const;
   // State feature of (attribute, label), or -1 when the pair was never observed.
   int64_t FindFeature(int32_t attribute, int label) const;
 };
@@ -91,10 +135,10 @@ absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
                                                const std::vector<Sentence>& corpus,
                                                int min_feature_count);
 
-// Fills `lattice` with the scores of training sentence `s` under weights `w` (no mask).
 // Makes the parameters second order: (N+1) x N x N trigram weights (zero) and their empirical
 // counts from the gold labels.
 void EnableSecondOrder(TrainingData* data);
+// Fills `lattice` with the scores of training sentence `s` under weights `w`, data.mask applied.
 void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lattice* lattice);
 
 }  // namespace train_internal

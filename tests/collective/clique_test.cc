@@ -421,6 +421,22 @@ TEST(CliqueJsonTest, ErrorsSayWhatWasExpected) {
   }
 }
 
+// A clique line nested 100,000 deep (arrays or objects) is refused, never a stack overflow
+// (issue 27 item 3: every recursive reader is bounded).
+TEST(CliqueJsonTest, DeepNestingIsRefusedWithoutRecursingThatDeep) {
+  constexpr int kDepth = 100000;
+  std::string arrays(kDepth, '[');
+  arrays += "1";
+  arrays.append(kDepth, ']');
+  std::string objects;
+  for (int i = 0; i < kDepth; ++i) objects += "{\"potentials\": ";
+  objects += "1";
+  objects.append(kDepth, '}');
+  for (const std::string& text : {arrays, objects, std::string(kDepth, '[')}) {
+    EXPECT_FALSE(ParseCliqueJson(text).ok());
+  }
+}
+
 TEST(CliqueJsonTest, ReaderNamesTheLine) {
   std::istringstream in(
       "{\"potentials\": [[1, 2]], \"potential\": {\"type\": \"potts\", \"lambda\": 1}}\n"

@@ -207,7 +207,27 @@ class InterruptTest(unittest.TestCase):
         proc.wait(timeout=60)
         proc.stdout.close()
         self.assertTrue(line.startswith("interrupted"), line)
-        self.assertLess(waited, 1.0 if not os.environ.get("CHAINTAG_SANITIZED") else 5.0)
+        # Within 0.1 s on an idle machine; the margin is for loaded CI machines.
+        self.assertLess(waited, 3.0 if not os.environ.get("CHAINTAG_SANITIZED") else 10.0)
+
+
+class PackageTest(unittest.TestCase):
+    def test_python_m_chaintag_runs_the_command(self):
+        r = subprocess.run([sys.executable, "-m", "chaintag", "--version"], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith("chaintag"), r.stdout)
+
+    def test_stubs_name_every_model_method(self):
+        stub = os.path.join(os.path.dirname(chaintag.__file__), "_core.pyi")
+        if not os.path.exists(stub):  # build trees link only the .py files
+            stub = os.path.join(ROOT, "src", "python", "chaintag", "_core.pyi")
+        with open(stub, encoding="utf-8") as f:
+            text = f.read()
+        for name in dir(chaintag.Model):
+            if not name.startswith("_"):
+                self.assertIn("def %s(" % name if callable(getattr(chaintag.Model, name))
+                              else name + ":", text, name)
 
 
 if __name__ == "__main__":

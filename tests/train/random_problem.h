@@ -112,6 +112,44 @@ void ForEachLabeling(const TrainingData& data, int s, Visit visit) {
   }
 }
 
+// A random transition mask over data's labels that forbids about `share` of the transitions,
+// starts and ends but none the gold labelings use (as training's mask, which allows every
+// transition of the training data).
+inline TransitionMask RandomMask(const TrainingData& data, uint64_t seed, double share = 0.4) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const int n = data.num_labels();
+  TransitionMask mask;
+  mask.num_labels = n;
+  mask.allowed.assign(static_cast<size_t>(n) * n, 1);
+  mask.allowed_start.assign(n, 1);
+  mask.allowed_end.assign(n, 1);
+  for (char& a : mask.allowed) a = u(rng) >= share;
+  for (char& a : mask.allowed_start) a = u(rng) >= share;
+  for (char& a : mask.allowed_end) a = u(rng) >= share;
+  for (int s = 0; s < data.num_sentences(); ++s) {
+    const int64_t begin = data.sentence_offsets[s], end = data.sentence_offsets[s + 1];
+    if (begin == end) continue;
+    mask.allowed_start[data.gold[begin]] = 1;
+    mask.allowed_end[data.gold[end - 1]] = 1;
+    for (int64_t p = begin + 1; p < end; ++p) {
+      mask.allowed[static_cast<size_t>(data.gold[p - 1]) * n + data.gold[p]] = 1;
+    }
+  }
+  return mask;
+}
+
+// Whether `mask` allows labeling `y` (an empty mask allows every labeling).
+inline bool MaskAllows(const TransitionMask& mask, const std::vector<int>& y) {
+  if (mask.num_labels == 0 || y.empty()) return true;
+  const size_t n = static_cast<size_t>(mask.num_labels);
+  if (!mask.allowed_start[y.front()] || !mask.allowed_end[y.back()]) return false;
+  for (size_t t = 1; t < y.size(); ++t) {
+    if (!mask.allowed[y[t - 1] * n + y[t]]) return false;
+  }
+  return true;
+}
+
 inline std::vector<int> GoldLabels(const TrainingData& data, int s) {
   return std::vector<int>(data.gold.begin() + data.sentence_offsets[s],
                           data.gold.begin() + data.sentence_offsets[s + 1]);

@@ -171,6 +171,10 @@ TEST(TrainTest, EarlyStoppingKeepsBestDevWeights) {
   EXPECT_EQ(model->Metadata("iterations"), absl::StrCat(scores.size()));
   EXPECT_EQ(model->Metadata("selected_iteration"), absl::StrCat(selected));
   EXPECT_LT(selected, static_cast<int>(scores.size()));
+  // The recorded objective is that of the weights kept, not of the last iteration's.
+  EXPECT_EQ(model->Metadata("final_objective"),
+            absl::StrCat(recorder.seen[selected - 1].objective));
+  EXPECT_NE(model->Metadata("final_objective"), absl::StrCat(recorder.seen.back().objective));
 }
 
 TEST(TrainTest, RejectsUnlabelledDataAndBadOptions) {
@@ -420,6 +424,53 @@ TEST(TrainTest, EveryTrainerReportsThroughTheObserver) {
     EXPECT_EQ(model->Metadata("algorithm"), AlgorithmName(c.algorithm)) << what;
     EXPECT_EQ(model->Metadata("iterations"), absl::StrCat(recorder.seen.size())) << what;
     EXPECT_FALSE(model->Metadata("selected_iteration").empty()) << what;
+  }
+}
+
+// Training applies the IOB mask tagging applies: a transition the mask forbids (O -> I-NP,
+// B-VP -> I-NP, start -> I-NP) is in no labeling any objective sees, so its weight gets no
+// gradient but the regulariser's and stays exactly 0 (unmasked training pushes it below 0).
+TEST(TrainTest, EveryObjectiveTrainsWithTheTaggingMask) {
+  const std::vector<Sentence> train = ToyCorpus(40, 16);
+  struct Case {
+    Objective objective;
+    Algorithm algorithm;
+    int order;
+  };
+  for (const Case& c :
+       {Case{Objective::kCrf, Algorithm::kLbfgs, 1}, Case{Objective::kCrf, Algorithm::kLbfgs, 2},
+        Case{Objective::kSoftmaxMargin, Algorithm::kOwlqn, 1},
+        Case{Objective::kSsvmMargin, Algorithm::kBcfw, 1},
+        Case{Objective::kSsvmSlack, Algorithm::kSgd, 1},
+        Case{Objective::kPerceptron, Algorithm::kPerceptron, 1}}) {
+    const std::string what = std::string(ObjectiveName(c.objective)) + "/" +
+                             std::string(AlgorithmName(c.algorithm)) + " order " +
+                             std::to_string(c.order);
+    TrainOptions options;
+    options.objective = c.objective;
+    options.algorithm = c.algorithm;
+    options.order = c.order;
+    if (c.algorithm == Algorithm::kOwlqn) options.c1 = 0.1;
+    options.max_iterations = 15;
+    absl::StatusOr<Model> model = Train(options, ToySpec(), train, nullptr, nullptr);
+    ASSERT_TRUE(model.ok()) << what << ": " << model.status();
+    const TransitionMask& mask = model->transition_mask();
+    const int n = model->num_labels();
+    ASSERT_EQ(mask.num_labels, n) << what;
+    const ModelParameters params = model->Parameters();
+    const int i_np = model->LabelId("I-NP");
+    EXPECT_FALSE(mask.allowed_start[i_np]) << what;
+    EXPECT_EQ(params.weights[params.start_offset() + i_np], 0.0) << what;
+    int forbidden = 0;
+    for (int p = 0; p < n; ++p) {
+      for (int y = 0; y < n; ++y) {
+        if (mask.allowed[p * n + y]) continue;
+        ++forbidden;
+        EXPECT_EQ(params.weights[params.transition_offset() + p * n + y], 0.0)
+            << what << ": " << model->labels()[p] << " -> " << model->labels()[y];
+      }
+    }
+    EXPECT_EQ(forbidden, 2) << what;  // O -> I-NP, B-VP -> I-NP
   }
 }
 
