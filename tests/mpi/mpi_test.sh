@@ -7,7 +7,7 @@
 #   4. the documented fan-out recipe (GNU parallel, or xargs -P without it) equals one process.
 # Usage: mpi_test.sh CHAINTAG_BINARY [RANKS]. Small generated corpora: well under a minute.
 set -euo pipefail
-bin=$1
+bin=$(realpath "$1")
 ranks=${2:-3}
 mpirun=(mpirun --allow-run-as-root --oversubscribe -np "$ranks")
 work=$(mktemp -d)
@@ -37,8 +37,8 @@ fail() { echo "mpi_test: FAIL: $*" >&2; exit 1; }
 same_model() {  # same_model NAME OPTIONS...
   local name=$1
   shift
-  "$bin" train --format conll --preset chunk "$@" -o "$name.1.model" train.txt 2>/dev/null ||
-    fail "$name: one process failed"
+  "$bin" train --format conll --preset chunk "$@" -o "$name.1.model" train.txt 2>"$name.1.log" ||
+    { cat "$name.1.log" >&2; fail "$name: one process failed"; }
   "${mpirun[@]}" "$bin" train --format conll --preset chunk "$@" -o "$name.p.model" train.txt \
     2>"$name.log" || { cat "$name.log" >&2; fail "$name: $ranks ranks failed"; }
   cmp "$name.1.model" "$name.p.model" || fail "$name: the $ranks-rank model differs"
