@@ -77,16 +77,10 @@ int RunServe(const std::vector<std::string>& args) {
     return UsageError(cmd, "every limit must be >= 1");
   }
 
-  std::vector<std::string> model_paths;
-  if (vm.count("model")) {
-    model_paths = vm["model"].as<std::vector<std::string>>();
-  } else {
-    for (const std::string& name : DefaultModelFiles()) {
-      auto path = ShippedModelPath(name);
-      if (!path.ok()) return Fail(cmd, path.status());
-      model_paths.push_back(*path);
-    }
-  }
+  auto found = PipelineModelPaths(vm.count("model") ? vm["model"].as<std::vector<std::string>>()
+                                                    : std::vector<std::string>());
+  if (!found.ok()) return Fail(cmd, found.status());
+  const std::vector<std::string> model_paths = *std::move(found);
   auto models = Model::LoadAll(model_paths);
   if (!models.ok()) return Fail(cmd, models.status());
   std::vector<const Model*> model_ptrs;

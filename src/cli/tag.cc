@@ -502,16 +502,10 @@ int RunTag(const std::vector<std::string>& args) {
     reader_options->split_long_sentences = true;
   }
 
-  std::vector<std::string> model_paths;
-  if (vm.count("model")) {
-    model_paths = vm["model"].as<std::vector<std::string>>();
-  } else {
-    for (const std::string& name : DefaultModelFiles()) {
-      auto path = ShippedModelPath(name);
-      if (!path.ok()) return Fail(cmd, path.status());
-      model_paths.push_back(*path);
-    }
-  }
+  auto found = PipelineModelPaths(vm.count("model") ? vm["model"].as<std::vector<std::string>>()
+                                                    : std::vector<std::string>());
+  if (!found.ok()) return Fail(cmd, found.status());
+  const std::vector<std::string> model_paths = *std::move(found);
   // Outputs: one stream, or one file per input in an existing directory; checked before any work.
   {
     const std::string output_path = vm["output"].as<std::string>();

@@ -39,6 +39,17 @@ int64_t ClampIndex(double v) {
   return static_cast<int64_t>(std::clamp(v, -kLimit, kLimit));
 }
 
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_add_overflow(a, b, &out)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return out;
+}
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_mul_overflow(a, b, &out)) return (a > 0) == (b > 0) ? INT64_MAX : INT64_MIN;
+  return out;
+}
+
 struct Interval {
   int64_t lo;
   int64_t hi;
@@ -478,9 +489,10 @@ class RangeDp {
       for (int y = 0; y < n_; ++y) {
         int64_t lo, hi;
         if (!Window(t, y, r, &lo, &hi)) continue;
-        const int64_t slots = (hi - lo + 2) * Histories(t);
-        e.cells += slots;
-        e.work += slots * (t == 0 ? 1 : n_);
+        // Saturating: windows at a tiny resolution can be ~1e19 partials wide.
+        const int64_t slots = SaturatingMul(hi - lo + 2, Histories(t));
+        e.cells = SaturatingAdd(e.cells, slots);
+        e.work = SaturatingAdd(e.work, SaturatingMul(slots, t == 0 ? 1 : n_));
         e.widest = std::max(e.widest, hi - lo + 1);
       }
     }

@@ -1,11 +1,12 @@
 #include "serve/request.h"
 
 #include <cmath>
-#include <functional>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <sstream>
 #include <utility>
+#include <variant>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
@@ -14,6 +15,7 @@
 #include "chaintag/text.h"
 #include "cli/tag_output.h"
 #include "json_document.h"
+#include "tagging/request_table.h"
 
 namespace chaintag::serve {
 
@@ -75,29 +77,22 @@ absl::StatusOr<std::string> Token(absl::string_view field, const json& v) {
   return s;
 }
 
-// The parse state: the decode request being filled plus what is per sentence.
+// The parse state: the request table's builder plus what is per sentence.
 struct Draft {
   const std::vector<const Model*>* models;
   const RequestLimits* limits;
+  RequestBuilder* builder;
   TagRequest out;
   std::optional<std::string> text;
   const json* sentences = nullptr;
-  const json* exclude = nullptr;  // one sentence's, given at the top level
-  const json* forced = nullptr;
-  bool probability_set = false;
-  std::optional<CollectiveOptions> collective;
-  std::vector<std::string> collective_fields;  // collective_* fields given
+  const json* forced = nullptr;      // one sentence's, given at the top level
+  bool sentence_exclusions = false;  // some entry of "sentences" has its own "exclude"
   const Model& last() const { return *models->back(); }
-  CollectiveOptions& Collective(std::string_view field) {
-    collective_fields.emplace_back(field);
-    if (!collective.has_value()) collective.emplace();
-    return *collective;
-  }
 };
 
-// Count constraints: {"chunk:NP": [1, 2], "VB*": [1, null], "B-NP": 2, "NN": "..3"} or a list of
-// the CLI's specs ["B-NP=2..4", ...] or one such string.
-absl::Status ParseCounts(const json& v, Draft* d) {
+// Count constraints as the --count specs they stand for: {"chunk:NP": [1, 2], "VB*": [1, null],
+// "B-NP": 2, "NN": "..3"}, a list of specs ["B-NP=2..4", ...] or one such string.
+absl::StatusOr<std::vector<std::string>> CountSpecs(const json& v) {
   std::vector<std::string> specs;
   if (v.is_object()) {
     for (const auto& [labels, bounds] : v.items()) {
@@ -137,244 +132,7 @@ absl::Status ParseCounts(const json& v, Draft* d) {
   } else {
     return Expected("counts", "an object {\"LABELS\": [lower, upper]}, a list or a string", v);
   }
-  for (const std::string& spec : specs) {
-    auto parsed = ParseCountConstraint(spec, d->last().labels());
-    if (!parsed.ok()) return Bad("counts", parsed.status().message());
-    d->out.decode.counts.push_back(*std::move(parsed));
-  }
-  return absl::OkStatus();
-}
-
-// score_range: [lower, upper] (null for an open end) or "A..B".
-absl::Status ParseScoreRangeField(const json& v, Draft* d) {
-  DecodeRequest& q = d->out.decode;
-  q.score_range = true;
-  if (v.is_string()) {
-    absl::Status s = ParseScoreRange(v.get<std::string>(), &q.score_lower, &q.score_upper);
-    return s.ok() ? s : Bad("score_range", s.message());
-  }
-  if (!v.is_array() || v.size() != 2) {
-    return Expected("score_range", "[lower, upper] (null for an open end) or \"A..B\"", v);
-  }
-  q.score_lower = -HUGE_VAL;
-  q.score_upper = HUGE_VAL;
-  if (!v[0].is_null()) {
-    auto x = Number("score_range[0]", v[0]);
-    if (!x.ok()) return x.status();
-    q.score_lower = *x;
-  }
-  if (!v[1].is_null()) {
-    auto x = Number("score_range[1]", v[1]);
-    if (!x.ok()) return x.status();
-    q.score_upper = *x;
-  }
-  if (q.score_lower > q.score_upper) return Bad("score_range", "the lower end exceeds the upper");
-  return absl::OkStatus();
-}
-
-// Sets `*target` from an integer field in [lo, hi].
-template <typename T>
-absl::Status SetInt(absl::string_view field, const json& v, int64_t lo, int64_t hi, T* target) {
-  auto x = Integer(field, v, lo, hi);
-  if (!x.ok()) return x.status();
-  *target = static_cast<T>(*x);
-  return absl::OkStatus();
-}
-
-absl::Status SetNumber(absl::string_view field, const json& v, double* target) {
-  auto x = Number(field, v);
-  if (!x.ok()) return x.status();
-  *target = *x;
-  return absl::OkStatus();
-}
-
-absl::Status SetBool(absl::string_view field, const json& v, bool* target) {
-  auto x = Bool(field, v);
-  if (!x.ok()) return x.status();
-  *target = *x;
-  return absl::OkStatus();
-}
-
-constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
-
-// Every field of a POST /tag body, each named once: how its value goes into the draft. Ranges the
-// library checks itself (DecodeRequest::Validate) are left to it.
-struct Field {
-  const char* name;
-  std::function<absl::Status(const json&, Draft*)> apply;
-};
-
-const std::vector<Field>& Fields() {
-  static const auto* fields = new std::vector<Field>{
-      {"text",
-       [](const json& v, Draft* d) {
-         auto s = String("text", v);
-         if (!s.ok()) return s.status();
-         d->text = *std::move(s);
-         return absl::OkStatus();
-       }},
-      {"sentences",
-       [](const json& v, Draft* d) {
-         if (!v.is_array()) return Expected("sentences", "a list of sentences", v);
-         d->sentences = &v;
-         return absl::OkStatus();
-       }},
-      {"kbest",
-       [](const json& v, Draft* d) {
-         return SetInt("kbest", v, 0, d->limits->max_kbest, &d->out.decode.kbest);
-       }},
-      {"diverse",
-       [](const json& v, Draft* d) {
-         return SetInt("diverse", v, 0, d->limits->max_kbest, &d->out.decode.diverse);
-       }},
-      {"min_distance",
-       [](const json& v, Draft* d) {
-         return SetInt("min_distance", v, 1, kIntMax, &d->out.decode.min_distance);
-       }},
-      {"diversity",
-       [](const json& v, Draft* d) {
-         auto s = String("diversity", v);
-         if (!s.ok()) return s.status();
-         if (*s != "hamming" && *s != "chunks") {
-           return Bad("diversity", absl::StrCat("expected \"hamming\" or \"chunks\", found \"",
-                                                absl::CHexEscape(*s), "\""));
-         }
-         d->out.decode.chunk_diversity = *s == "chunks";
-         return absl::OkStatus();
-       }},
-      {"counts", ParseCounts},
-      {"score_range", ParseScoreRangeField},
-      {"score_resolution",
-       [](const json& v, Draft* d) {
-         return SetNumber("score_resolution", v, &d->out.decode.score_resolution);
-       }},
-      {"score_max_states",
-       [](const json& v, Draft* d) {
-         return SetInt("score_max_states", v, 2, DecodeRequest::kMaxScoreStates,
-                       &d->out.decode.score_max_states);
-       }},
-      {"exclude",
-       [](const json& v, Draft* d) {
-         d->exclude = &v;
-         return absl::OkStatus();
-       }},
-      {"forced",
-       [](const json& v, Draft* d) {
-         d->forced = &v;
-         return absl::OkStatus();
-       }},
-      {"marginals",
-       [](const json& v, Draft* d) { return SetBool("marginals", v, &d->out.decode.marginals); }},
-      {"marginals_min",
-       [](const json& v, Draft* d) {
-         return SetNumber("marginals_min", v, &d->out.decode.marginals_min);
-       }},
-      {"probability",
-       [](const json& v, Draft* d) {
-         d->probability_set = true;
-         return SetBool("probability", v, &d->out.decode.probability);
-       }},
-      {"max_memory_mb",
-       [](const json& v, Draft* d) {
-         auto mb = Integer("max_memory_mb", v, 1, d->limits->max_decode_memory_bytes >> 20);
-         if (!mb.ok()) return mb.status();
-         d->out.decode.max_memory_bytes = *mb << 20;
-         return absl::OkStatus();
-       }},
-      {"latent_decoder",
-       [](const json& v, Draft* d) {
-         auto s = String("latent_decoder", v);
-         if (!s.ok()) return s.status();
-         auto decoder = ParseLatentDecoder(*s);
-         if (!decoder.ok()) return Bad("latent_decoder", decoder.status().message());
-         d->out.decode.latent_decoder = *decoder;
-         return absl::OkStatus();
-       }},
-      {"ldi_max_paths",
-       [](const json& v, Draft* d) {
-         return SetInt("ldi_max_paths", v, 1, LdiOptions::kMaxPaths, &d->out.decode.ldi_max_paths);
-       }},
-      {"bb_max_nodes",
-       [](const json& v, Draft* d) {
-         return SetInt("bb_max_nodes", v, 1, DecodeRequest::kMaxBbNodes,
-                       &d->out.decode.bb_max_nodes);
-       }},
-      {"bb_bound",
-       [](const json& v, Draft* d) { return SetNumber("bb_bound", v, &d->out.decode.bb_bound); }},
-      {"collective",
-       [](const json& v, Draft* d) {
-         auto s = String("collective", v);
-         if (!s.ok()) return s.status();
-         auto kind = ParseCollectivePotentialKind(*s);
-         if (!kind.ok()) return Bad("collective", kind.status().message());
-         if (*kind == CollectivePotentialKind::kMajority) {
-           return Bad("collective",
-                      "\"majority\" needs weights estimated from a training file, which a request "
-                      "cannot name; use \"potts\"");
-         }
-         if (!d->collective.has_value()) d->collective.emplace();
-         d->collective->potential = *kind;
-         return absl::OkStatus();
-       }},
-      {"collective_key",
-       [](const json& v, Draft* d) {
-         auto s = String("collective_key", v);
-         if (!s.ok()) return s.status();
-         auto key = ParseCollectiveKey(*s);
-         if (!key.ok()) return Bad("collective_key", key.status().message());
-         d->Collective("collective_key").key = *key;
-         return absl::OkStatus();
-       }},
-      {"collective_capitalised",
-       [](const json& v, Draft* d) {
-         return SetBool("collective_capitalised", v,
-                        &d->Collective("collective_capitalised").capitalised_only);
-       }},
-      {"collective_unseen",
-       [](const json& v, Draft* d) {
-         return SetBool("collective_unseen", v, &d->Collective("collective_unseen").unseen_only);
-       }},
-      {"collective_iterations",
-       [](const json& v, Draft* d) {
-         return SetInt("collective_iterations", v, 1, CollectiveDecodeOptions::kMaxIterations,
-                       &d->Collective("collective_iterations").iterations);
-       }},
-      {"collective_lambda",
-       [](const json& v, Draft* d) {
-         return SetNumber("collective_lambda", v, &d->Collective("collective_lambda").c);
-       }},
-      {"collective_max_clique",
-       [](const json& v, Draft* d) {
-         return SetInt("collective_max_clique", v, 2, kMaxCliqueNodes,
-                       &d->Collective("collective_max_clique").max_clique_nodes);
-       }},
-      {"collective_max_sentences",
-       [](const json& v, Draft* d) {
-         return SetInt("collective_max_sentences", v, 1,
-                       CollectiveOptions::kMaxDocumentSentencesCap,
-                       &d->Collective("collective_max_sentences").max_document_sentences);
-       }},
-      {"collective_max_tokens",
-       [](const json& v, Draft* d) {
-         return SetInt("collective_max_tokens", v, 1, CollectiveOptions::kMaxDocumentTokensCap,
-                       &d->Collective("collective_max_tokens").max_document_tokens);
-       }},
-  };
-  return *fields;
-}
-
-// Why a field a client might try is not accepted.
-std::optional<std::string> RefusedField(std::string_view name) {
-  if (name == "model" || name == "models" || name == "m") {
-    return "requests cannot choose models: the server's models are fixed when it starts (GET "
-           "/models lists them)";
-  }
-  if (name == "collective_train" || name == "exclude_file" || name == "output" ||
-      name == "forced_column") {
-    return "requests cannot name files or columns on the server; give exclusions and forced "
-           "labels in the request (\"exclude\", \"forced\")";
-  }
-  return std::nullopt;
+  return specs;
 }
 
 // forced for a sentence of m tokens: a list of labels (null or "_" for a free token) or
@@ -429,6 +187,132 @@ absl::StatusOr<std::vector<std::vector<std::string>>> Exclusions(const std::stri
     labelings.push_back(std::move(labels));
   }
   return labelings;
+}
+
+// POST /tag's own fields, the payload; every other field is a decode-request field of the request
+// table (tagging/request_table.h), as `tag` and Python take it.
+constexpr std::string_view kPayloadFields[] = {"text", "sentences"};
+
+// A JSON value as the request table's value of `field`, in the JSON shapes docs/serve.md lists.
+// Only the JSON types are checked here; ranges, choices and what the model supports are the
+// table's (RequestBuilder), as for `tag` and Python.
+absl::StatusOr<RequestValue> ValueFromJson(const RequestField& field, const json& v) {
+  const std::string name(field.name);
+  switch (field.type) {
+    case RequestFieldType::kBool: {
+      auto b = Bool(name, v);
+      if (!b.ok()) return b.status();
+      return RequestValue(*b);
+    }
+    case RequestFieldType::kInt:
+      if (!v.is_number_integer() && !v.is_number_unsigned()) return Expected(name, "an integer", v);
+      // Beyond int64: out of every field's range, reported without wrapping.
+      if (v.is_number_unsigned() &&
+          v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        return Bad(
+            name, absl::StrCat("expected an integer from ", static_cast<int64_t>(field.min), " to ",
+                               static_cast<int64_t>(field.max), ", found ", v.get<uint64_t>()));
+      }
+      return RequestValue(v.get<int64_t>());
+    case RequestFieldType::kNumber: {
+      auto x = Number(name, v);
+      if (!x.ok()) return x.status();
+      return RequestValue(*x);
+    }
+    case RequestFieldType::kChoice:
+    case RequestFieldType::kText: {
+      auto s = String(name, v);
+      if (!s.ok()) return s.status();
+      return RequestValue(*std::move(s));
+    }
+    case RequestFieldType::kCounts: {
+      auto specs = CountSpecs(v);
+      if (!specs.ok()) return specs.status();
+      return RequestValue(*std::move(specs));
+    }
+    case RequestFieldType::kScoreRange: {
+      // "A..B" (the table parses it) or [lower, upper] with null for an open end.
+      if (v.is_string()) return RequestValue(v.get<std::string>());
+      if (!v.is_array() || v.size() != 2) {
+        return Expected(name, "[lower, upper] (null for an open end) or \"A..B\"", v);
+      }
+      ScoreBounds b{-HUGE_VAL, HUGE_VAL};
+      for (int end = 0; end < 2; ++end) {
+        if (v[end].is_null()) continue;
+        auto x = Number(absl::StrCat(name, "[", end, "]"), v[end]);
+        if (!x.ok()) return x.status();
+        (end == 0 ? b.lower : b.upper) = *x;
+      }
+      return RequestValue(b);
+    }
+    case RequestFieldType::kLabelings: {
+      auto labelings = Exclusions(name, v);
+      if (!labelings.ok()) return labelings.status();
+      return RequestValue(*std::move(labelings));
+    }
+    case RequestFieldType::kLabels:
+      break;  // forced: resolved per sentence (its length), as Python does
+  }
+  return absl::InternalError(absl::StrCat(name, ": not a request value"));
+}
+
+// Why a field a client might try is refused, if it is one: models and anything naming a file or
+// a column on the server (the table's fields the JSON surface leaves out).
+std::optional<std::string> RefusedField(std::string_view name) {
+  if (name == "model" || name == "models" || name == "m") {
+    return "requests cannot choose models: the server's models are fixed when it starts (GET "
+           "/models lists them)";
+  }
+  const RequestField* f = FindRequestField(name);
+  if ((f != nullptr && f->name == name && !f->on(kJsonSurface)) || name == "exclude_file" ||
+      name == "output") {
+    return "requests cannot name files or columns on the server; give exclusions and forced "
+           "labels in the request (\"exclude\", \"forced\")";
+  }
+  return std::nullopt;
+}
+
+// One top-level field: the payload, or a table field into the builder, within the server's limits
+// (kbest/diverse at most --max-kbest, max_memory_mb at most --decode-memory-mb).
+absl::Status ApplyField(const std::string& key, const json& value, Draft* d) {
+  if (key == "text") {
+    auto s = String("text", value);
+    if (!s.ok()) return s.status();
+    d->text = *std::move(s);
+    return absl::OkStatus();
+  }
+  if (key == "sentences") {
+    if (!value.is_array()) return Expected("sentences", "a list of sentences", value);
+    d->sentences = &value;
+    return absl::OkStatus();
+  }
+  if (auto why = RefusedField(key); why.has_value()) return Bad(key, *why);
+  const RequestField* field = FindRequestField(key);
+  if (field == nullptr || field->name != key || !field->on(kJsonSurface)) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown field \"", absl::CHexEscape(key),
+                                                   "\"; expected one of ",
+                                                   absl::StrJoin(TagRequestFields(), ", ")));
+  }
+  if (field->type == RequestFieldType::kLabels) {
+    d->forced = &value;
+    return absl::OkStatus();
+  }
+  if (key == "collective" && value == "majority") {
+    return Bad(key,
+               "\"majority\" needs weights estimated from a training file, which a request "
+               "cannot name; use \"potts\"");
+  }
+  auto v = ValueFromJson(*field, value);
+  if (!v.ok()) return v.status();
+  if (absl::Status s = d->builder->Set(key, *v); !s.ok()) return s;
+  int64_t server_max = -1;
+  if (key == "kbest" || key == "diverse") server_max = d->limits->max_kbest;
+  if (key == "max_memory_mb") server_max = d->limits->max_decode_memory_bytes >> 20;
+  if (server_max >= 0 && std::get<int64_t>(*v) > server_max) {
+    return Bad(key, absl::StrCat("expected an integer from ", static_cast<int64_t>(field->min),
+                                 " to ", server_max, ", found ", std::get<int64_t>(*v)));
+  }
+  return absl::OkStatus();
 }
 
 // One entry of "sentences": a list of tokens (strings) or of column lists, or an object with
@@ -514,7 +398,7 @@ absl::Status AddSentence(size_t index, const json& item, Draft* d) {
     auto e = Exclusions(absl::StrCat(where, ".exclude"), *exclude);
     if (!e.ok()) return e.status();
     r.excluded = *std::move(e);
-    d->out.decode.exclusions = true;
+    d->sentence_exclusions = true;
   }
   s.new_document = index == 0;  // a request is one document (collective tagging)
   d->out.inputs.push_back(std::move(r));
@@ -545,8 +429,10 @@ absl::Status AddText(const std::string& text, Draft* d) {
 
 const std::vector<std::string>& TagRequestFields() {
   static const auto* names = [] {
-    auto* v = new std::vector<std::string>;
-    for (const Field& f : Fields()) v->push_back(f.name);
+    auto* v = new std::vector<std::string>(std::begin(kPayloadFields), std::end(kPayloadFields));
+    for (const RequestField& f : RequestFields()) {
+      if (f.on(kJsonSurface)) v->emplace_back(f.name);
+    }
     return v;
   }();
   return *names;
@@ -561,37 +447,25 @@ absl::StatusOr<TagRequest> ParseTagRequest(std::string_view body,
     return absl::InvalidArgumentError(absl::StrCat(
         "expected a JSON object such as {\"text\": \"...\"}, found ", JsonTypeName(*doc)));
   }
+  RequestBuilder builder(*models.back(), kJsonSurface);
   Draft d;
   d.models = &models;
   d.limits = &limits;
-  DecodeRequest& q = d.out.decode;
-  q.max_memory_bytes = limits.max_decode_memory_bytes;
+  d.builder = &builder;
   for (const auto& [key, value] : doc->items()) {
-    if (auto why = RefusedField(key); why.has_value()) return Bad(key, *why);
-    const Field* field = nullptr;
-    for (const Field& f : Fields()) {
-      if (key == f.name) field = &f;
-    }
-    if (field == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown field \"", absl::CHexEscape(key),
-                                                     "\"; expected one of ",
-                                                     absl::StrJoin(TagRequestFields(), ", ")));
-    }
-    if (absl::Status s = field->apply(value, &d); !s.ok()) return s;
+    if (absl::Status s = ApplyField(key, value, &d); !s.ok()) return s;
   }
   if (d.text.has_value() == (d.sentences != nullptr)) {
     return absl::InvalidArgumentError(
         "expected \"text\" (raw text) or \"sentences\" (token lists), exactly one of them");
   }
-  if (d.collective.has_value()) {
-    if (!doc->contains("collective")) {
-      return Bad(d.collective_fields.front(), "needs \"collective\": \"potts\"");
+  // The server's decoding memory stands for the table's default (--decode-memory-mb).
+  if (!builder.has("max_memory_mb")) {
+    if (absl::Status s = builder.Set("max_memory_mb", limits.max_decode_memory_bytes >> 20);
+        !s.ok()) {
+      return absl::InternalError(s.message());
     }
-    q.collective = d.collective;
   }
-  // An LMSBN model has no probabilities (as tag and Python).
-  const bool lmsbn = d.last().family() == ModelFamily::kLmsbn;
-  if (!d.probability_set) q.probability = !lmsbn;
   if (d.text.has_value()) {
     if (absl::Status s = AddText(*d.text, &d); !s.ok()) return s;
   } else {
@@ -604,7 +478,8 @@ absl::StatusOr<TagRequest> ParseTagRequest(std::string_view body,
                                                          : "sentences: expected at least one");
   }
   // Top-level forced labels and exclusions are those of the request's one sentence.
-  if (d.forced != nullptr || d.exclude != nullptr) {
+  const bool exclude = builder.has("exclude");
+  if (d.forced != nullptr || exclude) {
     const char* field = d.forced != nullptr ? "forced" : "exclude";
     if (d.out.inputs.size() != 1) {
       return Bad(field, absl::StrCat("the request has ", d.out.inputs.size(),
@@ -619,12 +494,14 @@ absl::StatusOr<TagRequest> ParseTagRequest(std::string_view body,
       if (!f.ok()) return f.status();
       r.forced = *std::move(f);
     }
-    if (d.exclude != nullptr) {
-      if (!r.excluded.empty()) return Bad("exclude", "given both here and in sentences[0]");
-      auto e = Exclusions("exclude", *d.exclude);
-      if (!e.ok()) return e.status();
-      r.excluded = *std::move(e);
-      q.exclusions = true;
+    if (exclude) {
+      if (d.sentence_exclusions) return Bad("exclude", "given both here and in sentences[0]");
+      r.excluded = builder.exclude();
+    }
+  } else if (d.sentence_exclusions) {
+    // Per-sentence exclusions, as `tag --exclude FILE` gives them: the table's exclude switch.
+    if (absl::Status s = builder.Set("exclude", Labelings()); !s.ok()) {
+      return absl::InternalError(s.message());
     }
   }
   for (const Model* model : models) {
@@ -632,11 +509,11 @@ absl::StatusOr<TagRequest> ParseTagRequest(std::string_view body,
       return absl::InvalidArgumentError("the server's models read attribute files, not tokens");
     }
   }
-  if (absl::Status s = q.Validate(); !s.ok()) return absl::InvalidArgumentError(s.message());
-  if (q.collective.has_value()) {
-    if (absl::Status s = CheckCollectiveRequest(d.last(), q); !s.ok())
-      return absl::InvalidArgumentError(s.message());
-  }
+  // Counts against the model's labels, what the model supports, DecodeRequest::Validate and the
+  // collective checks: the table's, as for `tag` and Python. No file is read (majority refused).
+  auto decode = builder.Build();
+  if (!decode.ok()) return absl::InvalidArgumentError(decode.status().message());
+  d.out.decode = *std::move(decode);
   return std::move(d.out);
 }
 

@@ -162,6 +162,27 @@ TEST(ScoreRangeTest, NonBindingRangeReturnsTheBestLabeling) {
   }
 }
 
+// A range one ulp wide refines the resolution to ~1e-19: the windows' cost estimates saturate
+// instead of overflowing (UBSan found it through the request-grammar fuzzer), and the decode
+// answers with a labeling, infeasible or resource-exhausted, never a crash.
+TEST(ScoreRangeTest, RangeOneUlpWideDoesNotOverflowTheEstimates) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 20; ++trial) {
+    Lattice lattice = RandomLattice(rng, 1 + trial % 6, 2 + trial % 3, trial % 2 == 1, 0.0);
+    const double lower = 0.03, upper = std::nextafter(0.03, 1.0);
+    double used = 0;
+    auto got = ScoreRangeDecode(lattice, lower, upper, 0.001, {}, &used);
+    if (got.ok()) {
+      EXPECT_GE(got->score, lower - 1e-9);
+      EXPECT_LE(got->score, upper + 1e-9);
+    } else {
+      EXPECT_TRUE(absl::IsNotFound(got.status()) || absl::IsResourceExhausted(got.status()) ||
+                  absl::IsInvalidArgument(got.status()))
+          << got.status();
+    }
+  }
+}
+
 TEST(ScoreRangeTest, BadArguments) {
   Lattice lattice(3, 2);
   EXPECT_EQ(ScoreRangeDecode(lattice, 1.0, 0.0).status().code(),

@@ -169,9 +169,13 @@ class MetricsTest(unittest.TestCase):
             metrics.flat_accuracy_score(gold, [pred[0], ["O"]])
 
 
-BIG = ("import chaintag, sys\n"
-       "data = [([{'w': 'w%d' % (i % 300), 'p': 'q%d' % (i % 7)} for i in range(k, k + 20)],\n"
-       "         ['L%d' % (i % 5) for i in range(k, k + 20)]) for k in range(4000)]\n")
+# Labels unrelated to the features: L-BFGS needs hundreds of slow iterations (a separable corpus
+# converges in under a second, before the signal could arrive).
+BIG = ("import chaintag, sys, random\n"
+       "rng = random.Random(7)\n"
+       "data = [([{'w': 'w%d' % rng.randrange(3000), 'p': 'q%d' % rng.randrange(50)}\n"
+       "          for i in range(20)], ['L%d' % rng.randrange(8) for i in range(20)])\n"
+       "        for k in range(20000)]\n")
 
 
 class InterruptTest(unittest.TestCase):

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <optional>
 #include <regex>
@@ -18,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "boost/asio/connect.hpp"
 #include "boost/asio/ip/tcp.hpp"
 #include "boost/beast/core.hpp"
@@ -233,6 +235,32 @@ TEST_F(ServeTest, AnswerEqualsTagJsonl) {
   EXPECT_EQ(r.Json().size(), 3u);
 }
 
+TEST_F(ServeTest, TableFieldsTagAsTheSameOptionsOfTag) {
+  // Each decode field of the request table, through the service and as `tag`'s option: the same
+  // jsonl objects (defaults included: marginals_min when only marginals is given).
+  const std::string sentence = "The old man saw the dog in the park.";
+  const std::string input = ::testing::TempDir() + "/serve_table_fields.txt";
+  { std::ofstream(input) << sentence << "\n"; }
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("kbest": 3, "counts": {"chunk:NP": [1, 2]})", "--kbest 3 --count chunk:NP=1..2"},
+      {R"("counts": ["chunk:NP=..2", "B-PP=0"])", "--count chunk:NP=..2 --count B-PP=0"},
+      {R"("score_range": [null, 110], "score_resolution": 0.01)",
+       "--score-range=..110 --score-resolution 0.01"},
+      {R"("diverse": 3, "min_distance": 2, "diversity": "chunks")",
+       "--diverse 3 --min-distance 2 --diversity chunks"},
+      {R"("marginals": true)", "--marginals"},
+      {R"("marginals": true, "marginals_min": 0.25)", "--marginals --marginals-min 0.25"},
+  };
+  for (const auto& [fields, options] : cases) {
+    const Reply r = Post(port(), absl::StrCat(R"({"text": ")", sentence, R"(", )", fields, "}"));
+    ASSERT_EQ(r.status, 200) << fields << "\n" << r.body;
+    const testing::RunResult tag =
+        testing::RunChaintag("tag " + options + " --output-format jsonl " + input);
+    ASSERT_EQ(tag.exit_code, 0) << options << "\n" << tag.err;
+    EXPECT_EQ(r.body, "[" + tag.out.substr(0, tag.out.size() - 1) + "]\n") << fields;
+  }
+}
+
 TEST_F(ServeTest, MalformedJsonIs400AndTheServerKeepsServing) {
   const Reply r = Post(port(), R"({"text": )");
   EXPECT_EQ(r.status, 400);
@@ -280,12 +308,14 @@ TEST_F(ServeTest, EveryBadRequestGetsA4xxNamingWhatWasExpected) {
       {R"({"text": "a", "diverse": 99999999999999999999})", 400, "diverse: expected an integer"},
       {R"({"text": "a", "kbest": "3"})", 400, "kbest: expected an integer, found a string"},
       {R"({"text": "a", "kbest": 2, "diverse": 2})", 400, "not both"},
-      {R"({"text": "a", "counts": {"chunk:XX": [1, 2]}})", 400, "counts: --count 'chunk:XX=1..2'"},
+      {R"({"text": "a", "counts": {"chunk:XX": [1, 2]}})", 400,
+       "--count 'chunk:XX=1..2': the model has no chunk type 'XX'"},
       {R"({"text": "a", "counts": {"chunk:NP": [1]}})", 400, "expected [lower, upper]"},
       {R"({"text": "a", "counts": {"chunk:NP": [-1, 2]}})", 400, "from 0 to"},
-      {R"({"text": "a", "score_range": [2, 1]})", 400, "lower end exceeds the upper"},
+      {R"({"text": "a", "score_range": [2, 1]})", 400, "score_range: expected A..B with A <= B"},
       {R"({"text": "a", "score_range": "x"})", 400, "score_range: expected a range A..B"},
-      {R"({"text": "a", "diversity": "cosine"})", 400, "expected \"hamming\" or \"chunks\""},
+      {R"({"text": "a", "diversity": "cosine"})", 400,
+       "diversity: expected hamming or chunks, found 'cosine'"},
       {R"({"text": "a", "max_memory_mb": 65})", 400,
        "max_memory_mb: expected an integer from 1 "
        "to 64"},
@@ -296,7 +326,12 @@ TEST_F(ServeTest, EveryBadRequestGetsA4xxNamingWhatWasExpected) {
       {R"({"text": "Hi there. Bye now.", "forced": ["B-NP", null]})", 400,
        "the request has 2 sentences; give forced labels and exclusions per sentence"},
       {R"({"text": "a b", "exclude": "B-NP"})", 400, "exclude: expected a list of labelings"},
-      {R"({"text": "a", "collective_iterations": 3})", 400, "needs \"collective\""},
+      {R"({"text": "a", "collective_iterations": 3})", 400,
+       "collective_iterations needs collective"},
+      {R"({"text": "a", "min_distance": 0})", 400, "min_distance must be >= 1"},
+      {R"({"text": "a", "marginals_min": 1.5})", 400, "marginals_min must be between 0 and 1"},
+      {R"({"text": "a", "kbset": 3})", 400,
+       "unknown field \"kbset\"; expected one of text, sentences, kbest,"},
       {R"({"text": "a", "collective": "potts", "kbest": 2})", 400, "does not combine"},
       {"{\"text\": \"\xff\"}", 400, "invalid JSON"},
       {R"({"text": "\ud800"})", 400, "surrogate"},

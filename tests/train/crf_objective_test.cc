@@ -54,24 +54,6 @@ double BruteObjective(const TrainingData& data, const std::vector<double>& w, do
   return BruteEpsilonObjective(data, w, c2, SmoothLoss());
 }
 
-// Every coordinate of the gradient (state features, transitions, start and end weights) against
-// central differences.
-void ExpectGradientMatchesFiniteDifferences(CrfObjective& objective, const std::vector<double>& w,
-                                            double tolerance) {
-  std::vector<double> g(w.size()), scratch(w.size());
-  objective.Evaluate(w, absl::MakeSpan(g));
-  for (size_t i = 0; i < w.size(); ++i) {
-    constexpr double kH = 1e-5;
-    std::vector<double> plus = w, minus = w;
-    plus[i] += kH;
-    minus[i] -= kH;
-    const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
-                            objective.Evaluate(minus, absl::MakeSpan(scratch))) /
-                           (2 * kH);
-    EXPECT_NEAR(g[i], numeric, tolerance) << "coordinate " << i << " of " << w.size();
-  }
-}
-
 // A random problem, made second order (trigram weights, their counts and expectations) when
 // `order` is 2.
 TrainingData RandomProblemOfOrder(int order, uint64_t seed, int sentences, int max_length,

@@ -108,18 +108,7 @@ TEST(LdcrfObjectiveTest, GradientEqualsFiniteDifferences) {
     const LatentProblem p = MakeProblem(seed, 5, 5, /*weighted=*/seed == 7);
     const std::vector<double> w = RandomWeights(seed, p.data.parameters.size(), 1.0);
     LdcrfObjective objective(p.data, p.layout, 0.2, 2);
-    std::vector<double> g(w.size()), scratch(w.size());
-    objective.Evaluate(w, absl::MakeSpan(g));
-    for (size_t i = 0; i < w.size(); ++i) {
-      constexpr double kH = 1e-5;
-      std::vector<double> plus = w, minus = w;
-      plus[i] += kH;
-      minus[i] -= kH;
-      const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
-                              objective.Evaluate(minus, absl::MakeSpan(scratch))) /
-                             (2 * kH);
-      EXPECT_NEAR(g[i], numeric, 1e-6) << "coordinate " << i << " of " << w.size();
-    }
+    ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
   }
 }
 
@@ -137,16 +126,7 @@ TEST(LdcrfObjectiveTest, MaskedObjectiveEqualsEnumerationAndGradientFiniteDiffer
     unmasked.data.mask = TransitionMask();
     EXPECT_NE(value, LdcrfObjective(unmasked.data, unmasked.layout, 0.3, 1)
                          .Evaluate(w, absl::MakeSpan(scratch)));
-    for (size_t i = 0; i < w.size(); ++i) {
-      constexpr double kH = 1e-5;
-      std::vector<double> plus = w, minus = w;
-      plus[i] += kH;
-      minus[i] -= kH;
-      const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
-                              objective.Evaluate(minus, absl::MakeSpan(scratch))) /
-                             (2 * kH);
-      EXPECT_NEAR(g[i], numeric, 1e-6) << "coordinate " << i << " of " << w.size();
-    }
+    ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
   }
 }
 

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "gtest/gtest.h"
 #include "train/training_data.h"
 
 namespace chaintag::train_internal {
@@ -153,6 +155,25 @@ inline bool MaskAllows(const TransitionMask& mask, const std::vector<int>& y) {
 inline std::vector<int> GoldLabels(const TrainingData& data, int s) {
   return std::vector<int>(data.gold.begin() + data.sentence_offsets[s],
                           data.gold.begin() + data.sentence_offsets[s + 1]);
+}
+
+// Every coordinate of an objective's gradient (Evaluate(w, gradient) returns the value) against
+// central differences.
+template <typename Objective>
+void ExpectGradientMatchesFiniteDifferences(Objective& objective, const std::vector<double>& w,
+                                            double tolerance) {
+  std::vector<double> g(w.size()), scratch(w.size());
+  objective.Evaluate(w, absl::MakeSpan(g));
+  for (size_t i = 0; i < w.size(); ++i) {
+    constexpr double kH = 1e-5;
+    std::vector<double> plus = w, minus = w;
+    plus[i] += kH;
+    minus[i] -= kH;
+    const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
+                            objective.Evaluate(minus, absl::MakeSpan(scratch))) /
+                           (2 * kH);
+    EXPECT_NEAR(g[i], numeric, tolerance) << "coordinate " << i << " of " << w.size();
+  }
 }
 
 }  // namespace chaintag::train_internal
