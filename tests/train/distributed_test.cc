@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,10 @@
 #include "chaintag/model.h"
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
+#include "train/dev_scorer.h"
 #include "train/thread_communicator.h"
 #include "train/toy_corpus.h"
+#include "train/training_data.h"
 
 namespace chaintag::train_internal {
 namespace {
@@ -112,6 +115,63 @@ TEST(DistributedTrainTest, OwlqnSecondOrderSoftmaxMarginAndLdcrfAgree) {
   ldcrf.objective = ::chaintag::Objective::kLdcrf;
   ldcrf.latent = "2";
   ExpectSameForRanks(ldcrf);
+}
+
+// Dev scoring over ranks: each rank decodes only its share of the dev sentences, and every rank
+// gets the single-process score for the same weights (random ones, so errors show).
+TEST(DistributedDevScorerTest, RanksDecodeTheirShareAndAgreeWithOneProcess) {
+  const std::vector<Sentence> train = ToyChunks(40, 3);
+  const std::vector<Sentence> dev = ToyChunks(23, 4);
+  // The score, and how many sentences this rank decoded, for `ranks` ranks (0: none).
+  auto score = [&](Communicator* c, std::mt19937_64* random) {
+    size_t sentence = 0;
+    absl::StatusOr<TrainingData> data = BuildTrainingDataStreaming(
+        Spec(),
+        [&]() -> absl::StatusOr<const Sentence*> {
+          return sentence < train.size() ? &train[sentence++] : nullptr;
+        },
+        1, kDefaultMaxLabels, false, c);
+    EXPECT_TRUE(data.ok()) << data.status();
+    const TransitionMask mask = InferChunkTransitionMask(data->labels, data->observed_transitions);
+    DevScorer scorer(*data, mask, /*threads=*/2);
+    EXPECT_TRUE(scorer.Prepare(Spec(), dev).ok());
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    std::vector<double> w(data->parameters.size());
+    for (double& x : w) x = uniform(*random);
+    absl::StatusOr<std::pair<double, std::string>> result = scorer.Score(w);
+    EXPECT_TRUE(result.ok()) << result.status();
+    return std::make_pair(result.ok() ? result->first : -1.0, scorer.sentences_decoded());
+  };
+  std::mt19937_64 random(7);
+  const auto [single, all] = score(nullptr, &random);
+  ASSERT_EQ(all, dev.size());
+  ASSERT_GT(single, 0);
+  ASSERT_LT(single, 100);
+  for (int ranks : {2, 3, 5}) {
+    std::mutex mu;
+    std::vector<double> scores(ranks);
+    size_t decoded = 0;
+    RunRanks(ranks, [&](Communicator* c) {
+      std::mt19937_64 same(7);  // every rank draws the same weights
+      const auto [s, n] = score(c, &same);
+      std::lock_guard<std::mutex> lock(mu);
+      scores[c->rank()] = s;
+      EXPECT_EQ(n, (dev.size() - c->rank() + ranks - 1) / ranks) << "rank " << c->rank();
+      decoded += n;
+    });
+    EXPECT_EQ(decoded, dev.size());
+    for (int r = 0; r < ranks; ++r) EXPECT_EQ(scores[r], single) << ranks << " ranks, rank " << r;
+  }
+}
+
+TEST(DistributedTrainTest, LdcrfWithDevAndEarlyStoppingAgrees) {
+  TrainOptions options;
+  options.max_iterations = 40;
+  options.early_stopping = 3;
+  options.objective = ::chaintag::Objective::kLdcrf;
+  options.latent = "2";
+  const std::vector<Sentence> dev = ToyChunks(17, 12);
+  ExpectSameForRanks(options, &dev);
 }
 
 TEST(DistributedTrainTest, UndistributedTrainersAreRefusedOnEveryRank) {
