@@ -142,6 +142,15 @@ enum class Objective {
   kLmsbn,  // sum over tokens of the multiclass hinge with gold label history + c2 |w|^2
            // (left-to-right large-margin model, Miao and Rao; decoded by branch-and-bound)
 };
+// Which label transitions a model has (CRFsuite's feature.possible_transitions, sklearn-crfsuite's
+// all_possible_transitions), chosen in TrainingTransitionMask.
+enum class Transitions {
+  kIob,       // a weight for every pair; IOB-invalid pairs never seen in training (O -> I-X) are
+              // forbidden in training and tagging (the model's transition mask)
+  kAll,       // a weight for every pair, no mask (CRFsuite's possible_transitions=1)
+  kObserved,  // weights only for pairs (and start, end labels) seen in training; the others stay
+              // 0, no mask (CRFsuite's possible_transitions=0)
+};
 enum class Algorithm {
   kAuto,  // lbfgs for crf and softmax-margin, bcfw for ssvm-margin, sgd for ssvm-slack
   kLbfgs,
@@ -158,6 +167,9 @@ std::string_view ObjectiveName(Objective objective);
 // "auto", "lbfgs", "owlqn", "bcfw", "sgd", "perceptron", "dcd".
 absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name);
 std::string_view AlgorithmName(Algorithm algorithm);
+// "iob", "all", "observed".
+absl::StatusOr<Transitions> ParseTransitions(std::string_view name);
+std::string_view TransitionsName(Transitions transitions);
 // "token", "chunk".
 absl::StatusOr<LossLevel> ParseLossLevel(std::string_view name);
 std::string_view LossLevelName(LossLevel level);
@@ -200,6 +212,7 @@ struct TrainOptions {
   // Label order of the chain: 1 (bigram transitions) or 2 (also trigram weights; crf and
   // softmax-margin objectives, at most kMaxSecondOrderLabels labels).
   int order = 1;
+  Transitions transitions = Transitions::kIob;
 };
 inline constexpr int kMaxSecondOrderLabels = 100;
 

@@ -21,6 +21,9 @@ struct LbfgsSettings {
   int max_iterations = 1000;
   double epsilon = 1e-5;  // gradient test and relative-decrease test over `period` iterations
   int period = 10;
+  // Weights that stay at their starting value (their gradient is taken as 0): transitions
+  // without a weight (--transitions observed).
+  std::vector<int64_t> fixed;
 };
 
 struct LbfgsResult {

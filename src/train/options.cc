@@ -39,6 +39,11 @@ constexpr EnumName<Algorithm> kAlgorithms[] = {
     {Algorithm::kSgd, "sgd"},     {Algorithm::kPerceptron, "perceptron"},
     {Algorithm::kDcd, "dcd"},
 };
+constexpr EnumName<Transitions> kTransitions[] = {
+    {Transitions::kIob, "iob"},
+    {Transitions::kAll, "all"},
+    {Transitions::kObserved, "observed"},
+};
 constexpr EnumName<LossLevel> kLossLevels[] = {
     {LossLevel::kToken, "token"},
     {LossLevel::kChunk, "chunk"},
@@ -261,6 +266,15 @@ std::vector<TrainOptionDef> MakeTable() {
       &TrainOptions::order));
   // Recorded for second-order models only, so first-order models stay byte-identical.
   table.back().recorded = [](const TrainOptions& o) { return o.order != 1; };
+  table.push_back(EnumOption(
+      "transitions",
+      "iob (a weight for every label pair; IOB-invalid pairs never seen in training, O -> I-X, "
+      "are forbidden when training and tagging), all (a weight for every pair, no mask: "
+      "CRFsuite's feature.possible_transitions=1) or observed (weights only for the pairs, start "
+      "and end labels seen in training, the others score 0: possible_transitions=0)",
+      &TrainOptions::transitions, kTransitions));
+  // Recorded when changed only, so models trained with the IOB mask stay byte-identical.
+  table.back().recorded = [](const TrainOptions& o) { return o.transitions != Transitions::kIob; };
   return table;
 }
 
@@ -279,6 +293,13 @@ absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name) {
   return ParseEnum(kAlgorithms, "algorithm", name);
 }
 std::string_view AlgorithmName(Algorithm algorithm) { return EnumToName(kAlgorithms, algorithm); }
+absl::StatusOr<Transitions> ParseTransitions(std::string_view name) {
+  return ParseEnum(kTransitions, "transitions", name);
+}
+std::string_view TransitionsName(Transitions transitions) {
+  return EnumToName(kTransitions, transitions);
+}
+
 absl::StatusOr<LossLevel> ParseLossLevel(std::string_view name) {
   return ParseEnum(kLossLevels, "loss_level", name);
 }
@@ -309,6 +330,10 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
   }
   if (EnumToName(kAlgorithms, o.algorithm) == "?") {
     return bad("algorithm: expected one of the Algorithm values", static_cast<int>(o.algorithm));
+  }
+  if (EnumToName(kTransitions, o.transitions) == "?") {
+    return bad("transitions: expected one of the Transitions values",
+               static_cast<int>(o.transitions));
   }
   // Legacy: `--algorithm perceptron` alone selects the perceptron objective.
   if (o.algorithm == Algorithm::kPerceptron && o.objective == Objective::kCrf) {
@@ -429,6 +454,13 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
   if (o.order == 2 && o.objective != Objective::kCrf && o.objective != Objective::kSoftmaxMargin) {
     return bad("order: second-order chains are trained with --objective crf or softmax-margin",
                ToAbsl(ObjectiveName(o.objective)));
+  }
+  if (o.transitions == Transitions::kObserved &&
+      (o.order != 1 || o.objective == Objective::kLdcrf || o.objective == Objective::kLmsbn)) {
+    return bad(
+        "transitions: observed applies to first-order chains of label transitions (not order 2, "
+        "ldcrf or lmsbn)",
+        ToAbsl(ObjectiveName(o.objective)));
   }
   return o;
 }

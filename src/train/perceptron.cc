@@ -30,6 +30,7 @@ absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const Boun
   double step = 1.0;
   int epoch = 0;
   auto update = [&](int64_t f, double delta) {
+    if (data.IsFixedWeight(f)) return;  // a transition without a weight (transitions observed)
     weights[f] += delta;
     weighted_updates[f] += step * delta;
   };

@@ -131,18 +131,45 @@ class IterationTracker {
   double best_objective_ = 0;
 };
 
-// The allowed transitions of the model being trained, where the mask's choice is made: the IOB
-// validity of the label names (InferChunkTransitionMask), with every transition, start and end of
-// the training data allowed so each gold labeling stays in the normalisation. The LMSBN learns
-// label validity from its history features; no mask.
+// The allowed transitions of the model being trained, where the mask's choice is made
+// (--transitions): iob, the IOB validity of the label names (InferChunkTransitionMask), with every
+// transition, start and end of the training data allowed so each gold labeling stays in the
+// normalisation; all and observed, no mask (CRFsuite's possible_transitions 1 and 0: observed
+// leaves the unseen transitions without a weight, FixUnseenTransitions). The LMSBN learns label
+// validity from its history features; no mask.
 TransitionMask TrainingTransitionMask(const TrainOptions& o, const TrainingData& data) {
-  if (o.objective == Objective::kLmsbn) return TransitionMask();
+  if (o.objective == Objective::kLmsbn || o.transitions != Transitions::kIob) {
+    return TransitionMask();
+  }
   TransitionMask mask = InferChunkTransitionMask(data.labels, data.observed_transitions);
   for (int s = 0; s < data.num_sentences(); ++s) {
     if (data.sentence_size(s) > 0)
       mask.allowed_end[data.gold[data.sentence_offsets[s + 1] - 1]] = 1;
   }
   return mask;
+}
+
+// --transitions observed: marks the transition, start and end weights never seen in training,
+// which keep weight 0 (as CRFsuite has no feature for them).
+void FixUnseenTransitions(TrainingData* data) {
+  const int n = data->num_labels();
+  std::vector<char>& fixed = data->fixed_transitions;
+  fixed.assign(static_cast<size_t>(n) * n + 2 * n, 1);
+  for (int prev = 0; prev < n; ++prev) {
+    for (int y = 0; y < n; ++y) {
+      if (data->observed_transitions[static_cast<size_t>(prev + 1) * n + y]) {
+        fixed[static_cast<size_t>(prev) * n + y] = 0;
+      }
+    }
+  }
+  for (int y = 0; y < n; ++y) {
+    if (data->observed_transitions[y]) fixed[static_cast<size_t>(n) * n + y] = 0;
+  }
+  for (int s = 0; s < data->num_sentences(); ++s) {
+    if (data->sentence_size(s) > 0) {
+      fixed[static_cast<size_t>(n) * n + n + data->gold[data->sentence_offsets[s + 1] - 1]] = 0;
+    }
+  }
 }
 
 // LMSBN: passes of dual coordinate descent until the largest KKT violation of a pass is below
@@ -251,6 +278,7 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   // The one mask both training and tagging apply (stored in the model).
   TransitionMask mask = TrainingTransitionMask(o, data);
   data.mask = mask;
+  if (o.transitions == Transitions::kObserved) FixUnseenTransitions(&data);
   data.loss_max_bytes = int64_t{o.loss_memory_mb} << 20;
   if (o.order == 2) {
     if (data.num_labels() > kMaxSecondOrderLabels) {

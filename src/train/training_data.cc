@@ -19,6 +19,14 @@
 namespace chaintag {
 namespace train_internal {
 
+std::vector<int64_t> TrainingData::FixedTransitionWeights() const {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < fixed_transitions.size(); ++i) {
+    if (fixed_transitions[i]) out.push_back(parameters.transition_offset() + int64_t(i));
+  }
+  return out;
+}
+
 int64_t TrainingData::FindFeature(int32_t attribute, int label) const {
   const auto& p = parameters;
   const int32_t* begin = p.feature_labels.data() + p.attribute_offsets[attribute];

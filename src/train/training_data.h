@@ -71,6 +71,10 @@ struct TrainingData {
   // states after ExpandToHiddenStates): the mask the model tags with, so training normalises over
   // the labelings tagging can produce. num_labels == 0: every transition is allowed.
   TransitionMask mask;
+  // --transitions observed: N*N + 2N flags over the transition, start and end weights (in the
+  // parameters' order); 1 = never seen in training, so it has no weight and stays 0. Empty: every
+  // transition has a weight.
+  std::vector<char> fixed_transitions;
   // Where each sentence starts: files[sentence_file[s]], line sentence_line[s] (for messages).
   std::vector<std::string> files;
   std::vector<int32_t> sentence_file;
@@ -97,6 +101,14 @@ struct TrainingData {
   std::string SentenceName(int s) const;
   // The warnings of the sentences data.fallbacks noted since the last call (one each).
   std::vector<std::string> TakeFallbackWarnings() const;
+  // Whether parameter f is a transition, start or end weight without a weight (stays 0).
+  bool IsFixedWeight(int64_t f) const {
+    const int64_t i = f - parameters.transition_offset();
+    return !fixed_transitions.empty() && i >= 0 &&
+           i < static_cast<int64_t>(fixed_transitions.size()) && fixed_transitions[i];
+  }
+  // The parameter indices of those weights.
+  std::vector<int64_t> FixedTransitionWeights() const;
   // State feature of (attribute, label), or -1 when the pair was never observed.
   int64_t FindFeature(int32_t attribute, int label) const;
 };

@@ -474,6 +474,95 @@ TEST(TrainTest, EveryObjectiveTrainsWithTheTaggingMask) {
   }
 }
 
+// --transitions (CRFsuite's feature.possible_transitions): `all` trains every label pair without
+// a mask, so the never-seen O -> I-NP gets a negative weight and the model has no mask;
+// `observed` gives the transitions, start and end labels never seen in training no weight (0 in
+// every objective, no mask) while the seen ones are trained; both are recorded in the metadata.
+TEST(TrainTest, TransitionsChoiceIsHonouredAndRecorded) {
+  const std::vector<Sentence> train = ToyCorpus(40, 16);
+  TrainOptions options;
+  options.max_iterations = 30;
+  options.transitions = Transitions::kAll;
+  absl::StatusOr<Model> all = Train(options, ToySpec(), train, nullptr, nullptr);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->transition_mask().num_labels, 0);
+  EXPECT_EQ(all->Metadata("transitions"), "all");
+  {
+    const ModelParameters params = all->Parameters();
+    const int n = all->num_labels();
+    const int o = all->LabelId("O"), i_np = all->LabelId("I-NP");
+    EXPECT_LT(params.weights[params.transition_offset() + o * n + i_np], 0.0);
+    EXPECT_LT(params.weights[params.start_offset() + i_np], 0.0);
+  }
+  // The default keeps the IOB mask and records nothing (models stay byte-identical).
+  options.transitions = Transitions::kIob;
+  absl::StatusOr<Model> iob = Train(options, ToySpec(), train, nullptr, nullptr);
+  ASSERT_TRUE(iob.ok()) << iob.status();
+  EXPECT_GT(iob->transition_mask().num_labels, 0);
+  EXPECT_EQ(iob->Metadata("transitions"), "");
+
+  // Seen in the toy corpus: start -> B-NP; B-NP -> I-NP; I-NP -> I-NP, B-VP, O; B-VP -> B-NP, O;
+  // ends in I-NP, B-VP or O.
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const Sentence& s : train) {
+    seen.insert({"<s>", s.labels.front()});
+    seen.insert({s.labels.back(), "</s>"});
+    for (int t = 1; t < s.size(); ++t) seen.insert({s.labels[t - 1], s.labels[t]});
+  }
+  struct Case {
+    Objective objective;
+    Algorithm algorithm;
+  };
+  for (const Case& c : {Case{Objective::kCrf, Algorithm::kLbfgs},
+                        Case{Objective::kSoftmaxMargin, Algorithm::kOwlqn},
+                        Case{Objective::kSsvmMargin, Algorithm::kBcfw},
+                        Case{Objective::kSsvmSlack, Algorithm::kSgd},
+                        Case{Objective::kPerceptron, Algorithm::kPerceptron}}) {
+    const std::string what =
+        std::string(ObjectiveName(c.objective)) + "/" + std::string(AlgorithmName(c.algorithm));
+    options = TrainOptions();
+    options.objective = c.objective;
+    options.algorithm = c.algorithm;
+    if (c.algorithm == Algorithm::kOwlqn) options.c1 = 0.01;
+    options.max_iterations = 15;
+    options.transitions = Transitions::kObserved;
+    absl::StatusOr<Model> model = Train(options, ToySpec(), train, nullptr, nullptr);
+    ASSERT_TRUE(model.ok()) << what << ": " << model.status();
+    EXPECT_EQ(model->transition_mask().num_labels, 0) << what;
+    EXPECT_EQ(model->Metadata("transitions"), "observed") << what;
+    const ModelParameters params = model->Parameters();
+    const int n = model->num_labels();
+    int unseen = 0, seen_nonzero = 0;
+    auto check = [&](const std::string& from, const std::string& to, double w) {
+      if (seen.count({from, to})) {
+        seen_nonzero += w != 0.0;
+      } else {
+        ++unseen;
+        EXPECT_EQ(w, 0.0) << what << ": " << from << " -> " << to;
+      }
+    };
+    for (int y = 0; y < n; ++y) {
+      const std::string& label = model->labels()[y];
+      check("<s>", label, params.weights[params.start_offset() + y]);
+      check(label, "</s>", params.weights[params.end_offset() + y]);
+      for (int p = 0; p < n; ++p) {
+        check(model->labels()[p], label, params.weights[params.transition_offset() + p * n + y]);
+      }
+    }
+    EXPECT_EQ(unseen, (n + 2) * n - static_cast<int>(seen.size())) << what;
+    EXPECT_GT(seen_nonzero, 0) << what;
+    EXPECT_GT(TrainAccuracy(*model, train), 0.9) << what;
+  }
+
+  options = TrainOptions();
+  options.transitions = Transitions::kObserved;
+  options.order = 2;
+  absl::StatusOr<Model> refused = Train(options, ToySpec(), train, nullptr, nullptr);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("transitions: observed"), std::string::npos)
+      << refused.status();
+}
+
 // Train (ModelBuilder) -> Save -> Load gives the same weights and the same tags.
 TEST(TrainTest, BuiltModelSurvivesSaveAndLoad) {
   const std::vector<Sentence> train = ToyCorpus(60, 14), test = ToyCorpus(30, 15);
