@@ -137,14 +137,24 @@ class IterationTracker {
 // normalisation; all and observed, no mask (CRFsuite's possible_transitions 1 and 0: observed
 // leaves the unseen transitions without a weight, FixUnseenTransitions). The LMSBN learns label
 // validity from its history features; no mask.
+// Which labels end a training sentence (over every rank's sentences).
+std::vector<char> ObservedEnds(const TrainingData& data) {
+  std::vector<char> ends(data.num_labels(), 0);
+  for (int s = 0; s < data.num_sentences(); ++s) {
+    if (data.sentence_size(s) > 0) ends[data.gold[data.sentence_offsets[s + 1] - 1]] = 1;
+  }
+  train_internal::OrOverRanks(data.ranks, absl::MakeSpan(ends));
+  return ends;
+}
+
 TransitionMask TrainingTransitionMask(const TrainOptions& o, const TrainingData& data) {
   if (o.objective == Objective::kLmsbn || o.transitions != Transitions::kIob) {
     return TransitionMask();
   }
   TransitionMask mask = InferChunkTransitionMask(data.labels, data.observed_transitions);
-  for (int s = 0; s < data.num_sentences(); ++s) {
-    if (data.sentence_size(s) > 0)
-      mask.allowed_end[data.gold[data.sentence_offsets[s + 1] - 1]] = 1;
+  const std::vector<char> ends = ObservedEnds(data);
+  for (int y = 0; y < data.num_labels(); ++y) {
+    if (ends[y]) mask.allowed_end[y] = 1;
   }
   return mask;
 }
@@ -165,10 +175,9 @@ void FixUnseenTransitions(TrainingData* data) {
   for (int y = 0; y < n; ++y) {
     if (data->observed_transitions[y]) fixed[static_cast<size_t>(n) * n + y] = 0;
   }
-  for (int s = 0; s < data->num_sentences(); ++s) {
-    if (data->sentence_size(s) > 0) {
-      fixed[static_cast<size_t>(n) * n + n + data->gold[data->sentence_offsets[s + 1] - 1]] = 0;
-    }
+  const std::vector<char> ends = ObservedEnds(*data);
+  for (int y = 0; y < n; ++y) {
+    if (ends[y]) fixed[static_cast<size_t>(n) * n + n + y] = 0;
   }
 }
 

@@ -74,8 +74,8 @@ std::string TrainBytes(const TrainOptions& options, const std::vector<Sentence>&
   return bytes[0];
 }
 
-void ExpectSameForRanks(const TrainOptions& options, const std::vector<Sentence>* dev = nullptr) {
-  const std::vector<Sentence> train = ToyChunks(70, 5);
+void ExpectSameForRanks(const TrainOptions& options, const std::vector<Sentence>* dev = nullptr,
+                        std::vector<Sentence> train = ToyChunks(70, 5)) {
   const std::string single = TrainBytes(options, train, dev, 0);
   ASSERT_FALSE(single.empty());
   for (int ranks : {1, 2, 3, 5}) {
@@ -172,6 +172,41 @@ TEST(DistributedTrainTest, LdcrfWithDevAndEarlyStoppingAgrees) {
   options.latent = "2";
   const std::vector<Sentence> dev = ToyChunks(17, 12);
   ExpectSameForRanks(options, &dev);
+}
+
+// The labels that end a sentence (the mask's allowed ends, --transitions observed's end weights)
+// come from every rank's sentences: here one sentence alone ends with its label, so only one rank
+// holds it.
+TEST(DistributedTrainTest, EndLabelsOfOneRanksSentencesReachEveryRank) {
+  chaintag::testing::ToyCorpusBuilder b(21);
+  b.Begin();
+  b.Add("the", "B-NP");
+  b.Add("dog", "I-NP");
+  b.Add("barks", "B-VP");
+  b.Add(".", "O");
+  std::vector<Sentence> extra = b.Take();
+  std::vector<Sentence> iob = ToyChunks(70, 5);
+  iob.insert(iob.begin() + 4, extra.front());
+  TrainOptions observed;
+  observed.max_iterations = 15;
+  observed.transitions = ::chaintag::Transitions::kObserved;
+  ExpectSameForRanks(observed, nullptr, iob);
+  // IOBES: a chunk of one token is S-X and one that ends is E-X, so B-X may not end a sentence
+  // unless the training data does it (one sentence here).
+  std::vector<Sentence> iobes = ToyChunks(70, 5);
+  for (Sentence& sentence : iobes) {
+    std::vector<std::string>& labels = sentence.labels;
+    for (size_t i = 0; i < labels.size(); ++i) {
+      const bool continues = i + 1 < labels.size() && labels[i + 1][0] == 'I';
+      if (labels[i][0] == 'B' && !continues) labels[i][0] = 'S';
+      if (labels[i][0] == 'I' && !continues) labels[i][0] = 'E';
+    }
+  }
+  iobes[4].labels.back()[0] = 'B';
+  iobes[4].labels.back().replace(2, std::string::npos, "PP");
+  TrainOptions iob_mask;
+  iob_mask.max_iterations = 15;
+  ExpectSameForRanks(iob_mask, nullptr, iobes);
 }
 
 TEST(DistributedTrainTest, UndistributedTrainersAreRefusedOnEveryRank) {
