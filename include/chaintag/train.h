@@ -161,6 +161,16 @@ enum class Algorithm {
   kDcd,  // dual coordinate descent for the Crammer-Singer multiclass SVM (lmsbn)
 };
 
+// Where a chain model's emissions come from (ARCHITECTURE.md, "Model families and encoders").
+enum class EncoderKind {
+  kSparse,  // feature templates or attributes (every objective and algorithm)
+  kNeural,  // word embeddings, a character CNN and BiLSTM layers (docs/neural.md)
+  kHybrid,  // both, summed, trained together
+};
+// "sparse", "neural", "hybrid".
+absl::StatusOr<EncoderKind> ParseEncoderKind(std::string_view name);
+std::string_view EncoderKindName(EncoderKind encoder);
+
 // "crf", "softmax-margin", "ssvm-margin", "ssvm-slack", "perceptron", "ldcrf", "lmsbn".
 absl::StatusOr<Objective> ParseObjective(std::string_view name);
 std::string_view ObjectiveName(Objective objective);
@@ -213,6 +223,25 @@ struct TrainOptions {
   // softmax-margin objectives, at most kMaxSecondOrderLabels labels).
   int order = 1;
   Transitions transitions = Transitions::kIob;
+
+  // Neural and hybrid models (docs/neural.md): trained with Adam on mini-batches (--algorithm
+  // does not apply; learning_rate 0 means 0.002), crf, softmax-margin or ssvm-margin with the
+  // Hamming loss. The result does not depend on `threads`.
+  EncoderKind encoder = EncoderKind::kSparse;
+  std::string embeddings;      // word vectors written by `chaintag embeddings` (optional)
+  int epochs = 20;             // passes over the training data
+  int patience = 3;            // with dev data: epochs without a better dev score before stopping
+  int batch_size = 16;         // sentences per update
+  int word_dim = 100;          // word embedding size without --embeddings (else the vectors')
+  int freeze_embeddings = 0;   // 1: the word embeddings stay as the vectors give them
+  int char_filters = 50;       // character CNN filters (0: no character CNN)
+  int hidden = 100;            // BiLSTM units per direction
+  int layers = 1;              // BiLSTM layers, 1 or 2
+  double dropout = 0.33;       // dropout on the token representations and BiLSTM outputs
+  int max_vocabulary = 50000;  // words with their own embedding (training words first)
+  // Hybrid: the sparse features kept (those of largest |weight|), so the model stays within the
+  // issue's 20 MB budget; dev is scored again after the cut.
+  int max_sparse_features = 200000;
 };
 inline constexpr int kMaxSecondOrderLabels = 100;
 
@@ -257,6 +286,8 @@ struct TrainProgress {
   // Hamming-loss maximiser instead of the exact one: one message per sentence, naming it.
   std::vector<std::string> warnings;
   double elapsed_seconds = 0.0;
+  // Neural and hybrid models: `iteration` is an epoch and `objective` the epoch's summed loss.
+  bool epoch = false;
 };
 
 // Receives one report per iteration (L-BFGS iteration, SSVM pass, perceptron epoch) from every
@@ -281,6 +312,9 @@ class ModelBuilder {
   // Makes a latent model: `parameters` are then over layout.num_states() hidden states.
   void SetLatentLayout(LatentLayout layout) { latent_ = std::move(layout); }
   void SetFamily(ModelFamily family) { family_ = family; }
+  // A neural or hybrid model: the encoder whose emissions are added to the sparse scores (its
+  // word embeddings are rounded to float16 now, as the file stores them).
+  void SetEncoder(std::shared_ptr<neural::Encoder<float>> encoder);
   void AddMetadata(std::string key, std::string value);
   // Drops state features whose weight is exactly zero (after L1) and attributes left with none.
   void Prune();
@@ -305,6 +339,7 @@ class ModelBuilder {
   ModelFamily family_ = ModelFamily::kLinearChain;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::vector<Sentence> self_test_sentences_;
+  std::shared_ptr<neural::Encoder<float>> encoder_;
 };
 
 // What the caller knows about the training data, stored in the model: how it was read (`tag`

@@ -39,7 +39,9 @@ class ProgressPrinter : public TrainObserver {
       std::cerr << "chaintag train: warning: " << warning << "\n";
     }
     std::string line;
-    if (p.mean_loss.has_value()) {
+    if (p.epoch) {
+      line = absl::StrFormat("epoch %4d  loss %.6g", p.iteration, p.objective);
+    } else if (p.mean_loss.has_value()) {
       line = absl::StrFormat("pass %4d  primal %.6g", p.iteration, p.objective);
       if (p.duality_gap) absl::StrAppendFormat(&line, "  gap %.4g", *p.duality_gap);
       absl::StrAppendFormat(&line, "  loss %.4g  inference %.1fs of %.1fs  active %d", *p.mean_loss,

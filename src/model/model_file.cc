@@ -33,6 +33,8 @@
 #include "chaintag/model.h"
 #include "corpus/line_reader.h"
 #include "model/compression.h"
+#include "neural/encoder.h"
+#include "neural/serialize.h"
 #include "string_view_compat.h"
 #include "unicode/uchar.h"
 #include "unicode/utf8.h"
@@ -87,6 +89,8 @@ const char* SectionName(uint32_t id) {
       return "family";
     case kSecondOrder:
       return "second order";
+    case kNeural:
+      return "neural";
     case kClusters:
       return "clusters";
     case kLexicon2:
@@ -893,6 +897,7 @@ std::string Model::ToBytes() const {
     w.U8(input_options_.np_chunks ? 1 : 0);
     sections.emplace_back(mf::kInputOptions, w.Take());
   }
+  if (encoder_ != nullptr) sections.emplace_back(mf::kNeural, neural::SerializeEncoder(*encoder_));
   if (latent()) {
     // Only latent models carry it, so every other model's file is unchanged.
     ByteWriter w;
@@ -907,7 +912,10 @@ std::string Model::ToBytes() const {
   std::string out(table_end + 4, '\0');
   out.reserve(total);
   out.replace(0, mf::kMagic.size(), mf::kMagic);
-  mf::PutU32At(&out, 8, order() == 2 ? mf::kSecondOrderFormatVersion : mf::kFormatVersion);
+  mf::PutU32At(&out, 8,
+               encoder_ != nullptr ? mf::kNeuralFormatVersion
+               : order() == 2      ? mf::kSecondOrderFormatVersion
+                                   : mf::kFormatVersion);
   mf::PutU32At(&out, 12, static_cast<uint32_t>(sections.size()));
   mf::PutU64At(&out, 16, total);
   for (size_t i = 0; i < sections.size(); ++i) {
@@ -1119,6 +1127,30 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   Model model(std::move(labels), *std::move(spec), std::move(attributes), parameters,
               std::move(mask), std::move(latent));
   parameters = ModelParameters();  // the model keeps the tagging layout only
+  const bool neural_version = mf::GetU32At(bytes, 8) == mf::kNeuralFormatVersion;
+  if (neural_version != (found[mf::kNeural] != nullptr)) {
+    return absl::DataLossError(
+        absl::StrCat(name, ": model format version ", mf::GetU32At(bytes, 8),
+                     neural_version ? " is for neural models, but the file has no 'neural' section"
+                                    : " has a 'neural' section; expected version 4"));
+  }
+  if (found[mf::kNeural] != nullptr) {
+    absl::StatusOr<neural::Encoder<float>> encoder = neural::ParseEncoder(
+        bytes.substr(found[mf::kNeural]->offset, found[mf::kNeural]->length), name);
+    if (!encoder.ok()) return encoder.status();
+    if (encoder->config().num_labels != model.num_labels() || model.latent() ||
+        model.order() != 1 || found[mf::kFamily] != nullptr || model.spec().reads_attributes()) {
+      return absl::DataLossError(
+          absl::StrCat(name, ": section 'neural': expected an encoder of ", model.num_labels(),
+                       " labels under a first-order linear chain that reads words, found ",
+                       encoder->config().num_labels, " labels",
+                       model.latent() || model.order() != 1 || found[mf::kFamily] != nullptr ||
+                               model.spec().reads_attributes()
+                           ? " in another kind of model"
+                           : ""));
+    }
+    model.encoder_ = std::make_shared<const neural::Encoder<float>>(*std::move(encoder));
+  }
   if (found[mf::kFamily] != nullptr) {
     const std::string_view family =
         bytes.substr(found[mf::kFamily]->offset, found[mf::kFamily]->length);

@@ -20,7 +20,10 @@ inline constexpr uint32_t kFormatVersion = 2;
 // Second-order models (section kSecondOrder) are written as version 3, so that readers that do
 // not know the section refuse them instead of tagging them as first-order chains.
 inline constexpr uint32_t kSecondOrderFormatVersion = 3;
-inline constexpr uint32_t kMaxFormatVersion = kSecondOrderFormatVersion;
+// Neural and hybrid models (section kNeural) are written as version 4, so that readers that do not
+// know the section refuse them instead of tagging with the sparse scores alone.
+inline constexpr uint32_t kNeuralFormatVersion = 4;
+inline constexpr uint32_t kMaxFormatVersion = kNeuralFormatVersion;
 // magic(8) + version(4) + section count(4) + file size(8).
 inline constexpr uint64_t kFixedHeaderBytes = 24;
 // id(4) + checksum(4) + offset(8) + length(8).
@@ -46,6 +49,7 @@ enum SectionId : uint32_t {
   kClusters = 13,      // optional: the word clusters (paths file) of templates that call cluster()
   kLexicon2 = 14,      // optional: the second word-class lexicon, of templates that call lex2()
   kSecondOrder = 15,   // optional: second-order chains' (N+1)*N*N trigram weights, float32
+  kNeural = 16,        // optional: the neural encoder (neural/serialize.h), since version 4
 };
 // Ids above it are skipped by this reader (sections added later).
 inline constexpr uint32_t kMaxSectionId = 31;

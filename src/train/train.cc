@@ -24,6 +24,7 @@
 #include "train/ldcrf_objective.h"
 #include "train/lmsbn.h"
 #include "train/losses.h"
+#include "train/neural_model.h"
 #include "train/self_test_picker.h"
 #include "train/trainer.h"
 #include "train/training_data.h"
@@ -263,22 +264,36 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
         "objective ",
         ToAbsl(ObjectiveName(o.objective))));
   }
+  const bool neural = o.encoder != EncoderKind::kSparse;
+  if (neural && spec.reads_attributes()) {
+    return absl::InvalidArgumentError(
+        "encoder: neural and hybrid models read words; attribute input has none");
+  }
   absl::StatusOr<LossSpec> loss_spec = LossSpecOf(o);
   if (!loss_spec.ok()) return loss_spec.status();
   if (IsDistributed(info.ranks) &&
-      (lmsbn || (o.algorithm != Algorithm::kLbfgs && o.algorithm != Algorithm::kOwlqn))) {
+      (lmsbn || neural || (o.algorithm != Algorithm::kLbfgs && o.algorithm != Algorithm::kOwlqn))) {
     return absl::UnimplementedError(absl::StrCat(
         "training over ", info.ranks->size(), " MPI ranks: objective ",
         ToAbsl(ObjectiveName(o.objective)), " with algorithm ", ToAbsl(AlgorithmName(o.algorithm)),
+        neural ? " and a neural encoder" : "",
         " is not distributed yet (crf, softmax-margin and ldcrf with lbfgs or owlqn are); run "
         "it in one process"));
   }
+  // Neural and hybrid models also need the words and labels (the featurized corpus has neither).
+  std::vector<std::vector<std::string>> words, word_labels;
   train_internal::SelfTestPicker self_tests;
   absl::StatusOr<TrainingData> data_or = train_internal::BuildTrainingDataStreaming(
       spec,
       [&]() -> absl::StatusOr<const Sentence*> {
         absl::StatusOr<const Sentence*> sentence = next_sentence();
-        if (sentence.ok() && *sentence != nullptr) self_tests.Offer(**sentence);
+        if (sentence.ok() && *sentence != nullptr) {
+          self_tests.Offer(**sentence);
+          if (neural && (*sentence)->size() > 0) {
+            words.push_back((*sentence)->columns[0]);
+            word_labels.push_back((*sentence)->labels);
+          }
+        }
         return sentence;
       },
       o.min_feature_count, o.max_labels, /*label_history=*/lmsbn, info.ranks);
@@ -289,6 +304,10 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   data.mask = mask;
   if (o.transitions == Transitions::kObserved) FixUnseenTransitions(&data);
   data.loss_max_bytes = int64_t{o.loss_memory_mb} << 20;
+  if (neural) {
+    return train_internal::TrainNeuralModel(o, spec, std::move(data), std::move(words), word_labels,
+                                            dev, observer, info, self_tests.Take());
+  }
   if (o.order == 2) {
     if (data.num_labels() > kMaxSecondOrderLabels) {
       return absl::InvalidArgumentError(

@@ -18,6 +18,9 @@ printf 'The\tDT\ndog\tNN\ncat\tNN VB\n' > "$tmp/lex"
   -o "$out/pos-lexicon.model" tests/fixtures/cli/pos.tagged
 "$chaintag" train --format tagged --preset pos --compress --objective perceptron \
   -o "$out/pos-preset.model.gz" tests/fixtures/cli/pos.tagged
+# A tiny hybrid model (sparse templates plus the neural encoder's 'neural' section).
+"$chaintag" train --format conll --template "$tmp/t.tmpl" --encoder hybrid --epochs 2 \
+  --word-dim 4 --hidden 4 --char-filters 2 -o "$out/hybrid-tiny.model" tests/fixtures/cli/sample.conll
 # The tiny chunk model with its templates section nested 40 calls deep (over the parser's cap of
 # 32), checksums valid: the loader must refuse it with a message (issue 27 item 3).
 /usr/bin/python3 - "$out/chunk-tiny.model" "$out/nested-templates.model" <<'PY'

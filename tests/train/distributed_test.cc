@@ -210,19 +210,23 @@ TEST(DistributedTrainTest, EndLabelsOfOneRanksSentencesReachEveryRank) {
 }
 
 TEST(DistributedTrainTest, UndistributedTrainersAreRefusedOnEveryRank) {
-  TrainOptions options;
-  options.objective = ::chaintag::Objective::kPerceptron;
+  TrainOptions perceptron;
+  perceptron.objective = ::chaintag::Objective::kPerceptron;
+  TrainOptions neural;
+  neural.encoder = ::chaintag::EncoderKind::kHybrid;
   const std::vector<Sentence> train = ToyChunks(10, 1);
-  std::mutex mu;
-  int refused = 0;
-  RunRanks(2, [&](Communicator* c) {
-    TrainDataInfo info;
-    info.ranks = c;
-    absl::StatusOr<Model> model = Train(options, Spec(), train, nullptr, nullptr, info);
-    std::lock_guard<std::mutex> lock(mu);
-    refused += !model.ok() && absl::IsUnimplemented(model.status());
-  });
-  EXPECT_EQ(refused, 2);
+  for (const TrainOptions& options : {perceptron, neural}) {
+    std::mutex mu;
+    int refused = 0;
+    RunRanks(2, [&](Communicator* c) {
+      TrainDataInfo info;
+      info.ranks = c;
+      absl::StatusOr<Model> model = Train(options, Spec(), train, nullptr, nullptr, info);
+      std::lock_guard<std::mutex> lock(mu);
+      refused += !model.ok() && absl::IsUnimplemented(model.status());
+    });
+    EXPECT_EQ(refused, 2);
+  }
 }
 
 TEST(ExactTotalTest, SplitsDoNotChangeTheTotal) {

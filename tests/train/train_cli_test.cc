@@ -52,9 +52,8 @@ TEST(TrainCliTest, InfoShowsOptionsIterationsAndInputOptions) {
   r = RunChaintag("info '" + model + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const TrainOptionDef& def : TrainOptionTable()) {
-    // Recorded for ldcrf / order 2 / a changed value only.
-    if (def.name == "latent" || def.name == "order" || def.name == "loss_memory_mb" ||
-        def.name == "transitions") {
+    // Recorded for ldcrf / order 2 / a changed value / neural encoders only.
+    if (def.recorded && !def.recorded(TrainOptions())) {
       EXPECT_EQ(r.out.find("\n  " + def.name + " "), std::string::npos) << r.out;
       continue;
     }
