@@ -15,6 +15,7 @@ packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   liblbfgs-dev
+  libboost-mpi-dev openmpi-bin libopenmpi-dev
   libeigen3-dev libfasttext-dev
   zlib1g-dev
   python3 time

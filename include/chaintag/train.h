@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "chaintag/chunks.h"
+#include "chaintag/communicator.h"
 #include "chaintag/corpus.h"
 #include "chaintag/decode.h"
 #include "chaintag/features.h"
@@ -356,6 +357,10 @@ class ModelBuilder {
 struct TrainDataInfo {
   ModelInputOptions input;
   std::vector<std::pair<std::string, std::string>> metadata;
+  // Data-parallel training (docs/distributed.md): every rank calls Train with the same arguments
+  // and sentences; rank r featurizes sentences i = r (mod size) and the ranks sum their shares,
+  // so every rank returns the model one process would train. Null: this process alone.
+  Communicator* ranks = nullptr;
 };
 
 // Supplies training sentences one at a time (e.g. SentenceReader::Next over the training files):

@@ -10,6 +10,7 @@
 #include "chaintag/corpus.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/ranks.h"
 
 namespace {
 
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : kCommands) {
-    if (command == c.name) return RunCommand(c, args);
+    if (command == c.name) return chaintag::cli::EndRanks(RunCommand(c, args));
   }
   std::cerr << "chaintag: unknown command '" << command << "'\n";
   PrintUsage(std::cerr);

@@ -30,7 +30,9 @@
 #include "chaintag/text.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/ranks.h"
 #include "cli/tag_output.h"
+#include "cli/tag_ranks.h"
 #include "corpus/line_reader.h"
 #include "tagging/request_table.h"
 
@@ -246,10 +248,36 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
               const std::string& output_path, OutputFormat output_format, bool raw_text,
               const TextOptions& text_options, const ReaderOptions& reader_options,
               const std::vector<const Model*>& model_ptrs, const DecodeRequest& request,
-              int threads, const std::string& exclude_file, ExcludeReader* exclude) {
+              int threads, const std::string& exclude_file, ExcludeReader* exclude,
+              Communicator* ranks) {
   // Outputs: one stream, or one file per input in an existing directory (RunTag checked them).
   std::error_code ec;
   const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
+  // Over MPI ranks: rank r tags byte range r of every file into part files beside the outputs,
+  // which rank 0 joins at the end.
+  const bool distributed = IsDistributed(ranks);
+  const int rank = distributed ? ranks->rank() : 0;
+  const int num_ranks = distributed ? ranks->size() : 1;
+  if (distributed) {
+    if (raw_text) {
+      return UsageError(cmd,
+                        "tagging over MPI ranks reads corpus files (--format): raw text offsets "
+                        "count from the start of the file, which a byte range does not see");
+    }
+    if (output_path == "-") {
+      return UsageError(cmd,
+                        "tagging over MPI ranks needs -o FILE or -o DIR on a file system every "
+                        "rank sees (each rank writes its part beside the output)");
+    }
+    if (request.exclusions || request.collective.has_value()) {
+      return UsageError(cmd, "--exclude and --collective read whole inputs; tag in one process");
+    }
+  }
+  // The final output of input `fi` (one file for all inputs unless -o is a directory).
+  auto output_of = [&](size_t fi) {
+    return output_dir ? OutputPathFor(output_path, files[fi], output_format) : output_path;
+  };
+  std::vector<int64_t> sentences_per_file(files.size(), 0);
   int64_t total_bytes = 0;
   for (const std::string& f : files) {
     if (f != "-" && std::filesystem::is_regular_file(f, ec))
@@ -285,6 +313,12 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
     out = std::move(*opened);
     return absl::OkStatus();
   };
+  auto open_part = [&](size_t fi) -> absl::Status {
+    auto opened = Output::Open(PartPath(output_of(fi), static_cast<int>(fi), rank));
+    if (!opened.ok()) return opened.status();
+    out = std::move(*opened);
+    return absl::OkStatus();
+  };
 
   TextSegmenter segmenter(text_options);
   std::vector<Sentence> segmented;
@@ -292,7 +326,9 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
   int64_t input_sentences = 0;
   for (size_t fi = 0; fi < files.size(); ++fi) {
     const std::string& file = files[fi];
-    if (fi == 0 || output_dir) {
+    if (distributed) {
+      if (absl::Status s = open_part(fi); !s.ok()) return Fail(cmd, s);
+    } else if (fi == 0 || output_dir) {
       if (absl::Status s = open_output(file); !s.ok()) return Fail(cmd, s);
     }
     int64_t file_sentences = 0;
@@ -326,10 +362,18 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
       }
       bytes_done += segmenter.bytes_consumed();
     } else {
-      absl::Status read = ForEachSentence(
-          {file}, reader_options,
+      ByteRange range;
+      if (distributed) {
+        absl::StatusOr<ByteRange> mine =
+            RangeOfRank(file, static_cast<int>(fi), reader_options.format, rank, num_ranks);
+        if (!mine.ok()) return Fail(cmd, mine.status());
+        range = *mine;
+      }
+      absl::Status read = ForEachSentenceInRange(
+          file, range, reader_options,
           [&](Sentence&& sentence) {
-            if (file_sentences == 0) sentence.new_document = true;  // a file starts a document
+            // A file starts a document.
+            if (file_sentences == 0 && range.begin == 0) sentence.new_document = true;
             ++file_sentences;
             absl::Status st = add(std::move(sentence));
             progress.Update(0, tagger.sentences(), tagger.tokens());
@@ -339,6 +383,12 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
       if (!read.ok()) return Fail(cmd, read);
     }
     input_sentences += file_sentences;
+    sentences_per_file[fi] = file_sentences;
+    if (distributed) {
+      if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
+      if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+      continue;
+    }
     if (output_dir || fi + 1 == files.size()) {
       if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
       if (output_dir && file_sentences == 0) {
@@ -353,6 +403,32 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
         if (absl::Status s = exclude->Finish(); !s.ok()) return Fail(cmd, s);
       }
       if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+    }
+  }
+  if (distributed) {
+    // Every part is written once all ranks are here; the counts are the whole inputs'.
+    ranks->SumInt64(absl::MakeSpan(sentences_per_file));
+    for (size_t fi = 0; fi < files.size(); ++fi) {
+      if (sentences_per_file[fi] == 0 && (output_dir || fi + 1 == files.size())) {
+        return Fail(cmd, absl::InvalidArgumentError(
+                             absl::StrCat(output_dir ? files[fi] : std::string("the input"),
+                                          ": no sentences found (empty input)")));
+      }
+    }
+    if (rank == 0) {
+      for (size_t fi = 0; fi < files.size(); ++fi) {
+        if (fi == 0 || output_dir) {
+          if (absl::Status s = open_output(files[fi]); !s.ok()) return Fail(cmd, s);
+        }
+        if (absl::Status s =
+                AppendParts(output_of(fi), static_cast<int>(fi), num_ranks, out->stream());
+            !s.ok()) {
+          return Fail(cmd, s);
+        }
+        if (output_dir || fi + 1 == files.size()) {
+          if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+        }
+      }
     }
   }
   progress.Update(bytes_done, tagger.sentences(), tagger.tokens(), /*final=*/true);
@@ -385,7 +461,10 @@ int RunTag(const std::vector<std::string>& args) {
       "threads", po::value<int>()->default_value(1),
       "tagging threads (0 = all cores, at most 4 per core); the output does not depend on it")(
       "output,o", po::value<std::string>()->default_value("-"),
-      "output file, or an existing directory for one output per input");
+      "output file, or an existing directory for one output per input")(
+      "mpi", po::bool_switch(),
+      "tag over MPI ranks even when no MPI launcher is detected (mpirun is detected without it; "
+      "see docs/distributed.md)");
   po::options_description decoding("decoding options (apply to the last model)");
   po::options_description collective(
       "collective tagging (documents: -DOCSTART- lines in CoNLL, "
@@ -515,9 +594,11 @@ int RunTag(const std::vector<std::string>& args) {
     if (absl::Status s = exclude.Open(exclude_file, reader_options->max_line_bytes); !s.ok())
       return Fail(cmd, s);
   }
+  absl::StatusOr<Communicator*> ranks = Ranks(vm["mpi"].as<bool>());
+  if (!ranks.ok()) return UsageError(cmd, std::string(ranks.status().message()));
   return TagInputs(cmd, files, vm["output"].as<std::string>(), *output_format, raw_text,
                    text_options, *reader_options, model_ptrs, *request, *threads, exclude_file,
-                   &exclude);
+                   &exclude, *ranks);
 }
 
 }  // namespace chaintag::cli

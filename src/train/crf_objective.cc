@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "decode/second_order.h"
+#include "train/distributed.h"
 #include "train/parallel.h"
 
 namespace chaintag {
@@ -571,8 +572,9 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
   train_internal::RunOnThreads(static_cast<int>(workers_.size()),
                                [&](int k) { run(&workers_[k]); });
 
-  double objective = 0;
-  for (double z : log_z_) objective += z;
+  // Exact sums: the same totals for any split of the sentences over ranks and threads.
+  const double objective = ExactTotal(log_z_, data_.ranks);
+  const int64_t* over_ranks = GradientOverRanks(data_.ranks, workers_, &over_ranks_);
   const int64_t size = params.size();
   const int32_t* empirical = data_.empirical.data();
   const double* weighted_empirical = data_.weighted() ? data_.weighted_empirical.data() : nullptr;
@@ -589,7 +591,11 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
       gold_score += w[i] * empirical[i];
       sum = -(static_cast<int64_t>(empirical[i]) << kFixedBits);
     }
-    for (const Worker& worker : workers_) sum += worker.gradient[i];
+    if (over_ranks != nullptr) {
+      sum += over_ranks[i];
+    } else {
+      for (const Worker& worker : workers_) sum += worker.gradient[i];
+    }
     double reg_gradient;
     if (l2) {
       norm += w[i] * w[i];

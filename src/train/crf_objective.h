@@ -131,7 +131,8 @@ class CrfObjective : public Objective {
   std::vector<int32_t> dense_attributes_;
   std::vector<double> dense_weights_;
   std::vector<Worker> workers_;
-  std::vector<double> log_z_;  // per sentence, summed in sentence order
+  std::vector<double> log_z_;        // per sentence, summed exactly (ExactTotal)
+  std::vector<int64_t> over_ranks_;  // over MPI ranks: all ranks' workers' gradient sums
 };
 
 }  // namespace train_internal

@@ -20,6 +20,7 @@
 #include "chaintag/decode.h"
 #include "string_view_compat.h"
 #include "train/dev_scorer.h"
+#include "train/distributed.h"
 #include "train/ldcrf_objective.h"
 #include "train/lmsbn.h"
 #include "train/losses.h"
@@ -137,14 +138,24 @@ class IterationTracker {
 // normalisation; all and observed, no mask (CRFsuite's possible_transitions 1 and 0: observed
 // leaves the unseen transitions without a weight, FixUnseenTransitions). The LMSBN learns label
 // validity from its history features; no mask.
+// Which labels end a training sentence (over every rank's sentences).
+std::vector<char> ObservedEnds(const TrainingData& data) {
+  std::vector<char> ends(data.num_labels(), 0);
+  for (int s = 0; s < data.num_sentences(); ++s) {
+    if (data.sentence_size(s) > 0) ends[data.gold[data.sentence_offsets[s + 1] - 1]] = 1;
+  }
+  train_internal::OrOverRanks(data.ranks, absl::MakeSpan(ends));
+  return ends;
+}
+
 TransitionMask TrainingTransitionMask(const TrainOptions& o, const TrainingData& data) {
   if (o.objective == Objective::kLmsbn || o.transitions != Transitions::kIob) {
     return TransitionMask();
   }
   TransitionMask mask = InferChunkTransitionMask(data.labels, data.observed_transitions);
-  for (int s = 0; s < data.num_sentences(); ++s) {
-    if (data.sentence_size(s) > 0)
-      mask.allowed_end[data.gold[data.sentence_offsets[s + 1] - 1]] = 1;
+  const std::vector<char> ends = ObservedEnds(data);
+  for (int y = 0; y < data.num_labels(); ++y) {
+    if (ends[y]) mask.allowed_end[y] = 1;
   }
   return mask;
 }
@@ -165,10 +176,9 @@ void FixUnseenTransitions(TrainingData* data) {
   for (int y = 0; y < n; ++y) {
     if (data->observed_transitions[y]) fixed[static_cast<size_t>(n) * n + y] = 0;
   }
-  for (int s = 0; s < data->num_sentences(); ++s) {
-    if (data->sentence_size(s) > 0) {
-      fixed[static_cast<size_t>(n) * n + n + data->gold[data->sentence_offsets[s + 1] - 1]] = 0;
-    }
+  const std::vector<char> ends = ObservedEnds(*data);
+  for (int y = 0; y < n; ++y) {
+    if (ends[y]) fixed[static_cast<size_t>(n) * n + n + y] = 0;
   }
 }
 
@@ -261,6 +271,15 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   }
   absl::StatusOr<LossSpec> loss_spec = LossSpecOf(o);
   if (!loss_spec.ok()) return loss_spec.status();
+  if (IsDistributed(info.ranks) &&
+      (lmsbn || neural || (o.algorithm != Algorithm::kLbfgs && o.algorithm != Algorithm::kOwlqn))) {
+    return absl::UnimplementedError(absl::StrCat(
+        "training over ", info.ranks->size(), " MPI ranks: objective ",
+        ToAbsl(ObjectiveName(o.objective)), " with algorithm ", ToAbsl(AlgorithmName(o.algorithm)),
+        neural ? " and a neural encoder" : "",
+        " is not distributed yet (crf, softmax-margin and ldcrf with lbfgs or owlqn are); run "
+        "it in one process"));
+  }
   // Neural and hybrid models also need the words and labels (the featurized corpus has neither).
   std::vector<std::vector<std::string>> words, word_labels;
   train_internal::SelfTestPicker self_tests;
@@ -277,7 +296,7 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
         }
         return sentence;
       },
-      o.min_feature_count, o.max_labels, /*label_history=*/lmsbn);
+      o.min_feature_count, o.max_labels, /*label_history=*/lmsbn, info.ranks);
   if (!data_or.ok()) return data_or.status();
   TrainingData& data = *data_or;
   // The one mask both training and tagging apply (stored in the model).
@@ -355,8 +374,11 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   const int64_t num_attributes = data.attributes.size();
   ModelParameters params = std::move(data.parameters);
   params.weights = std::move(weights);
-  const int num_sentences = data.num_sentences();
-  const int64_t num_tokens = data.num_positions();
+  // Over ranks: the whole corpus's counts.
+  int64_t totals[] = {data.num_sentences(), data.num_positions()};
+  train_internal::SumOverRanks(info.ranks, absl::MakeSpan(totals));
+  const int64_t num_sentences = totals[0];
+  const int64_t num_tokens = totals[1];
   std::vector<std::string> labels = data.labels;
   AttributeDictionary attributes = std::move(data.attributes);
   dev_scorer.reset();

@@ -15,6 +15,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "chaintag/communicator.h"
 #include "chaintag/corpus.h"
 #include "chaintag/features.h"
 #include "chaintag/labels.h"
@@ -62,6 +63,10 @@ struct TrainingData {
   // Instead of `empirical` when weighted(): gold feature values (sums of attribute values).
   std::vector<double> weighted_empirical;
   std::vector<char> observed_transitions;  // (N + 1) x N, row 0 = sentence start
+  // The ranks sharing the corpus (this one holds sentences i = rank (mod size)); null for one
+  // process. Labels, attributes, the feature set, empirical counts and observed transitions are
+  // the whole corpus's on every rank; the sentences and positions are this rank's.
+  Communicator* ranks = nullptr;
   // The allowed transitions every trainer applies, over parameters.num_labels states (hidden
   // states after ExpandToHiddenStates): the mask the model tags with, so training normalises over
   // the labelings tagging can produce. num_labels == 0: every transition is allowed.
@@ -109,7 +114,8 @@ struct TrainingData {
 };
 
 // Builds the feature set, empirical counts and observed transitions from sentence_offsets,
-// position_offsets, position_attributes, gold and labels (which the caller fills).
+// position_offsets, position_attributes, gold and labels (which the caller fills), over all
+// data->ranks.
 void BuildFeatureSet(TrainingData* data);
 
 // Supplies training sentences one at a time: the next sentence (valid until the following call),
@@ -128,10 +134,14 @@ inline constexpr double kMaxAttributeWeightSum = double{int64_t{1} << 24};
 // before any table of labels x labels is allocated.
 // With `label_history`, each position also gets the LMSBN history attributes (HistoryFeaturizer:
 // bias and history templates) under the gold labels of the positions before it.
+// With `ranks` (every rank pulls the same sentences), this rank featurizes and keeps sentences
+// i = rank (mod size) only, and the dictionary, labels, features and counts are agreed across
+// ranks to equal the single-process ones.
 absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec, SentencePull next,
                                                         int min_feature_count,
                                                         int max_labels = kDefaultMaxLabels,
-                                                        bool label_history = false);
+                                                        bool label_history = false,
+                                                        Communicator* ranks = nullptr);
 // The same on a corpus held in memory.
 absl::StatusOr<TrainingData> BuildTrainingData(const FeatureSpec& spec,
                                                const std::vector<Sentence>& corpus,
