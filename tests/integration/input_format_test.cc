@@ -21,9 +21,10 @@ class InputFormatTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir();
     model_ = Path("pos.model");
-    RunResult r = RunChaintag("train --format conll --label-column 2 --preset pos "
-                              "--max-iterations 30 -o '" +
-                              model_ + "' tests/fixtures/cli/sample.conll");
+    RunResult r = RunChaintag(
+        "train --format conll --label-column 2 --preset pos "
+        "--max-iterations 30 -o '" +
+        model_ + "' tests/fixtures/cli/sample.conll");
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   static void TearDownTestSuite() {
@@ -153,10 +154,9 @@ TEST(InputFormatAttributesTest, AttributesModelReadsAttributeFiles) {
 TEST(CollectiveTrainFormatTest, CollectiveTrainHonoursFormat) {
   TempDir dir;
   auto path = [&](const std::string& name) { return (dir.path() / name).string(); };
-  const char* kSentences[][2] = {{"Brugge", "B-ORG"}, {"wint", "O"},       {".", "O"},
-                                 {"", ""},            {"Jan", "B-PER"},    {"woont", "O"},
-                                 {"in", "O"},         {"Brugge", "B-LOC"}, {".", "O"},
-                                 {"", ""}};
+  const char* kSentences[][2] = {
+      {"Brugge", "B-ORG"}, {"wint", "O"}, {".", "O"},          {"", ""},   {"Jan", "B-PER"},
+      {"woont", "O"},      {"in", "O"},   {"Brugge", "B-LOC"}, {".", "O"}, {"", ""}};
   {
     std::ofstream conll(path("train.conll")), conllu(path("train.conllu"));
     for (int copy = 0; copy < 5; ++copy) {
@@ -176,9 +176,9 @@ TEST(CollectiveTrainFormatTest, CollectiveTrainHonoursFormat) {
   std::filesystem::copy_file(path("train.conllu"), path("train.data"));
   std::ofstream(path("words.tpl")) << "U00:%x[0,0]\nU01:%x[-1,0]\nB\n";
   const std::string model = path("words.model");
-  RunResult r = RunChaintag("train --format conll --template '" + path("words.tpl") +
-                            "' --max-iterations 30 -o '" + model + "' '" + path("train.conll") +
-                            "'");
+  RunResult r =
+      RunChaintag("train --format conll --template '" + path("words.tpl") +
+                  "' --max-iterations 30 -o '" + model + "' '" + path("train.conll") + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string doc = path("doc.conllu");
   std::ofstream(doc) << "1\tBrugge\t_\t_\t_\t_\t_\t_\t_\t_\n2\twint\t_\t_\t_\t_\t_\t_\t_\t_\n\n";
@@ -225,7 +225,8 @@ TEST(RawTextLimitsTest, NulBytesAndLongLinesAreRefused) {
   std::ofstream(text) << "Short line.\n" << std::string(200, 'a') << "\nMore.\n";
   r = RunChaintag("tag --max-line-bytes 100 -o '" + out + "' '" + text + "'");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr(text + ":2: expected a line of at most 100 bytes (--max-line-bytes)"));
+  EXPECT_THAT(r.err,
+              HasSubstr(text + ":2: expected a line of at most 100 bytes (--max-line-bytes)"));
   EXPECT_FALSE(std::filesystem::exists(out));
   r = RunChaintag("tag --max-line-bytes 200 -o '" + out + "' '" + text + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
