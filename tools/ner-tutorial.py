@@ -283,10 +283,11 @@ def main():
         model_file = os.path.join(tmp, "esp.model")
         write_attributes(train_file, X_train, y_train)
         write_attributes(test_file, X_test, y_test)
-        # lbfgs with c1 > 0 is OWL-QN, as in CRFsuite (and in chaintag.sklearn.CRF).
+        # lbfgs with c1 > 0 is OWL-QN, as in CRFsuite (and in chaintag.sklearn.CRF);
+        # all_possible_transitions=True is --transitions all (a weight for every pair, no mask).
         command = [args.binary, "train", "--format", "attributes", "--algorithm", "owlqn",
-                   "--c1", "0.1", "--c2", "0.1", "--max-iterations", "100", "-o", model_file,
-                   train_file]
+                   "--c1", "0.1", "--c2", "0.1", "--max-iterations", "100",
+                   "--transitions", "all", "-o", model_file, train_file]
         start = time.perf_counter()
         subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
         cli_seconds = time.perf_counter() - start
