@@ -46,8 +46,8 @@ void BM_ScoreRange(benchmark::State& state) {
       const double lower = g_fixed ? g_lower : g_viterbi[i] - g_far;
       const double upper = g_fixed ? g_upper : g_viterbi[i] - g_near;
       double used = 0;
-      auto got = ScoreRangeDecode(g_lattices[i], lower, upper, 0.001, {}, &used, 256,
-                                  int64_t{512} << 20);
+      auto got =
+          ScoreRangeDecode(g_lattices[i], lower, upper, 0.001, {}, &used, 256, int64_t{512} << 20);
       if (got.ok()) {
         ++ok;
       } else if (IsInfeasible(got.status())) {
