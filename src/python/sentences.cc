@@ -241,5 +241,4 @@ Sentence SentenceFrom(const py::handle& x, const char* what, bool attributes) {
   return s;
 }
 
-
 }  // namespace chaintag::python

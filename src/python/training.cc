@@ -107,11 +107,12 @@ std::string OptionText(const py::handle& v) {
 
 }  // namespace
 
-std::shared_ptr<const Model> TrainModel(const py::object& data, const py::object& preset, const py::object& templ,
-                   const py::object& template_text, const py::object& format, int label_column,
-                   const std::string& objective, const py::object& loss,
-                   const py::object& algorithm, const py::object& dev, const py::object& progress,
-                   const py::kwargs& options) {
+std::shared_ptr<const Model> TrainModel(const py::object& data, const py::object& preset,
+                                        const py::object& templ, const py::object& template_text,
+                                        const py::object& format, int label_column,
+                                        const std::string& objective, const py::object& loss,
+                                        const py::object& algorithm, const py::object& dev,
+                                        const py::object& progress, const py::kwargs& options) {
   TrainOptions train_options;
   Check(SetTrainOption(&train_options, "objective", objective));
   if (!loss.is_none()) Check(SetTrainOption(&train_options, "loss", OptionText(loss)));
@@ -301,6 +302,5 @@ py::dict Evaluate(const py::object& gold, const py::object& predicted) {
   out["report"] = FormatEvalReport(report);
   return out;
 }
-
 
 }  // namespace chaintag::python
