@@ -88,6 +88,16 @@ fi
 cat block-*.conll.out | cmp - one/test.txt.conll || fail "fan-out recipe differs"
 echo "mpi_test: ok: fan-out recipe = one process"
 
+# The perceptron by iterative parameter mixing: the same bytes on every run for a given P.
+for run in 1 2; do
+  "${mpirun[@]}" "$bin" train --format conll --preset chunk --objective perceptron \
+    --max-iterations 5 --dev dev.txt -o "perceptron.$run.model" train.txt 2>"perceptron.$run.log" ||
+    { cat "perceptron.$run.log" >&2; fail "perceptron over $ranks ranks failed"; }
+done
+cmp perceptron.1.model perceptron.2.model || fail "perceptron: two runs over $ranks ranks differ"
+echo "mpi_test: ok: perceptron (parameter mixing), $ranks ranks, two runs identical:" \
+  "$(grep -m1 'iter    5' perceptron.1.log)"
+
 # Checkpoints: a run with --checkpoint over the ranks writes the model of one process with it.
 same_model checkpoint-owlqn --algorithm owlqn --c1 0.5 --checkpoint ck.bin --checkpoint-every 4 \
   --max-iterations 30
