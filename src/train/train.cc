@@ -301,6 +301,7 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   ModelBuilder builder(std::move(labels), spec, std::move(attributes), std::move(params),
                        std::move(mask));
   if (lmsbn) builder.SetFamily(ModelFamily::kLmsbn);
+  if (o.objective == Objective::kLmbm) builder.SetFamily(ModelFamily::kLmbm);
   builder.Prune();
   builder.SetInputOptions(info.input);
   if (!latent.empty()) builder.SetLatentLayout(latent);
