@@ -9,11 +9,13 @@ cd "$(dirname "$0")/.."
 packages=(
   g++ cmake ninja-build pkg-config
   libicu-dev
-  libboost-program-options-dev libboost-iostreams-dev libboost-graph-dev
+  libboost-dev libboost-program-options-dev libboost-iostreams-dev libboost-graph-dev
+  nlohmann-json3-dev
   libabsl-dev
   libgtest-dev libgmock-dev
   libbenchmark-dev
   liblbfgs-dev
+  libboost-mpi-dev openmpi-bin libopenmpi-dev
   libeigen3-dev libfasttext-dev
   zlib1g-dev
   python3 time
@@ -25,6 +27,7 @@ test_packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   clang libfuzzer-14-dev clang-format
+  chromium  # the browser test of chaintag serve's demo page (tests/serve)
 )
 if [ "${1:-}" = "--test-packages" ]; then packages+=("${test_packages[@]}"); fi
 

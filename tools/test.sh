@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the test suite. With --sanitize: a separate AddressSanitizer + UBSan build in
-# build-asan/. Tests that need ../shared/corpora skip with a message when it is absent.
+# build-asan/, with the Python module: its tests (tests/python) run in Debian's python3 with the
+# ASan runtime preloaded (see python_tests in CMakeLists.txt). Tests that need ../shared/corpora
+# skip with a message when it is absent.
 # With --fuzz SECONDS: builds the libFuzzer targets (tests/fuzz) with clang in build-fuzz/, runs
 # each for SECONDS from its seeds (tests/fuzz/seeds/NAME) plus a scratch corpus
 # (build-fuzz/corpus/NAME), prints executions and coverage per target, and fails if any crashed
@@ -8,10 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-bash tools/setup.sh --test-packages  # GoogleTest, Google Benchmark, clang, libFuzzer, clang-format
+bash tools/setup.sh --test-packages  # GoogleTest, Google Benchmark, clang, libFuzzer, clang-format, chromium
 if [ "${1:-}" = "--sanitize" ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCHAINTAG_SANITIZE=ON \
-    -DCHAINTAG_BUILD_BENCHMARKS=OFF >/dev/null
+    -DCHAINTAG_PYTHON=ON -DCHAINTAG_BUILD_BENCHMARKS=OFF "${@:2}" >/dev/null
   cmake --build build-asan -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs"

@@ -232,6 +232,8 @@ class AuxDpDecoder {
   // return ResourceExhausted naming what was needed, before allocating it where it can be known.
   void set_max_bytes(int64_t bytes) { max_bytes_ = bytes; }
   int64_t max_bytes() const { return max_bytes_; }
+  // Raises (or lowers) Run's bound on M * N * R cells from kMaxCells.
+  void set_max_cells(int64_t cells) { max_cells_ = cells; }
   // Cell pruning for the Run calls that follow, until clear_pruning(): once position t's scores
   // are complete, a cell (t, y, state) whose score F has F + suffix[t * N + y] <
   // state_threshold[state] is dropped (unreachable from then on). `suffix` (M x N) must bound
@@ -337,6 +339,7 @@ class AuxDpDecoder {
   bool streaming_tables_ = false;
   int64_t max_table_entries_ = kMaxCells;
   int64_t max_bytes_ = kDefaultMaxBytes;
+  int64_t max_cells_ = kMaxCells;
   const double* prune_suffix_ = nullptr;
   const double* prune_threshold_ = nullptr;
   int64_t pruned_cells_ = 0;
@@ -419,7 +422,7 @@ absl::StatusOr<std::vector<Labeling>> DiverseKBest(
 // The two engines it runs share `max_bytes`; ResourceExhausted when even so they would not fit.
 // Without `constraints` it runs one pass instead (cells keep both their highest and lowest exact
 // partial, whole cells are dropped or freed on them), with `max_states` partials per label and
-// position, r also coarsened to fit a budget of cell updates (about 4M, a few ms: the state budget
+// position, r also coarsened to fit a budget of cell updates (about 1M, a few ms: the state budget
 // is set by time, not by a count), and refined while the answer is undecided and the budget allows.
 // A range that does not bind costs one Viterbi: when the best labeling (under the constraints)
 // scores in range it is returned at once, exactly, with `used_resolution` = `resolution`.

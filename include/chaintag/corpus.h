@@ -80,8 +80,10 @@ enum class CorpusFormat { kConll, kConllu, kPtb, kTagged, kAttributes };
 // Parses "conll", "conllu", "ptb", "tagged", "attributes".
 absl::StatusOr<CorpusFormat> ParseCorpusFormat(std::string_view name);
 std::string_view CorpusFormatName(CorpusFormat format);
-// Guesses from the extension (".conllu", ".mrg"/".tree"/".ptb", ".pos"/".tagged", otherwise conll);
-// a trailing ".gz" is ignored.
+// The format a file extension names, a trailing ".gz" ignored: ".conll", ".conllu",
+// ".mrg"/".tree"/".ptb", ".pos"/".tagged"; nullopt for any other name (".txt", none, "-").
+std::optional<CorpusFormat> CorpusFormatFromExtension(std::string_view path);
+// CorpusFormatFromExtension, otherwise conll.
 CorpusFormat CorpusFormatFromPath(std::string_view path);
 
 // Attribute weights are finite numbers of at most this magnitude (training sums them in fixed
@@ -199,17 +201,40 @@ class CorpusStatsAccumulator {
 // which the readers report with the file name.
 absl::StatusOr<std::unique_ptr<std::istream>> OpenInputStream(const std::string& path);
 
-// Returns OK when `path` can be created or overwritten (its directory exists and is writable,
-// and it is not a directory), so long jobs fail before the work rather than after it.
+// Returns OK when `path` can be written as AtomicOutputFile writes it: a new or existing regular
+// file (its directory, after symbolic links, exists and is writable; the file is writable), or a
+// writable character device, FIFO or socket (written in place). Long jobs call it to fail before
+// the work rather than after it.
 absl::Status CheckWritable(const std::string& path);
 
+// A file a command reads, for CheckOutputIsNotAnInput: its path ("-" is standard input) and the
+// option that names it ("" for a positional input file), for the message.
+struct InputFile {
+  std::string path;
+  std::string option;
+};
+
+// InvalidArgumentError when writing `output` would overwrite one of `inputs`: both name the same
+// regular file (device and inode, through symbolic and hard links; standard input counts by what
+// it is redirected from). Devices and FIFOs are written in place, so reading and writing one is
+// not a collision. Every command calls it on its output before doing any work.
+absl::Status CheckOutputIsNotAnInput(const std::string& output,
+                                     const std::vector<InputFile>& inputs);
+
 // Removes the temporary files of every AtomicOutputFile not yet committed or destroyed. Safe to
-// call from a signal handler (SIGINT/SIGTERM), so an interrupted command leaves no temporary.
+// call from a signal handler (SIGINT, SIGTERM, SIGHUP, SIGPIPE), so an interrupted command leaves
+// no temporary.
 void RemoveTemporaryFiles();
 
-// Writes a file under a temporary name (path + ".tmp-XXXXXX", same directory) and renames it
-// into place on Commit(), so a failure never leaves half a file. Without Commit() the
-// destructor removes the temporary file.
+// Writes an output file so that a failure never leaves half a file and nothing but the file's
+// contents is replaced:
+// - a regular file (new or existing) is written under a temporary name (path + ".tmp-XXXXXX",
+//   same directory), flushed to disk (fsync) and renamed into place on Commit(); an existing
+//   file keeps its permission bits. Without Commit() the destructor removes the temporary file.
+// - a symbolic link is followed (up to 40 links): its final target is written as above, with the
+//   temporary beside the target, so the link stays a link.
+// - a character device (/dev/null, a terminal), FIFO or Unix socket is written in place, never
+//   replaced; a block device or a directory is an error.
 class AtomicOutputFile {
  public:
   AtomicOutputFile();
@@ -217,17 +242,26 @@ class AtomicOutputFile {
   AtomicOutputFile(const AtomicOutputFile&) = delete;
   AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
 
-  // Creates the temporary file; "-" is rejected (the caller writes stdout directly).
+  // Opens the output (creates the temporary file, or opens the device, FIFO or socket; opening a
+  // FIFO waits for a reader); "-" is rejected (the caller writes stdout directly).
   absl::Status Open(const std::string& path);
   // Valid after a successful Open() and until Commit().
   std::ostream& stream();
-  // Flushes, checks for write errors, closes and renames onto the final path.
+  // Flushes, checks for write errors and closes; a regular file is synced and renamed onto the
+  // final path.
   absl::Status Commit();
+  // The temporary file; empty when the output is written in place.
   const std::string& temp_path() const { return temp_path_; }
+  // The file written: the path given, or the final target of a symbolic link.
+  const std::string& target_path() const { return target_; }
 
  private:
+  class FdBuffer;
   std::string path_;
+  std::string target_;
   std::string temp_path_;
+  int fd_ = -1;
+  std::unique_ptr<FdBuffer> buffer_;
   std::unique_ptr<std::ostream> out_;
   bool committed_ = false;
 };

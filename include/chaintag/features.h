@@ -131,6 +131,9 @@ class FeatureSpec {
                                               std::shared_ptr<const Lexicon> lexicon = nullptr);
   static absl::StatusOr<FeatureSpec> ReadFile(const std::string& path, FeatureResources resources);
   static constexpr int64_t kMaxTemplateFileBytes = int64_t{1} << 20;
+  // Function calls in one cell expression nest at most this deep (lower(pre3(%x[0,0])) is 2);
+  // deeper nesting is a parse error, in a template file and a model's templates section alike.
+  static constexpr int kMaxCallDepth = 32;
   // Presets: "chunk-conll" (the standard CRF++ CoNLL-2000 template), "chunk", "np", "pos", and
   // "pos-lexicon" (pos plus word classes from a lexicon, which it needs).
   static absl::StatusOr<FeatureSpec> Preset(std::string_view name,

@@ -22,6 +22,11 @@
 
 namespace chaintag {
 
+namespace neural {
+template <typename T>
+class Encoder;
+}  // namespace neural
+
 // Weights of a first-order linear-chain model in the trainers' layout. State features are the
 // (attribute, label) pairs observed in training (as in CRFsuite), stored per attribute in CSR
 // form; then come the label bigram transitions and the sentence start/end weights. The trainers
@@ -110,7 +115,8 @@ class Model {
   // Parses an in-memory model file image (Load uses this; tests feed it truncations). A
   // gzip-compressed image (Save with kGzip) is recognised by its magic and decompressed first.
   static absl::StatusOr<Model> FromBytes(std::string_view bytes, const std::string& name);
-  // Writes atomically (temporary name, then rename); kGzip wraps the file in gzip (models are
+  // Writes through AtomicOutputFile (corpus.h): a temporary name then a rename, through symbolic
+  // links to their target; devices and FIFOs in place. kGzip wraps the file in gzip (models are
   // about 3x smaller; loading detects it).
   absl::Status Save(const std::string& path,
                     ModelFileCompression compression = ModelFileCompression::kNone) const;
@@ -133,6 +139,10 @@ class Model {
   bool latent() const { return !latent_.empty(); }
   const LatentLayout& latent_layout() const { return latent_; }
   int num_states() const { return latent() ? latent_.num_states() : num_labels(); }
+  // The neural encoder of models trained with `--encoder neural` or `hybrid` (null for sparse
+  // models): its emissions (one score per token and label, from the word column) are added to
+  // the lattice's unaries by Tagger::BuildLattice, so every decoder works on them unchanged.
+  const neural::Encoder<float>* encoder() const { return encoder_.get(); }
   // 2 for second-order chains (trigram label weights), 1 otherwise.
   int order() const { return tagging_.trigram.empty() ? 1 : 2; }
   // Free-form metadata recorded at training time, in insertion order: every trainer option,
@@ -199,6 +209,7 @@ class Model {
   TaggingScores tagging_;
   // Unmasked transition (N*N), start (N) and end (N) weights: what the file stores.
   std::vector<double> chain_weights_;
+  std::shared_ptr<const neural::Encoder<float>> encoder_;
 };
 
 // Per-thread tagging state (CRF++ style): cheap to create, holds scratch space. Not thread-safe;
@@ -227,6 +238,8 @@ class Tagger {
  private:
   // Fills `lattice` from featurized_ with the model's TaggingScores (same values as Score + mask).
   void ScoreFeaturized(Lattice* lattice) const;
+  // Adds the model's encoder emissions of the sentence's words (column 0) to the unaries.
+  void AddEmissions(const Sentence& sentence, Lattice* lattice) const;
   const Model* model_;
   Featurizer featurizer_;
   FeaturizedSentence featurized_;

@@ -359,6 +359,9 @@ const std::vector<std::string>& DefaultModelFiles();
 // No path is compiled in. NotFound names every directory tried.
 absl::StatusOr<std::string> ShippedModelPath(const std::string& file,
                                              const std::vector<std::string>& extra_dirs = {});
+// A pipeline's model files: `given` (the -m options) if any, else the shipped default pipeline
+// (DefaultModelFiles found by ShippedModelPath).
+absl::StatusOr<std::vector<std::string>> PipelineModelPaths(const std::vector<std::string>& given);
 
 }  // namespace chaintag
 

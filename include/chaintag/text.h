@@ -34,6 +34,8 @@ struct TextOptions {
   // Longer sentences are cut into pieces of this many tokens, with a warning.
   int max_sentence_tokens = 1000;
   InvalidUtf8Policy on_invalid = InvalidUtf8Policy::kError;
+  // A longer line (bytes before its LF) is an error, as in the corpus readers (--max-line-bytes).
+  int64_t max_line_bytes = int64_t{1} << 20;
   // Sentence boundaries of all-ASCII text come from a hand-written rule set equivalent to ICU's
   // (much faster); true sends every paragraph through ICU's BreakIterator (tests compare both).
   bool always_use_icu = false;

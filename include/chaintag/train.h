@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "chaintag/chunks.h"
+#include "chaintag/communicator.h"
 #include "chaintag/corpus.h"
 #include "chaintag/decode.h"
 #include "chaintag/features.h"
@@ -81,6 +82,9 @@ absl::StatusOr<std::shared_ptr<const BoundLoss>> BindLoss(const LossSpec& spec,
 enum class LossScaling { kMargin, kSlack };
 
 struct LossAugmentedResult {
+  // The exact engine was over its memory or cell limit: labeling is the maximiser under the
+  // Hamming loss instead (one Viterbi), with `loss` and `value` of the real loss.
+  bool fallback = false;
   Labeling labeling;  // the maximiser y-hat; labeling.score = F(y-hat)
   double loss = 0.0;  // Delta(y*, y-hat)
   double value =
@@ -106,6 +110,9 @@ struct LossAugmentedScratchDeleter {
 };
 using LossAugmentedScratchPtr = std::unique_ptr<LossAugmentedScratch, LossAugmentedScratchDeleter>;
 LossAugmentedScratchPtr MakeLossAugmentedScratch();
+// A scratch whose exact engine may use `max_bytes` for its tables (8 bytes a cell); a sentence
+// needing more gets the Hamming-loss maximiser (LossAugmentedResult::fallback).
+LossAugmentedScratchPtr MakeLossAugmentedScratch(int64_t max_bytes);
 // Delta(gold, predicted) computed directly from the two labelings (for checks and reports).
 double EvaluateLoss(const BoundLoss& loss, absl::Span<const int> gold,
                     absl::Span<const int> predicted);
@@ -114,11 +121,20 @@ double EvaluateLoss(const BoundLoss& loss, absl::Span<const int> gold,
 absl::Status DecomposedLossCosts(const BoundLoss& loss, absl::Span<const int> gold,
                                  std::vector<double>* costs);
 
-// The PAC-Bayes bound term of Hazan & Urtasun (approximated structured prediction, sec. 4.2) for
-// one sentence: max_y 1[F(y*) - F(y) <= FP + FN] * (1 - F1), with TP/FP/FN over chunks against
-// y* (exact, on the engine with the statistic (TP, FP)); `chunks` describes the lattice's labels.
+// The distance D in the bound term's margin test.
+enum class BoundDistance {
+  kHamming,  // wrongly labelled tokens, as in McAllester's theorem (Bauer et al. 2023, sec. 4.2)
+  kChunks,   // chunk errors FP + FN against y*
+};
+// The PAC-Bayes bound term of Bauer, Nakajima and Mueller (Mathematics 11(12):2628, 2023,
+// sec. 4.2, after McAllester's theorem) for one sentence: max_y 1[F(y*) - F(y) <= D(y*, y)] *
+// (1 - F1), F1 over chunks against y*, exact on the engine with the statistic (TP, FP); the
+// Hamming distance is folded into the scores (+1 on every token label other than y*'s), so it
+// needs no state. `chunks` describes the lattice's labels. A gold labeling the lattice forbids
+// (F(y*) = -inf) passes the margin test for every y; callers warn about it.
 absl::StatusOr<double> BoundTerm(const Lattice& lattice, absl::Span<const int> gold,
-                                 const ChunkTable& chunks);
+                                 const ChunkTable& chunks,
+                                 BoundDistance distance = BoundDistance::kHamming);
 
 // ---------------------------------------------------------------------------------------------
 // Training. Objective, algorithm and loss level are enums; their names are parsed and printed in
@@ -138,6 +154,15 @@ enum class Objective {
            // neighbours + c2 (|w|^2 + eta0 |w_transitions|^2) (large-margin Boltzmann machine,
            // Miao and Rao; a chain decoded by Viterbi)
 };
+// Which label transitions a model has (CRFsuite's feature.possible_transitions, sklearn-crfsuite's
+// all_possible_transitions), chosen in TrainingTransitionMask.
+enum class Transitions {
+  kIob,       // a weight for every pair; IOB-invalid pairs never seen in training (O -> I-X) are
+              // forbidden in training and tagging (the model's transition mask)
+  kAll,       // a weight for every pair, no mask (CRFsuite's possible_transitions=1)
+  kObserved,  // weights only for pairs (and start, end labels) seen in training; the others stay
+              // 0, no mask (CRFsuite's possible_transitions=0)
+};
 enum class Algorithm {
   kAuto,  // lbfgs for crf and softmax-margin, bcfw for ssvm-margin, sgd for ssvm-slack
   kLbfgs,
@@ -148,12 +173,25 @@ enum class Algorithm {
   kDcd,  // dual coordinate descent for the Crammer-Singer multiclass SVM (lmsbn)
 };
 
+// Where a chain model's emissions come from (ARCHITECTURE.md, "Model families and encoders").
+enum class EncoderKind {
+  kSparse,  // feature templates or attributes (every objective and algorithm)
+  kNeural,  // word embeddings, a character CNN and BiLSTM layers (docs/neural.md)
+  kHybrid,  // both, summed, trained together
+};
+// "sparse", "neural", "hybrid".
+absl::StatusOr<EncoderKind> ParseEncoderKind(std::string_view name);
+std::string_view EncoderKindName(EncoderKind encoder);
+
 // "crf", "softmax-margin", "ssvm-margin", "ssvm-slack", "perceptron", "ldcrf", "lmsbn".
 absl::StatusOr<Objective> ParseObjective(std::string_view name);
 std::string_view ObjectiveName(Objective objective);
 // "auto", "lbfgs", "owlqn", "bcfw", "sgd", "perceptron", "dcd".
 absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name);
 std::string_view AlgorithmName(Algorithm algorithm);
+// "iob", "all", "observed".
+absl::StatusOr<Transitions> ParseTransitions(std::string_view name);
+std::string_view TransitionsName(Transitions transitions);
 // "token", "chunk".
 absl::StatusOr<LossLevel> ParseLossLevel(std::string_view name);
 std::string_view LossLevelName(LossLevel level);
@@ -187,13 +225,36 @@ struct TrainOptions {
   int early_stopping = 0;      // > 0: stop after this many dev evaluations without improvement
   int max_labels = 1000;       // more distinct training labels is refused (memory grows as N^2)
   int lbfgs_memory = 5;  // L-BFGS corrections m; memory is about (2m + 5) * 8 bytes per weight
-  uint64_t seed = 1;     // shuffling (perceptron, bcfw, sgd); initial weights (ldcrf)
+  // Exact loss-augmented decoding (ssvm, perceptron) of one sentence on one thread may use this
+  // much for its tables; a sentence needing more gets the Hamming-loss maximiser and a warning.
+  int loss_memory_mb = 512;
+  uint64_t seed = 1;  // shuffling (perceptron, bcfw, sgd); initial weights (ldcrf)
   // ldcrf: hidden states per label, "K" or "B-NP=4,I-NP=4,O=2" (unnamed labels: 1, or a bare
   // number in the list); empty means 2 per label.
   std::string latent;
   // Label order of the chain: 1 (bigram transitions) or 2 (also trigram weights; crf and
   // softmax-margin objectives, at most kMaxSecondOrderLabels labels).
   int order = 1;
+  Transitions transitions = Transitions::kIob;
+
+  // Neural and hybrid models (docs/neural.md): trained with Adam on mini-batches (--algorithm
+  // does not apply; learning_rate 0 means 0.002), crf, softmax-margin or ssvm-margin with the
+  // Hamming loss. The result does not depend on `threads`.
+  EncoderKind encoder = EncoderKind::kSparse;
+  std::string embeddings;      // word vectors written by `chaintag embeddings` (optional)
+  int epochs = 20;             // passes over the training data
+  int patience = 3;            // with dev data: epochs without a better dev score before stopping
+  int batch_size = 16;         // sentences per update
+  int word_dim = 100;          // word embedding size without --embeddings (else the vectors')
+  int freeze_embeddings = 0;   // 1: the word embeddings stay as the vectors give them
+  int char_filters = 50;       // character CNN filters (0: no character CNN)
+  int hidden = 100;            // BiLSTM units per direction
+  int layers = 1;              // BiLSTM layers, 1 or 2
+  double dropout = 0.33;       // dropout on the token representations and BiLSTM outputs
+  int max_vocabulary = 50000;  // words with their own embedding (training words first)
+  // Hybrid: the sparse features kept (those of largest |weight|), so the model stays within the
+  // issue's 20 MB budget; dev is scored again after the cut.
+  int max_sparse_features = 200000;
 };
 inline constexpr int kMaxSecondOrderLabels = 100;
 
@@ -222,17 +283,24 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options);
 
 struct TrainProgress {
   int iteration = 0;
-  // The regularised objective (SSVM: exact primal); perceptron: wrongly labelled tokens.
+  // The regularised objective of the weights reported with it (SSVM: exact primal; BCFW and
+  // SGD: of the averaged weights); perceptron: wrongly labelled tokens.
   double objective = 0.0;
-  double gradient_norm = 0.0;         // L-BFGS only
-  std::optional<double> duality_gap;  // bcfw only
-  std::optional<double> mean_loss;    // ssvm: mean Delta of the pass's loss-augmented maximisers
-  double inference_seconds = 0.0;     // ssvm: the pass's time in loss-augmented inference
-  double pass_seconds = 0.0;          // ssvm: the pass's wall time
-  int64_t active_features = 0;        // non-zero weights
+  double gradient_norm = 0.0;  // L-BFGS only
+  // BCFW only: objective - duality_gap is a lower bound on the optimum.
+  std::optional<double> duality_gap;
+  std::optional<double> mean_loss;  // ssvm: mean Delta of the pass's loss-augmented maximisers
+  double inference_seconds = 0.0;   // ssvm: the pass's time in loss-augmented inference
+  double pass_seconds = 0.0;        // ssvm: the pass's wall time
+  int64_t active_features = 0;      // non-zero weights
   std::optional<double> dev_score;
   std::string dev_metric;  // "F1" for chunk labels, otherwise "accuracy"; percentages
+  // Sentences first found in this iteration to be over --loss-memory-mb, each decoded with the
+  // Hamming-loss maximiser instead of the exact one: one message per sentence, naming it.
+  std::vector<std::string> warnings;
   double elapsed_seconds = 0.0;
+  // Neural and hybrid models: `iteration` is an epoch and `objective` the epoch's summed loss.
+  bool epoch = false;
 };
 
 // Receives one report per iteration (L-BFGS iteration, SSVM pass, perceptron epoch) from every
@@ -257,6 +325,9 @@ class ModelBuilder {
   // Makes a latent model: `parameters` are then over layout.num_states() hidden states.
   void SetLatentLayout(LatentLayout layout) { latent_ = std::move(layout); }
   void SetFamily(ModelFamily family) { family_ = family; }
+  // A neural or hybrid model: the encoder whose emissions are added to the sparse scores (its
+  // word embeddings are rounded to float16 now, as the file stores them).
+  void SetEncoder(std::shared_ptr<neural::Encoder<float>> encoder);
   void AddMetadata(std::string key, std::string value);
   // Drops state features whose weight is exactly zero (after L1) and attributes left with none.
   void Prune();
@@ -281,6 +352,7 @@ class ModelBuilder {
   ModelFamily family_ = ModelFamily::kLinearChain;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::vector<Sentence> self_test_sentences_;
+  std::shared_ptr<neural::Encoder<float>> encoder_;
 };
 
 // What the caller knows about the training data, stored in the model: how it was read (`tag`
@@ -289,6 +361,10 @@ class ModelBuilder {
 struct TrainDataInfo {
   ModelInputOptions input;
   std::vector<std::pair<std::string, std::string>> metadata;
+  // Data-parallel training (docs/distributed.md): every rank calls Train with the same arguments
+  // and sentences; rank r featurizes sentences i = r (mod size) and the ranks sum their shares,
+  // so every rank returns the model one process would train. Null: this process alone.
+  Communicator* ranks = nullptr;
 };
 
 // Supplies training sentences one at a time (e.g. SentenceReader::Next over the training files):

@@ -113,11 +113,28 @@ std::vector<std::string> InputFiles(const po::variables_map& vm) {
   return {"-"};
 }
 
+std::vector<InputFile> FilesRead(const po::variables_map& vm,
+                                 std::initializer_list<const char*> options) {
+  std::vector<InputFile> files;
+  for (const std::string& file : InputFiles(vm)) files.push_back({file, ""});
+  for (const char* option : options) {
+    if (!vm.count(option)) continue;
+    const std::string flag = absl::StrCat("--", option);
+    const boost::any& value = vm[option].value();
+    if (const auto* one = boost::any_cast<std::string>(&value)) {
+      files.push_back({*one, flag});
+    } else if (const auto* many = boost::any_cast<std::vector<std::string>>(&value)) {
+      for (const std::string& file : *many) files.push_back({file, flag});
+    }
+  }
+  return files;
+}
+
 void AddReaderOptions(po::options_description* options, bool with_label_column,
-                      bool with_sentence_limit) {
-  options->add_options()("format", po::value<std::string>(),
-                         "input format: conll, conllu, ptb, tagged, attributes (default: from the "
-                         "file extension, else conll)")(
+                      bool with_sentence_limit, const std::string& format_default) {
+  const std::string format_help = absl::StrCat(
+      "input format: conll, conllu, ptb, tagged, attributes (default: ", format_default, ")");
+  options->add_options()("format", po::value<std::string>(), format_help.c_str())(
       "label", po::value<std::string>()->default_value("xpos"),
       "conllu: label field, upos or xpos")("np-chunks", po::bool_switch(),
                                            "ptb: derive IOB2 base-NP chunk labels from the trees")(

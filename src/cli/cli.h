@@ -5,6 +5,7 @@
 
 #include <boost/program_options.hpp>
 #include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -55,10 +56,17 @@ int FinishStdout(const std::string& command);
 // Input files from the positional arguments; none means standard input ("-").
 std::vector<std::string> InputFiles(const po::variables_map& vm);
 
+// The files a command reads, for CheckOutputIsNotAnInput: the positional inputs (standard input
+// when none) and the values of the given `options` (string or list options) that were set.
+std::vector<InputFile> FilesRead(const po::variables_map& vm,
+                                 std::initializer_list<const char*> options);
+
 // Reader options shared by every command that reads corpora (--format, --label-column, --label,
-// --np-chunks, --separator, --max-line-bytes, --max-sentence-tokens).
+// --np-chunks, --separator, --max-line-bytes, --max-sentence-tokens). `format_default` says in
+// --format's help what is read without it.
 void AddReaderOptions(po::options_description* options, bool with_label_column = true,
-                      bool with_sentence_limit = true);
+                      bool with_sentence_limit = true,
+                      const std::string& format_default = "from the file extension, else conll");
 // Builds ReaderOptions; the format comes from --format, else from the first file's extension.
 absl::StatusOr<ReaderOptions> ReaderOptionsFrom(const po::variables_map& vm,
                                                 const std::vector<std::string>& files);

@@ -57,6 +57,10 @@ int RunClique(const std::vector<std::string>& args) {
   auto algorithm = ParseCliqueAlgorithm(vm["algorithm"].as<std::string>());
   if (!algorithm.ok()) return UsageError(cmd, std::string(algorithm.status().message()));
   const bool max_marginals = vm["max-marginals"].as<bool>();
+  if (absl::Status s = CheckOutputIsNotAnInput(vm["output"].as<std::string>(), FilesRead(vm, {}));
+      !s.ok()) {
+    return UsageError(cmd, std::string(s.message()));
+  }
   auto output = Output::Open(vm["output"].as<std::string>());
   if (!output.ok()) return Fail(cmd, output.status());
 

@@ -52,6 +52,9 @@ int RunClusters(const std::vector<std::string>& args) {
   brown.threads = *threads;
   const std::vector<std::string> files = InputFiles(vm);
   const std::string output = vm["output"].as<std::string>();
+  if (absl::Status s = CheckOutputIsNotAnInput(output, FilesRead(vm, {})); !s.ok()) {
+    return UsageError(cmd, std::string(s.message()));
+  }
   if (output != "-") {
     if (absl::Status s = CheckWritable(output); !s.ok()) return Fail(cmd, s);
   }

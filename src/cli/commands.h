@@ -17,6 +17,7 @@ int RunLexicon(const std::vector<std::string>& args);
 int RunClusters(const std::vector<std::string>& args);
 int RunEmbeddings(const std::vector<std::string>& args);
 int RunClique(const std::vector<std::string>& args);
+int RunServe(const std::vector<std::string>& args);
 
 }  // namespace chaintag::cli
 

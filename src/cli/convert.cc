@@ -24,6 +24,10 @@ int RunConvert(const std::vector<std::string>& args) {
     return rc;
   }
   if (vm.count("format")) return UsageError(cmd, "use --from for the input format");
+  if (absl::Status s = CheckOutputIsNotAnInput(vm["output"].as<std::string>(), FilesRead(vm, {}));
+      !s.ok()) {
+    return UsageError(cmd, std::string(s.message()));
+  }
   const std::vector<std::string> files = InputFiles(vm);
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));

@@ -67,6 +67,9 @@ int RunEmbeddings(const std::vector<std::string>& args) {
   }
   const std::string output = vm["output"].as<std::string>();
   if (output == "-") return UsageError(cmd, "-o: expected a file (the format is binary)");
+  if (absl::Status s = CheckOutputIsNotAnInput(output, FilesRead(vm, {})); !s.ok()) {
+    return UsageError(cmd, std::string(s.message()));
+  }
   if (absl::Status s = CheckWritable(output); !s.ok()) return Fail(cmd, s);
 
   const auto start = std::chrono::steady_clock::now();

@@ -2,6 +2,7 @@
 // chaintag eval -m MODEL [--format F] FILE...
 #include "chaintag/eval.h"
 
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -46,9 +47,12 @@ int RunEval(const std::vector<std::string>& args) {
       "1-based column of the predicted labels (negative: from the end)")("json", po::bool_switch(),
                                                                          "print one JSON object")(
       "bound-term", po::bool_switch(),
-      "with -m: also compute the PAC-Bayes bound term of Hazan and Urtasun (2010, sec. 4.2), the "
-      "mean over sentences of max_y 1[F(y*) - F(y) <= FP + FN] (1 - F1), chunks against the gold "
-      "labels, exactly")(
+      "with -m: also compute the PAC-Bayes bound term of Bauer, Nakajima and Mueller (2023, sec. "
+      "4.2, McAllester's theorem), the mean over sentences of max_y 1[F(y*) - F(y) <= D(y*, y)] "
+      "(1 - F1), F1 over chunks against the gold labels, exactly")(
+      "bound-distance", po::value<std::string>()->default_value("hamming"),
+      "D in --bound-term: hamming (wrongly labelled tokens, as in the theorem) or chunks (chunk "
+      "false positives + false negatives)")(
       "unseen-from", po::value<std::vector<std::string>>()->multitoken(),
       "also score the tokens whose word (column 0, exact form) occurs in none of these files "
       "(e.g. the training files; read with the same reader options)");
@@ -73,6 +77,16 @@ int RunEval(const std::vector<std::string>& args) {
 
   const bool bound_term = vm["bound-term"].as<bool>();
   if (bound_term && !with_model) return UsageError(cmd, "--bound-term needs -m MODEL");
+  BoundDistance bound_distance = BoundDistance::kHamming;
+  if (const std::string d = vm["bound-distance"].as<std::string>(); d == "chunks") {
+    bound_distance = BoundDistance::kChunks;
+  } else if (d != "hamming") {
+    return UsageError(
+        cmd, absl::StrCat("--bound-distance: expected hamming or chunks, found '", d, "'"));
+  }
+  if (!vm["bound-distance"].defaulted() && !bound_term) {
+    return UsageError(cmd, "--bound-distance goes with --bound-term");
+  }
 
   std::optional<Model> model;
   std::optional<Tagger> tagger;
@@ -134,7 +148,8 @@ int RunEval(const std::vector<std::string>& args) {
   Lattice lattice;
   std::vector<int> gold_ids;
   double bound_sum = 0;
-  int64_t bound_sentences = 0;
+  int64_t bound_sentences = 0, forbidden_gold = 0;
+  constexpr int64_t kMaxForbiddenGoldWarnings = 5;
   absl::Status read =
       ForEachSentence(files, *reader_options, [&](Sentence&& sentence) -> absl::Status {
         if (with_model) {
@@ -154,8 +169,18 @@ int RunEval(const std::vector<std::string>& args) {
               gold_ids.push_back(it->second);
             }
             if (absl::Status s = tagger->BuildLattice(sentence, &lattice); !s.ok()) return s;
-            absl::StatusOr<double> term = BoundTerm(lattice, gold_ids, *chunks);
+            absl::StatusOr<double> term = BoundTerm(lattice, gold_ids, *chunks, bound_distance);
             if (!term.ok()) return term.status();
+            if (std::isinf(lattice.Score(gold_ids))) {
+              // Every labeling passes the margin test against F(y*) = -inf: the term says
+              // nothing about the model's margin here.
+              if (++forbidden_gold <= kMaxForbiddenGoldWarnings) {
+                std::cerr << "chaintag eval: warning: " << Location(sentence)
+                          << ": the model's transition mask forbids the gold labeling, so its "
+                             "bound term is "
+                          << *term << " whatever the scores\n";
+              }
+            }
             bound_sum += *term;
             ++bound_sentences;
           }
@@ -179,6 +204,10 @@ int RunEval(const std::vector<std::string>& args) {
     return Fail(cmd, absl::InvalidArgumentError("no sentences found in the input"));
   std::string text =
       vm["json"].as<bool>() ? FormatEvalReportJson(report) : FormatEvalReport(report);
+  if (forbidden_gold > kMaxForbiddenGoldWarnings) {
+    std::cerr << "chaintag eval: warning: " << forbidden_gold
+              << " sentences have a gold labeling the model's transition mask forbids\n";
+  }
   if (bound_term) {
     const double mean = bound_sentences == 0 ? 0.0 : bound_sum / bound_sentences;
     if (vm["json"].as<bool>()) {

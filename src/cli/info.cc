@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/json.h"
+#include "cli/model_info.h"
 #include "model/compression.h"
 
 namespace chaintag::cli {
@@ -41,51 +42,7 @@ int RunInfo(const std::vector<std::string>& args) {
   const ModelInputOptions& input = info.input;
   const std::vector<WeightedFeature>& features = info.top_features;
   if (vm["json"].as<bool>()) {
-    std::cout << "{\"file\": " << JsonString(path) << ", \"bytes\": " << (ec ? 0 : file_size)
-              << ", \"gzip\": " << (gzip ? "true" : "false") << ", \"labels\": [";
-    for (size_t i = 0; i < info.labels.size(); ++i)
-      std::cout << (i ? ", " : "") << JsonString(info.labels[i]);
-    std::cout << "], \"family\": " << JsonString(info.family);
-    if (info.history_templates.has_value()) {
-      std::cout << ", \"history_templates\": [";
-      for (size_t i = 0; i < info.history_templates->size(); ++i)
-        std::cout << (i ? ", " : "") << JsonString((*info.history_templates)[i]);
-      std::cout << "]";
-    }
-    if (info.hidden_states.has_value()) {
-      // Hidden states per label, in label order (label y owns a contiguous block of them).
-      std::cout << ", \"hidden_states\": {";
-      for (size_t i = 0; i < info.hidden_states->size(); ++i) {
-        const auto& [label, states] = (*info.hidden_states)[i];
-        std::cout << (i ? ", " : "") << JsonString(label) << ": " << states;
-      }
-      std::cout << "}";
-    }
-    auto words = [](const std::optional<ModelInfo::WordClasses>& w) { return w ? w->words : 0; };
-    std::cout << ", \"order\": " << info.order << ", \"attributes\": " << info.attributes
-              << ", \"state_features\": " << info.state_features
-              << ", \"input_columns\": " << info.input_columns
-              << ", \"lexicon_words\": " << words(info.lexicon)
-              << ", \"lexicon2_words\": " << words(info.lexicon2)
-              << ", \"cluster_words\": " << words(info.clusters)
-              << ", \"templates\": " << JsonString(info.templates) << ", \"input\": {\"format\": "
-              << JsonString(std::string(CorpusFormatName(input.format)))
-              << ", \"label_column\": " << input.label_column
-              << ", \"conllu_label\": " << JsonString(input.conllu_label)
-              << ", \"np_chunks\": " << (input.np_chunks ? "true" : "false")
-              << "}, \"metadata\": {";
-    bool first = true;
-    for (const auto& [key, value] : info.metadata) {
-      std::cout << (first ? "" : ", ") << JsonString(key) << ": " << JsonString(value);
-      first = false;
-    }
-    std::cout << "}, \"top_features\": [";
-    for (size_t i = 0; i < features.size(); ++i) {
-      std::cout << (i ? ", " : "") << "{\"attribute\": " << JsonString(features[i].attribute)
-                << ", \"label\": " << JsonString(features[i].label)
-                << ", \"weight\": " << JsonNumber(features[i].weight) << "}";
-    }
-    std::cout << "]}\n";
+    std::cout << ModelInfoJson(*model, path, top) << "\n";
   } else {
     std::cout << "model          " << path << "\n"
               << "file size      " << (ec ? 0 : file_size) << " bytes"

@@ -35,6 +35,10 @@ int RunLexicon(const std::vector<std::string>& args) {
       rc >= 0) {
     return rc;
   }
+  if (absl::Status s = CheckOutputIsNotAnInput(vm["output"].as<std::string>(), FilesRead(vm, {}));
+      !s.ok()) {
+    return UsageError(cmd, std::string(s.message()));
+  }
   if (vm.count("from-wordnet")) {
     if (vm.count("files")) {
       return UsageError(cmd, "--from-wordnet reads a WordNet directory, not corpus files");

@@ -10,6 +10,7 @@
 #include "chaintag/corpus.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/ranks.h"
 
 namespace {
 
@@ -35,6 +36,8 @@ const chaintag::cli::Command kCommands[] = {
     {"info", "print a model's metadata, sizes and top-weighted features", chaintag::cli::RunInfo},
     {"clique", "MAP labelings of cardinality cliques given as JSON lines (alpha-pass, ICM, exact)",
      chaintag::cli::RunClique},
+    {"serve", "a tagging service over HTTP/JSON with a demo page (POST /tag, GET /models, GET /)",
+     chaintag::cli::RunServe},
 };
 
 void PrintUsage(std::ostream& out) {
@@ -47,7 +50,7 @@ void PrintUsage(std::ostream& out) {
   out << "\nRun 'chaintag <command> --help' for a command's options.\n";
 }
 
-// SIGINT/SIGTERM/SIGHUP: remove unfinished output files, then die of the signal as usual.
+// SIGINT/SIGTERM/SIGHUP/SIGPIPE: remove unfinished output files, then die of the signal as usual.
 extern "C" void OnTerminatingSignal(int sig) {
   chaintag::RemoveTemporaryFiles();
   std::signal(sig, SIG_DFL);
@@ -73,7 +76,7 @@ int RunCommand(const chaintag::cli::Command& c, const std::vector<std::string>& 
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, OnTerminatingSignal);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) std::signal(sig, OnTerminatingSignal);
   if (argc < 2) {
     PrintUsage(std::cerr);
     return chaintag::cli::kExitUsage;
@@ -89,7 +92,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : kCommands) {
-    if (command == c.name) return RunCommand(c, args);
+    if (command == c.name) return chaintag::cli::EndRanks(RunCommand(c, args));
   }
   std::cerr << "chaintag: unknown command '" << command << "'\n";
   PrintUsage(std::cerr);

@@ -1,7 +1,8 @@
 // chaintag tag [-m MODEL ...] [--format F] [--output-format F] [decoding options] FILE...|-
 //
-// Raw UTF-8 text is the default input (sentence splitting and Penn Treebank tokenisation);
-// --format reads a corpus format instead. Models form a pipeline: the first model reads the
+// The input format is --format, else the files' extension (.conll, .conllu, .mrg, ...; .gz
+// stripped), else attributes for a model trained on them, else raw UTF-8 text (sentence splitting
+// and Penn Treebank tokenisation). Models form a pipeline: the first model reads the
 // input's columns; every later model reads the word column followed by the labels predicted by the
 // models before it (a POS model, then a chunk model that reads the predicted POS as its column 2).
 // Constraints, k-best and diverse k-best apply to the last model. Sentences are tagged in batches
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,7 +30,9 @@
 #include "chaintag/text.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/ranks.h"
 #include "cli/tag_output.h"
+#include "cli/tag_ranks.h"
 #include "corpus/line_reader.h"
 #include "tagging/request_table.h"
 
@@ -106,23 +110,21 @@ bool SameFile(const std::string& a, const std::string& b) {
   return !ec && na == nb;
 }
 
-// Refuses, before anything is written, outputs that collide with each other or with an input.
+// Refuses, before anything is written, outputs that collide with each other or with a file the
+// command reads (the inputs, models, --exclude, --collective-train). With -o DIR, outputs[i] is
+// the output of the i-th input file.
 absl::Status CheckOutputs(const std::vector<std::string>& outputs,
-                          const std::vector<std::string>& inputs) {
+                          const std::vector<std::string>& files,
+                          const std::vector<InputFile>& read) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (SameFile(outputs[i], outputs[j])) {
-        return absl::InvalidArgumentError(absl::StrCat("inputs '", inputs[j], "' and '", inputs[i],
+        return absl::InvalidArgumentError(absl::StrCat("inputs '", files[j], "' and '", files[i],
                                                        "' would both be written to '", outputs[i],
                                                        "'; tag them into different directories"));
       }
     }
-    for (const std::string& input : inputs) {
-      if (input != "-" && SameFile(outputs[i], input)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("the output '", outputs[i], "' would overwrite the input '", input, "'"));
-      }
-    }
+    if (absl::Status s = CheckOutputIsNotAnInput(outputs[i], read); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -216,10 +218,12 @@ void AddRequestOptions(po::options_description* decoding, po::options_descriptio
 }
 
 // The request for the last model from the options the user gave (the table's defaults stand for
-// the rest). `exclude_file` receives --exclude (read per sentence). An error is a usage error
-// unless `read_error` is set (the --collective-train corpus).
+// the rest). --collective-train is read in `collective_format`, else in the model's stored format.
+// An error is a usage error unless `read_error` is set (reading the --collective-train corpus).
 absl::StatusOr<DecodeRequest> RequestFrom(const po::variables_map& vm, const Model& last,
-                                          const ReaderOptions& reader, bool* read_error) {
+                                          const ReaderOptions& reader,
+                                          std::optional<CorpusFormat> collective_format,
+                                          bool* read_error) {
   RequestBuilder builder(last, kCliSurface);
   for (const RequestField& f : RequestFields()) {
     const std::string option(f.option);
@@ -236,7 +240,7 @@ absl::StatusOr<DecodeRequest> RequestFrom(const po::variables_map& vm, const Mod
     }
     if (!s.ok()) return s;
   }
-  return builder.Build(reader, read_error);
+  return builder.Build(reader, read_error, collective_format);
 }
 
 // Reads every input (raw text or a corpus), tags it in batches and writes the outputs.
@@ -244,23 +248,36 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
               const std::string& output_path, OutputFormat output_format, bool raw_text,
               const TextOptions& text_options, const ReaderOptions& reader_options,
               const std::vector<const Model*>& model_ptrs, const DecodeRequest& request,
-              int threads, const std::string& exclude_file, ExcludeReader* exclude) {
-  // Outputs: one stream, or one file per input in an existing directory.
+              int threads, const std::string& exclude_file, ExcludeReader* exclude,
+              Communicator* ranks) {
+  // Outputs: one stream, or one file per input in an existing directory (RunTag checked them).
   std::error_code ec;
   const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
-  {
-    std::vector<std::string> outputs;
-    if (output_dir) {
-      for (const std::string& f : files) {
-        if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
-        outputs.push_back(OutputPathFor(output_path, f, output_format));
-      }
-    } else if (output_path != "-") {
-      outputs.push_back(output_path);
+  // Over MPI ranks: rank r tags byte range r of every file into part files beside the outputs,
+  // which rank 0 joins at the end.
+  const bool distributed = IsDistributed(ranks);
+  const int rank = distributed ? ranks->rank() : 0;
+  const int num_ranks = distributed ? ranks->size() : 1;
+  if (distributed) {
+    if (raw_text) {
+      return UsageError(cmd,
+                        "tagging over MPI ranks reads corpus files (--format): raw text offsets "
+                        "count from the start of the file, which a byte range does not see");
     }
-    if (absl::Status s = CheckOutputs(outputs, files); !s.ok())
-      return UsageError(cmd, std::string(s.message()));
+    if (output_path == "-") {
+      return UsageError(cmd,
+                        "tagging over MPI ranks needs -o FILE or -o DIR on a file system every "
+                        "rank sees (each rank writes its part beside the output)");
+    }
+    if (request.exclusions || request.collective.has_value()) {
+      return UsageError(cmd, "--exclude and --collective read whole inputs; tag in one process");
+    }
   }
+  // The final output of input `fi` (one file for all inputs unless -o is a directory).
+  auto output_of = [&](size_t fi) {
+    return output_dir ? OutputPathFor(output_path, files[fi], output_format) : output_path;
+  };
+  std::vector<int64_t> sentences_per_file(files.size(), 0);
   int64_t total_bytes = 0;
   for (const std::string& f : files) {
     if (f != "-" && std::filesystem::is_regular_file(f, ec))
@@ -296,6 +313,12 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
     out = std::move(*opened);
     return absl::OkStatus();
   };
+  auto open_part = [&](size_t fi) -> absl::Status {
+    auto opened = Output::Open(PartPath(output_of(fi), static_cast<int>(fi), rank));
+    if (!opened.ok()) return opened.status();
+    out = std::move(*opened);
+    return absl::OkStatus();
+  };
 
   TextSegmenter segmenter(text_options);
   std::vector<Sentence> segmented;
@@ -303,7 +326,9 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
   int64_t input_sentences = 0;
   for (size_t fi = 0; fi < files.size(); ++fi) {
     const std::string& file = files[fi];
-    if (fi == 0 || output_dir) {
+    if (distributed) {
+      if (absl::Status s = open_part(fi); !s.ok()) return Fail(cmd, s);
+    } else if (fi == 0 || output_dir) {
       if (absl::Status s = open_output(file); !s.ok()) return Fail(cmd, s);
     }
     int64_t file_sentences = 0;
@@ -337,10 +362,18 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
       }
       bytes_done += segmenter.bytes_consumed();
     } else {
-      absl::Status read = ForEachSentence(
-          {file}, reader_options,
+      ByteRange range;
+      if (distributed) {
+        absl::StatusOr<ByteRange> mine =
+            RangeOfRank(file, static_cast<int>(fi), reader_options.format, rank, num_ranks);
+        if (!mine.ok()) return Fail(cmd, mine.status());
+        range = *mine;
+      }
+      absl::Status read = ForEachSentenceInRange(
+          file, range, reader_options,
           [&](Sentence&& sentence) {
-            if (file_sentences == 0) sentence.new_document = true;  // a file starts a document
+            // A file starts a document.
+            if (file_sentences == 0 && range.begin == 0) sentence.new_document = true;
             ++file_sentences;
             absl::Status st = add(std::move(sentence));
             progress.Update(0, tagger.sentences(), tagger.tokens());
@@ -350,6 +383,12 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
       if (!read.ok()) return Fail(cmd, read);
     }
     input_sentences += file_sentences;
+    sentences_per_file[fi] = file_sentences;
+    if (distributed) {
+      if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
+      if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+      continue;
+    }
     if (output_dir || fi + 1 == files.size()) {
       if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
       if (output_dir && file_sentences == 0) {
@@ -364,6 +403,32 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
         if (absl::Status s = exclude->Finish(); !s.ok()) return Fail(cmd, s);
       }
       if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+    }
+  }
+  if (distributed) {
+    // Every part is written once all ranks are here; the counts are the whole inputs'.
+    ranks->SumInt64(absl::MakeSpan(sentences_per_file));
+    for (size_t fi = 0; fi < files.size(); ++fi) {
+      if (sentences_per_file[fi] == 0 && (output_dir || fi + 1 == files.size())) {
+        return Fail(cmd, absl::InvalidArgumentError(
+                             absl::StrCat(output_dir ? files[fi] : std::string("the input"),
+                                          ": no sentences found (empty input)")));
+      }
+    }
+    if (rank == 0) {
+      for (size_t fi = 0; fi < files.size(); ++fi) {
+        if (fi == 0 || output_dir) {
+          if (absl::Status s = open_output(files[fi]); !s.ok()) return Fail(cmd, s);
+        }
+        if (absl::Status s =
+                AppendParts(output_of(fi), static_cast<int>(fi), num_ranks, out->stream());
+            !s.ok()) {
+          return Fail(cmd, s);
+        }
+        if (output_dir || fi + 1 == files.size()) {
+          if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+        }
+      }
     }
   }
   progress.Update(bytes_done, tagger.sentences(), tagger.tokens(), /*final=*/true);
@@ -396,7 +461,10 @@ int RunTag(const std::vector<std::string>& args) {
       "threads", po::value<int>()->default_value(1),
       "tagging threads (0 = all cores, at most 4 per core); the output does not depend on it")(
       "output,o", po::value<std::string>()->default_value("-"),
-      "output file, or an existing directory for one output per input");
+      "output file, or an existing directory for one output per input")(
+      "mpi", po::bool_switch(),
+      "tag over MPI ranks even when no MPI launcher is detected (mpirun is detected without it; "
+      "see docs/distributed.md)");
   po::options_description decoding("decoding options (apply to the last model)");
   po::options_description collective(
       "collective tagging (documents: -DOCSTART- lines in CoNLL, "
@@ -410,7 +478,10 @@ int RunTag(const std::vector<std::string>& args) {
       "no-ptb-brackets", po::bool_switch(),
       "raw text: keep brackets as they are instead of -LRB- -RRB- ...");
   options.add(decoding).add(collective).add(text);
-  AddReaderOptions(&options, /*with_label_column=*/false, /*with_sentence_limit=*/false);
+  AddReaderOptions(&options, /*with_label_column=*/false, /*with_sentence_limit=*/false,
+                   "from the extension, .gz stripped: .conll, .conllu, .mrg/.tree/.ptb, "
+                   ".pos/.tagged; else attributes for a model trained on attributes; else raw "
+                   "text");
   po::variables_map vm;
   if (int rc = ParseOrExit(cmd, "[-m MODEL ...] [options] FILE...|-", options, args, &vm); rc >= 0)
     return rc;
@@ -418,9 +489,30 @@ int RunTag(const std::vector<std::string>& args) {
   auto output_format = ParseOutputFormat(vm["output-format"].as<std::string>());
   if (!output_format.ok()) return UsageError(cmd, std::string(output_format.status().message()));
   const std::vector<std::string> files = InputFiles(vm);
-  bool raw_text = vm.count("format") == 0;
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
+  // Without --format every input's extension (.gz stripped) names the format, and all must agree;
+  // with no corpus extension the first model decides below (attributes or raw text).
+  std::optional<CorpusFormat> input_format;
+  if (vm.count("format")) {
+    input_format = reader_options->format;
+  } else {
+    input_format = CorpusFormatFromExtension(files.front());
+    for (const std::string& f : files) {
+      const std::optional<CorpusFormat> format = CorpusFormatFromExtension(f);
+      if (format == input_format) continue;
+      auto name = [](const std::string& file, std::optional<CorpusFormat> format) {
+        return absl::StrCat(file, " (",
+                            format ? std::string(CorpusFormatName(*format)) : "no corpus extension",
+                            ")");
+      };
+      return UsageError(
+          cmd, absl::StrCat("inputs in different formats: ", name(files.front(), input_format),
+                            " and ", name(f, format), "; give --format or tag them apart"));
+    }
+    if (input_format) reader_options->format = *input_format;
+  }
+  bool raw_text = !input_format.has_value();
   reader_options->label_column = 0;  // keep every column; the models read the ones they need
   auto threads = ThreadsFrom(cmd, vm["threads"].as<int>());
   if (!threads.ok()) return UsageError(cmd, std::string(threads.status().message()));
@@ -434,19 +526,33 @@ int RunTag(const std::vector<std::string>& args) {
     if (text_options.max_sentence_tokens < 1)
       return UsageError(cmd, "--max-sentence-tokens must be >= 1");
     text_options.ptb_brackets = !vm["no-ptb-brackets"].as<bool>();
+    text_options.max_line_bytes = reader_options->max_line_bytes;
     reader_options->max_sentence_tokens = text_options.max_sentence_tokens;
     reader_options->split_long_sentences = true;
   }
 
-  std::vector<std::string> model_paths;
-  if (vm.count("model")) {
-    model_paths = vm["model"].as<std::vector<std::string>>();
-  } else {
-    for (const std::string& name : DefaultModelFiles()) {
-      auto path = ShippedModelPath(name);
-      if (!path.ok()) return Fail(cmd, path.status());
-      model_paths.push_back(*path);
+  auto found = PipelineModelPaths(vm.count("model") ? vm["model"].as<std::vector<std::string>>()
+                                                    : std::vector<std::string>());
+  if (!found.ok()) return Fail(cmd, found.status());
+  const std::vector<std::string> model_paths = *std::move(found);
+  // Outputs: one stream, or one file per input in an existing directory; checked before any work.
+  {
+    const std::string output_path = vm["output"].as<std::string>();
+    std::error_code ec;
+    const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
+    std::vector<std::string> outputs;
+    if (output_dir) {
+      for (const std::string& f : files) {
+        if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
+        outputs.push_back(OutputPathFor(output_path, f, *output_format));
+      }
+    } else if (output_path != "-") {
+      outputs.push_back(output_path);
     }
+    std::vector<InputFile> read = FilesRead(vm, {"exclude", "collective-train"});
+    for (const std::string& path : model_paths) read.push_back({path, "model"});
+    if (absl::Status s = CheckOutputs(outputs, files, read); !s.ok())
+      return UsageError(cmd, std::string(s.message()));
   }
   PrepareHeapForModels(*threads);
   auto models = Model::LoadAll(model_paths);
@@ -467,10 +573,15 @@ int RunTag(const std::vector<std::string>& args) {
 
   if (vm.count("forced-column") && raw_text)
     return UsageError(cmd, "--forced-column needs corpus input (--format)");
-  if (vm.count("collective-train") && raw_text)
-    return UsageError(cmd, "--collective-train is read with --format (a labelled corpus)");
+  // --collective-train is read with --format, else its own extension, else the model's format.
+  std::optional<CorpusFormat> collective_format;
+  if (vm.count("format")) {
+    collective_format = reader_options->format;
+  } else if (vm.count("collective-train")) {
+    collective_format = CorpusFormatFromExtension(vm["collective-train"].as<std::string>());
+  }
   bool read_error = false;
-  auto request = RequestFrom(vm, last_model, *reader_options, &read_error);
+  auto request = RequestFrom(vm, last_model, *reader_options, collective_format, &read_error);
   if (!request.ok() && read_error) return Fail(cmd, request.status());
   if (!request.ok()) return UsageError(cmd, std::string(request.status().message()));
   // Probabilities are computed where the output shows them.
@@ -483,9 +594,11 @@ int RunTag(const std::vector<std::string>& args) {
     if (absl::Status s = exclude.Open(exclude_file, reader_options->max_line_bytes); !s.ok())
       return Fail(cmd, s);
   }
+  absl::StatusOr<Communicator*> ranks = Ranks(vm["mpi"].as<bool>());
+  if (!ranks.ok()) return UsageError(cmd, std::string(ranks.status().message()));
   return TagInputs(cmd, files, vm["output"].as<std::string>(), *output_format, raw_text,
                    text_options, *reader_options, model_ptrs, *request, *threads, exclude_file,
-                   &exclude);
+                   &exclude, *ranks);
 }
 
 }  // namespace chaintag::cli

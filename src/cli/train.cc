@@ -21,6 +21,7 @@
 #include "chaintag/model.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/ranks.h"
 
 namespace chaintag::cli {
 
@@ -34,8 +35,13 @@ std::string FlagName(const std::string& option) {
 class ProgressPrinter : public TrainObserver {
  public:
   void OnIteration(const TrainProgress& p) override {
+    for (const std::string& warning : p.warnings) {
+      std::cerr << "chaintag train: warning: " << warning << "\n";
+    }
     std::string line;
-    if (p.mean_loss.has_value()) {
+    if (p.epoch) {
+      line = absl::StrFormat("epoch %4d  loss %.6g", p.iteration, p.objective);
+    } else if (p.mean_loss.has_value()) {
       line = absl::StrFormat("pass %4d  primal %.6g", p.iteration, p.objective);
       if (p.duality_gap) absl::StrAppendFormat(&line, "  gap %.4g", *p.duality_gap);
       absl::StrAppendFormat(&line, "  loss %.4g  inference %.1fs of %.1fs  active %d", *p.mean_loss,
@@ -70,7 +76,10 @@ int RunTrain(const std::vector<std::string>& args) {
       "clusters", po::value<std::string>(),
       "word clusters (a paths file, BITSTRING<TAB>WORD<TAB>COUNT lines, as chaintag clusters "
       "writes) read by the cluster() template function; stored in the model")(
-      "dev", po::value<std::vector<std::string>>(), "development file(s), scored every iteration");
+      "dev", po::value<std::vector<std::string>>(), "development file(s), scored every iteration")(
+      "mpi", po::bool_switch(),
+      "train over MPI ranks even when no MPI launcher is detected (mpirun is detected without "
+      "it; see docs/distributed.md)");
   po::options_description trainer("trainer options");
   for (const TrainOptionDef& def : TrainOptionTable()) {
     trainer.add_options()(FlagName(def.name).c_str(),
@@ -88,6 +97,12 @@ int RunTrain(const std::vector<std::string>& args) {
   }
   if (!vm.count("files")) return UsageError(cmd, "expected training files");
   const std::vector<std::string> files = vm["files"].as<std::vector<std::string>>();
+  const std::string output = vm["output"].as<std::string>();
+  if (absl::Status s = CheckOutputIsNotAnInput(
+          output, FilesRead(vm, {"dev", "lexicon", "lexicon2", "clusters", "template"}));
+      !s.ok()) {
+    return UsageError(cmd, std::string(s.message()));
+  }
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
   // Attribute input (CRFsuite data format) carries its features: no templates.
@@ -158,9 +173,14 @@ int RunTrain(const std::vector<std::string>& args) {
                                         "' calls cluster() (see docs/templates.md)"));
   }
 
+  absl::StatusOr<Communicator*> ranks = Ranks(vm["mpi"].as<bool>());
+  if (!ranks.ok()) return UsageError(cmd, std::string(ranks.status().message()));
+  // Rank 0 reports progress and writes the model; every rank trains.
+  const bool lead = LeadRank(*ranks);
   // Fail before hours of training, not after.
-  const std::string output = vm["output"].as<std::string>();
-  if (absl::Status s = CheckWritable(output); !s.ok()) return Fail(cmd, s);
+  if (lead) {
+    if (absl::Status s = CheckWritable(output); !s.ok()) return Fail(cmd, s);
+  }
 
   std::vector<Sentence> dev;
   if (vm.count("dev")) {
@@ -177,8 +197,10 @@ int RunTrain(const std::vector<std::string>& args) {
     for (;;) {
       if (reader == nullptr) {
         if (next_file == files.size()) {
+          if (!lead) return std::nullopt;
           std::cerr << "chaintag train: " << sentences << " sentences, " << tokens << " tokens";
           if (!dev.empty()) std::cerr << "; dev " << dev.size() << " sentences";
+          if (IsDistributed(*ranks)) std::cerr << "; " << (*ranks)->size() << " MPI ranks";
           std::cerr << "\n";
           return std::nullopt;
         }
@@ -205,13 +227,22 @@ int RunTrain(const std::vector<std::string>& args) {
     info.metadata.emplace_back("dev_files",
                                absl::StrJoin(vm["dev"].as<std::vector<std::string>>(), " "));
   }
+  info.ranks = *ranks;
   ProgressPrinter progress;
-  auto model = Train(train_options, *spec, train, dev.empty() ? nullptr : &dev, &progress, info);
+  auto model = Train(train_options, *spec, train, dev.empty() ? nullptr : &dev,
+                     lead ? &progress : nullptr, info);
   if (!model.ok()) return Fail(cmd, model.status());
+  if (!lead) return kExitOk;
   const ModelFileCompression compression =
       vm["compress"].as<bool>() ? ModelFileCompression::kGzip : ModelFileCompression::kNone;
   if (absl::Status s = model->Save(output, compression); !s.ok()) return Fail(cmd, s);
   std::cerr << "chaintag train: wrote " << output << "\n";
+  if (IsDistributed(*ranks)) {
+    const Communicator::Stats& c = (*ranks)->stats();
+    std::cerr << absl::StrFormat(
+        "chaintag train: rank 0 of %d: %d collectives, %.1f MB handed in, %.1f s inside them\n",
+        (*ranks)->size(), c.calls, c.bytes / 1e6, c.seconds);
+  }
   return kExitOk;
 }
 

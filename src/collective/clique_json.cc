@@ -1,327 +1,87 @@
-// Cliques as JSON lines: a small strict JSON parser (RFC 8259 values, nesting and sizes capped)
-// and the mapping of its values onto Clique and CliquePotential.
-#include <charconv>
+// Cliques as JSON lines: each line a strict JSON document (json_document.h: nlohmann-json with
+// nesting, size and duplicate-key checks), mapped onto Clique and CliquePotential.
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "chaintag/collective.h"
+#include "json_document.h"
 #include "json_string.h"
 
 namespace chaintag {
 
 namespace {
 
+using nlohmann::json;
+
 constexpr int kMaxJsonDepth = 16;
 // Values in one line: a clique's cells plus a potential's table, with room to spare.
 constexpr int64_t kMaxJsonValues = 3 * kMaxCliqueCells;
 
-struct JsonValue {
-  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject };
-  Type type = Type::kNull;
-  bool boolean = false;
-  double number = 0;
-  std::string string;
-  std::vector<JsonValue> array;
-  // An object's members: keys[i] names members[i] (a vector of pairs would need JsonValue
-  // complete here).
-  std::vector<std::string> keys;
-  std::vector<JsonValue> members;
-
-  const JsonValue* Find(std::string_view key) const {
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (keys[i] == key) return &members[i];
-    }
-    return nullptr;
-  }
-};
-
-class JsonParser {
- public:
-  explicit JsonParser(std::string_view text) : text_(text) {}
-
-  absl::StatusOr<JsonValue> ParseDocument() {
-    JsonValue value;
-    if (auto s = Parse(&value, 0); !s.ok()) return s;
-    SkipSpace();
-    if (pos_ != text_.size()) return Error("unexpected text after the JSON value");
-    return value;
-  }
-
- private:
-  absl::Status Error(std::string_view what) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid JSON at byte ", pos_ + 1, ": ", std::string(what)));
-  }
-  void SkipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
-                                   text_[pos_] == '\n' || text_[pos_] == '\r'))
-      ++pos_;
-  }
-  bool Literal(std::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-
-  absl::Status Parse(JsonValue* value, int depth) {
-    if (depth > kMaxJsonDepth) return Error("nesting deeper than 16 levels");
-    if (++values_ > kMaxJsonValues) return Error("more than 3,000,000 values on one line");
-    SkipSpace();
-    if (pos_ >= text_.size()) return Error("expected a value, found the end of the line");
-    const char c = text_[pos_];
-    if (c == '{') return ParseObject(value, depth);
-    if (c == '[') return ParseArray(value, depth);
-    if (c == '"') {
-      value->type = JsonValue::Type::kString;
-      return ParseString(&value->string);
-    }
-    if (Literal("true")) {
-      value->type = JsonValue::Type::kBool;
-      value->boolean = true;
-      return absl::OkStatus();
-    }
-    if (Literal("false")) {
-      value->type = JsonValue::Type::kBool;
-      return absl::OkStatus();
-    }
-    if (Literal("null")) return absl::OkStatus();
-    if (c == '-' || (c >= '0' && c <= '9')) return ParseNumber(value);
-    return Error(absl::StrCat("expected a value, found '", std::string(1, c), "'"));
-  }
-
-  absl::Status ParseNumber(JsonValue* value) {
-    // JSON grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-    const size_t start = pos_;
-    auto digits = [&] {
-      size_t from = pos_;
-      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
-      return pos_ > from;
-    };
-    if (text_[pos_] == '-') ++pos_;
-    if (pos_ < text_.size() && text_[pos_] == '0') {
-      ++pos_;
-    } else if (!digits()) {
-      return Error("malformed number");
-    }
-    if (pos_ < text_.size() && text_[pos_] == '.') {
-      ++pos_;
-      if (!digits()) return Error("malformed number: digits expected after '.'");
-    }
-    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
-      ++pos_;
-      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
-      if (!digits()) return Error("malformed number: digits expected in the exponent");
-    }
-    double v = 0;
-    auto [ptr, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, v);
-    if (ec != std::errc() || ptr != text_.data() + pos_ || !std::isfinite(v)) {
-      pos_ = start;
-      return Error("number out of range");
-    }
-    value->type = JsonValue::Type::kNumber;
-    value->number = v;
-    return absl::OkStatus();
-  }
-
-  absl::Status ParseString(std::string* out) {
-    ++pos_;  // opening quote
-    while (pos_ < text_.size()) {
-      const unsigned char c = text_[pos_];
-      if (c == '"') {
-        ++pos_;
-        return absl::OkStatus();
-      }
-      if (c < 0x20) return Error("control character in a string");
-      if (c != '\\') {
-        out->push_back(static_cast<char>(c));
-        ++pos_;
-        continue;
-      }
-      if (++pos_ >= text_.size()) break;
-      const char e = text_[pos_++];
-      switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          out->push_back(e);
-          break;
-        case 'b':
-          out->push_back('\b');
-          break;
-        case 'f':
-          out->push_back('\f');
-          break;
-        case 'n':
-          out->push_back('\n');
-          break;
-        case 'r':
-          out->push_back('\r');
-          break;
-        case 't':
-          out->push_back('\t');
-          break;
-        case 'u': {
-          // Keys and type names are ASCII; \u escapes are kept as the code unit's UTF-8 form.
-          if (pos_ + 4 > text_.size()) return Error("truncated \\u escape");
-          unsigned code = 0;
-          for (int i = 0; i < 4; ++i) {
-            const char h = text_[pos_++];
-            code <<= 4;
-            if (h >= '0' && h <= '9') {
-              code |= h - '0';
-            } else if (h >= 'a' && h <= 'f') {
-              code |= h - 'a' + 10;
-            } else if (h >= 'A' && h <= 'F') {
-              code |= h - 'A' + 10;
-            } else {
-              return Error("bad hex digit in a \\u escape");
-            }
-          }
-          if (code < 0x80) {
-            out->push_back(static_cast<char>(code));
-          } else if (code < 0x800) {
-            out->push_back(static_cast<char>(0xC0 | (code >> 6)));
-            out->push_back(static_cast<char>(0x80 | (code & 0x3F)));
-          } else {
-            out->push_back(static_cast<char>(0xE0 | (code >> 12)));
-            out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
-            out->push_back(static_cast<char>(0x80 | (code & 0x3F)));
-          }
-          break;
-        }
-        default:
-          --pos_;
-          return Error("unknown escape in a string");
-      }
-    }
-    return Error("unterminated string");
-  }
-
-  absl::Status ParseArray(JsonValue* value, int depth) {
-    value->type = JsonValue::Type::kArray;
-    ++pos_;
-    SkipSpace();
-    if (pos_ < text_.size() && text_[pos_] == ']') {
-      ++pos_;
-      return absl::OkStatus();
-    }
-    while (true) {
-      value->array.emplace_back();
-      if (auto s = Parse(&value->array.back(), depth + 1); !s.ok()) return s;
-      SkipSpace();
-      if (pos_ >= text_.size()) return Error("unterminated array");
-      if (text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (text_[pos_] == ']') {
-        ++pos_;
-        return absl::OkStatus();
-      }
-      return Error("expected ',' or ']' in an array");
-    }
-  }
-
-  absl::Status ParseObject(JsonValue* value, int depth) {
-    value->type = JsonValue::Type::kObject;
-    ++pos_;
-    SkipSpace();
-    if (pos_ < text_.size() && text_[pos_] == '}') {
-      ++pos_;
-      return absl::OkStatus();
-    }
-    while (true) {
-      SkipSpace();
-      if (pos_ >= text_.size() || text_[pos_] != '"') return Error("expected a key string");
-      std::string key;
-      if (auto s = ParseString(&key); !s.ok()) return s;
-      if (value->Find(key) != nullptr)
-        return Error(absl::StrCat("duplicate key ", JsonString(key)));
-      SkipSpace();
-      if (pos_ >= text_.size() || text_[pos_] != ':') return Error("expected ':' after a key");
-      ++pos_;
-      JsonValue member;
-      if (auto s = Parse(&member, depth + 1); !s.ok()) return s;
-      value->keys.push_back(std::move(key));
-      value->members.push_back(std::move(member));
-      SkipSpace();
-      if (pos_ >= text_.size()) return Error("unterminated object");
-      if (text_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (text_[pos_] == '}') {
-        ++pos_;
-        return absl::OkStatus();
-      }
-      return Error("expected ',' or '}' in an object");
-    }
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
-  int64_t values_ = 0;
-};
+// The member `key` of an object, or null when absent.
+const json* Find(const json& object, const std::string& key) {
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
 
 absl::Status Expect(bool ok, std::string_view message) {
   return ok ? absl::OkStatus() : absl::InvalidArgumentError(std::string(message));
 }
 
 // An array of arrays of numbers, every row the same length (`what` names it in errors).
-absl::StatusOr<std::vector<std::vector<double>>> Matrix(const JsonValue* v,
-                                                        const std::string& what) {
+absl::StatusOr<std::vector<std::vector<double>>> Matrix(const json* v, const std::string& what) {
   if (v == nullptr) return absl::InvalidArgumentError(absl::StrCat("missing \"", what, "\""));
-  if (v->type != JsonValue::Type::kArray || v->array.empty()) {
+  if (!v->is_array() || v->empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("\"", what, "\" must be a non-empty array of arrays of numbers"));
   }
   std::vector<std::vector<double>> rows;
-  rows.reserve(v->array.size());
-  for (size_t i = 0; i < v->array.size(); ++i) {
-    const JsonValue& row = v->array[i];
-    if (row.type != JsonValue::Type::kArray || row.array.empty()) {
+  rows.reserve(v->size());
+  for (size_t i = 0; i < v->size(); ++i) {
+    const json& row = (*v)[i];
+    if (!row.is_array() || row.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("\"", what, "\"[", i, "] must be a non-empty array of numbers"));
     }
-    if (row.array.size() != v->array[0].array.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("\"", what, "\"[", i, "] has ",
-                                                     row.array.size(), " values, \"", what,
-                                                     "\"[0] has ", v->array[0].array.size()));
+    if (row.size() != (*v)[0].size()) {
+      return absl::InvalidArgumentError(absl::StrCat("\"", what, "\"[", i, "] has ", row.size(),
+                                                     " values, \"", what, "\"[0] has ",
+                                                     (*v)[0].size()));
     }
     std::vector<double> values;
-    values.reserve(row.array.size());
-    for (size_t j = 0; j < row.array.size(); ++j) {
-      if (row.array[j].type != JsonValue::Type::kNumber) {
+    values.reserve(row.size());
+    for (size_t j = 0; j < row.size(); ++j) {
+      if (!row[j].is_number()) {
         return absl::InvalidArgumentError(
             absl::StrCat("\"", what, "\"[", i, "][", j, "] must be a number"));
       }
-      values.push_back(row.array[j].number);
+      values.push_back(row[j].get<double>());
     }
     rows.push_back(std::move(values));
   }
   return rows;
 }
 
-absl::StatusOr<double> Number(const JsonValue& object, const std::string& key,
+absl::StatusOr<double> Number(const json& object, const std::string& key,
                               std::optional<double> fallback = std::nullopt) {
-  const JsonValue* v = object.Find(key);
+  const json* v = Find(object, key);
   if (v == nullptr) {
     if (fallback) return *fallback;
     return absl::InvalidArgumentError(absl::StrCat("the potential needs \"", key, "\""));
   }
-  if (v->type != JsonValue::Type::kNumber) {
+  if (!v->is_number()) {
     return absl::InvalidArgumentError(absl::StrCat("\"", key, "\" must be a number"));
   }
-  return v->number;
+  return v->get<double>();
 }
 
-absl::Status OnlyKeys(const JsonValue& object, std::initializer_list<const char*> keys,
+absl::Status OnlyKeys(const json& object, std::initializer_list<const char*> keys,
                       const std::string& where) {
-  for (const std::string& k : object.keys) {
+  for (const auto& [k, value] : object.items()) {
     bool known = false;
     for (auto key : keys) known = known || k == key;
     if (!known) {
@@ -334,17 +94,17 @@ absl::Status OnlyKeys(const JsonValue& object, std::initializer_list<const char*
   return absl::OkStatus();
 }
 
-absl::StatusOr<CliquePotential> PotentialFrom(const JsonValue& p, int n, int m) {
-  if (p.type != JsonValue::Type::kObject) {
+absl::StatusOr<CliquePotential> PotentialFrom(const json& p, int n, int m) {
+  if (!p.is_object()) {
     return absl::InvalidArgumentError("\"potential\" must be an object with a \"type\"");
   }
-  const JsonValue* type = p.Find("type");
-  if (type == nullptr || type->type != JsonValue::Type::kString) {
+  const json* type = Find(p, "type");
+  if (type == nullptr || !type->is_string()) {
     return absl::InvalidArgumentError(
         "\"potential\" needs \"type\": \"potts\", \"entropy\", \"makespan\", \"max\", \"sum\" or "
         "\"majority\"");
   }
-  const std::string& t = type->string;
+  const std::string& t = type->get_ref<const std::string&>();
   if (t == "potts" || t == "entropy") {
     if (auto s = OnlyKeys(p, {"type", "lambda"}, "the potential"); !s.ok()) return s;
     auto lambda = Number(p, "lambda");
@@ -365,7 +125,7 @@ absl::StatusOr<CliquePotential> PotentialFrom(const JsonValue& p, int n, int m) 
   }
   if (t == "max" || t == "sum") {
     if (auto s = OnlyKeys(p, {"type", "table"}, "the potential"); !s.ok()) return s;
-    auto table = Matrix(p.Find("table"), "table");
+    auto table = Matrix(Find(p, "table"), "table");
     if (!table.ok()) return table.status();
     if (static_cast<int>(table->size()) != m || static_cast<int>((*table)[0].size()) != n + 1) {
       return absl::InvalidArgumentError(
@@ -377,7 +137,7 @@ absl::StatusOr<CliquePotential> PotentialFrom(const JsonValue& p, int n, int m) 
   }
   if (t == "majority") {
     if (auto s = OnlyKeys(p, {"type", "W"}, "the potential"); !s.ok()) return s;
-    auto w = Matrix(p.Find("W"), "W");
+    auto w = Matrix(Find(p, "W"), "W");
     if (!w.ok()) return w.status();
     if (static_cast<int>(w->size()) != m || static_cast<int>((*w)[0].size()) != m) {
       return absl::InvalidArgumentError(
@@ -393,13 +153,13 @@ absl::StatusOr<CliquePotential> PotentialFrom(const JsonValue& p, int n, int m) 
 }  // namespace
 
 absl::StatusOr<Clique> ParseCliqueJson(std::string_view text) {
-  auto doc = JsonParser(text).ParseDocument();
+  auto doc = ParseJsonDocument(text, {kMaxJsonDepth, kMaxJsonValues});
   if (!doc.ok()) return doc.status();
-  if (doc->type != JsonValue::Type::kObject) {
+  if (!doc->is_object()) {
     return absl::InvalidArgumentError("a clique must be a JSON object");
   }
   if (auto s = OnlyKeys(*doc, {"potentials", "potential"}, "a clique"); !s.ok()) return s;
-  auto phi = Matrix(doc->Find("potentials"), "potentials");
+  auto phi = Matrix(Find(*doc, "potentials"), "potentials");
   if (!phi.ok()) return phi.status();
   const int64_t n = phi->size();
   const int64_t m = (*phi)[0].size();
@@ -411,7 +171,7 @@ absl::StatusOr<Clique> ParseCliqueJson(std::string_view text) {
     return absl::InvalidArgumentError(
         absl::StrCat("the clique has ", m, " labels, more than the limit ", kMaxCliqueLabels));
   }
-  const JsonValue* p = doc->Find("potential");
+  const json* p = Find(*doc, "potential");
   if (auto s = Expect(p != nullptr, "missing \"potential\""); !s.ok()) return s;
   auto potential = PotentialFrom(*p, static_cast<int>(n), static_cast<int>(m));
   if (!potential.ok()) return potential.status();

@@ -1,4 +1,5 @@
 // Corpus format names and extension-based detection.
+#include <optional>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -34,8 +35,9 @@ std::string_view CorpusFormatName(CorpusFormat format) {
   return "conll";
 }
 
-CorpusFormat CorpusFormatFromPath(std::string_view path) {
+std::optional<CorpusFormat> CorpusFormatFromExtension(std::string_view path) {
   if (path.ends_with(".gz")) path.remove_suffix(3);
+  if (path.ends_with(".conll")) return CorpusFormat::kConll;
   if (path.ends_with(".conllu")) return CorpusFormat::kConllu;
   if (path.ends_with(".mrg") || path.ends_with(".tree") || path.ends_with(".ptb")) {
     return CorpusFormat::kPtb;
@@ -43,7 +45,11 @@ CorpusFormat CorpusFormatFromPath(std::string_view path) {
   if (path.ends_with(".pos") || path.ends_with(".tagged")) {
     return CorpusFormat::kTagged;
   }
-  return CorpusFormat::kConll;
+  return std::nullopt;
+}
+
+CorpusFormat CorpusFormatFromPath(std::string_view path) {
+  return CorpusFormatFromExtension(path).value_or(CorpusFormat::kConll);
 }
 
 }  // namespace chaintag

@@ -110,9 +110,9 @@ absl::Status AuxDpDecoder::Run(const Lattice& lattice,
     computes_rows_[c] = s->ComputesRows() || reads_history_[c];
   }
   num_states_ = static_cast<int>(r);
-  if (int64_t{m_} * n_ * r > kMaxCells) {
+  if (int64_t{m_} * n_ * r > max_cells_) {
     return absl::ResourceExhaustedError(absl::StrCat("AuxDpDecoder: M*N*R = ", m_, "*", n_, "*", r,
-                                                     " cells exceeds the limit ", kMaxCells));
+                                                     " cells exceeds the limit ", max_cells_));
   }
   // Forward scores (8 bytes a cell) and component states; checked before anything is allocated.
   if (const int64_t bytes = int64_t{m_} * n_ * r * 8 + r * k * 4; bytes > max_bytes_) {

@@ -39,6 +39,17 @@ int64_t ClampIndex(double v) {
   return static_cast<int64_t>(std::clamp(v, -kLimit, kLimit));
 }
 
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_add_overflow(a, b, &out)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return out;
+}
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_mul_overflow(a, b, &out)) return (a > 0) == (b > 0) ? INT64_MAX : INT64_MIN;
+  return out;
+}
+
 struct Interval {
   int64_t lo;
   int64_t hi;
@@ -58,10 +69,10 @@ double ExactIncrement(const Lattice& lattice, int t, int before, int prev, int y
 
 // Second order: per (t, y) the max / min score of the rest of the chain after t and of the prefix
 // up to t, by Viterbi both ways over label pairs (prev, y) (prev = N before the sentence), reduced
-// over prev (sound bounds, looser than per pair). `increment(t, before, prev, y)` is the exact
-// score the label y adds at t.
-template <typename Increment>
-void SecondOrderBounds(int m, int n, const Increment& increment, std::vector<double>* best_rest,
+// over prev (sound bounds, looser than per pair). `increments(t, before, prev)` points to the exact
+// scores each label adds at t after (before, prev).
+template <typename Increments>
+void SecondOrderBounds(int m, int n, const Increments& increments, std::vector<double>* best_rest,
                        std::vector<double>* worst_rest, std::vector<double>* best_prefix,
                        std::vector<double>* worst_prefix) {
   const size_t pairs = static_cast<size_t>(n + 1) * n;  // (prev, y); prev = n only at t = 0
@@ -76,12 +87,18 @@ void SecondOrderBounds(int m, int n, const Increment& increment, std::vector<dou
       std::fill(next_lo.begin(), next_lo.end(), kPosInf);
       for (int p = p0; p < p1; ++p) {
         for (int y = 0; y < n; ++y) {
+          const double* row = increments(t + 1, p, y);
+          const double* rest_hi = hi.data() + at(y, 0);
+          const double* rest_lo = lo.data() + at(y, 0);
+          double best = kNegInf, worst = kPosInf;  // in registers: no store per label
           for (int z = 0; z < n; ++z) {
-            const double inc = increment(t + 1, p, y, z);
-            if (!std::isfinite(inc) || hi[at(y, z)] == kNegInf) continue;
-            next_hi[at(p, y)] = std::max(next_hi[at(p, y)], inc + hi[at(y, z)]);
-            next_lo[at(p, y)] = std::min(next_lo[at(p, y)], inc + lo[at(y, z)]);
+            const double inc = row[z];
+            if (!std::isfinite(inc) || rest_hi[z] == kNegInf) continue;
+            best = std::max(best, inc + rest_hi[z]);
+            worst = std::min(worst, inc + rest_lo[z]);
           }
+          next_hi[at(p, y)] = best;
+          next_lo[at(p, y)] = worst;
         }
       }
       hi.swap(next_hi);
@@ -100,8 +117,9 @@ void SecondOrderBounds(int m, int n, const Increment& increment, std::vector<dou
   // Forward: hi / lo[(p, y)] = max / min prefix score ending in (t - 1, t) = (p, y).
   std::fill(hi.begin(), hi.end(), kNegInf);
   std::fill(lo.begin(), lo.end(), kPosInf);
+  const double* first = increments(0, n, -1);
   for (int y = 0; y < n; ++y) {
-    const double inc = increment(0, n, -1, y);
+    const double inc = first[y];
     if (std::isfinite(inc)) hi[at(n, y)] = lo[at(n, y)] = inc;
   }
   for (int t = 0; t < m; ++t) {
@@ -113,8 +131,9 @@ void SecondOrderBounds(int m, int n, const Increment& increment, std::vector<dou
       for (int b = b0; b < b1; ++b) {
         for (int p = 0; p < n; ++p) {
           if (hi[at(b, p)] == kNegInf) continue;
+          const double* row = increments(t, b, p);
           for (int y = 0; y < n; ++y) {
-            const double inc = increment(t, b, p, y);
+            const double inc = row[y];
             if (!std::isfinite(inc)) continue;
             next_hi[at(p, y)] = std::max(next_hi[at(p, y)], hi[at(b, p)] + inc);
             next_lo[at(p, y)] = std::min(next_lo[at(p, y)], lo[at(b, p)] + inc);
@@ -153,7 +172,24 @@ void ChainBounds(const Lattice& lattice, std::vector<double>* best_rest,
     return ExactIncrement(lattice, t, before, prev, y);
   };
   if (lattice.order() == 2) {
-    SecondOrderBounds(m, n, increment, best_rest, worst_rest, best_prefix, worst_prefix);
+    // Rows of ExactIncrement (the same sums in the same order), filled without a call per label.
+    std::vector<double> scratch(n);
+    auto increments = [&](int t, int before, int prev) {
+      const double* unary = lattice.unary_row(t).data();
+      if (t == 0) {
+        for (int y = 0; y < n; ++y) scratch[y] = lattice.start(y) + unary[y];
+      } else {
+        const double* trans = lattice.transition_data().data() + static_cast<size_t>(prev) * n;
+        const double* tri = lattice.trigram_data().data() +
+                            (static_cast<size_t>(t == 1 ? lattice.bos() : before) * n + prev) * n;
+        for (int y = 0; y < n; ++y) scratch[y] = (trans[y] + tri[y]) + unary[y];
+      }
+      if (t == m - 1) {
+        for (int y = 0; y < n; ++y) scratch[y] += lattice.end(y);
+      }
+      return static_cast<const double*>(scratch.data());
+    };
+    SecondOrderBounds(m, n, increments, best_rest, worst_rest, best_prefix, worst_prefix);
     return;
   }
   // Exact max / min score of the rest of the chain after (t, y) (backward Viterbi both ways).
@@ -453,13 +489,27 @@ class RangeDp {
       for (int y = 0; y < n_; ++y) {
         int64_t lo, hi;
         if (!Window(t, y, r, &lo, &hi)) continue;
-        const int64_t slots = (hi - lo + 2) * Histories(t);
-        e.cells += slots;
-        e.work += slots * (t == 0 ? 1 : n_);
+        // Saturating: windows at a tiny resolution can be ~1e19 partials wide.
+        const int64_t slots = SaturatingMul(hi - lo + 2, Histories(t));
+        e.cells = SaturatingAdd(e.cells, slots);
+        e.work = SaturatingAdd(e.work, SaturatingMul(slots, t == 0 ? 1 : n_));
         e.widest = std::max(e.widest, hi - lo + 1);
       }
     }
     return e;
+  }
+
+  // The work of the coarsest windows (one partial and the free cell per live label and position).
+  int64_t LeastWork() const {
+    int64_t work = 0;
+    for (int t = 0; t < m_; ++t) {
+      for (int y = 0; y < n_; ++y) {
+        const size_t i = static_cast<size_t>(t) * n_ + y;
+        if (best_rest_[i] == kNegInf || best_prefix_[i] == kNegInf) continue;
+        work += 2 * Histories(t) * (t == 0 ? 1 : n_);
+      }
+    }
+    return work;
   }
 
   enum class Outcome { kFound, kInfeasible, kUndecided };
@@ -613,6 +663,7 @@ RangeDp::Outcome RangeDp::Run(double r, Labeling* out, int64_t* work) {
         // Predecessors: (t - 1, p) at first order (back = p); (t - 1, p = h, history b) at
         // second order (back = b).
         const int backs = second_order_ ? Histories(t - 1) : n_;
+        *work += backs + width;  // looking at each predecessor block, settling this one
         for (int back = 0; back < backs; ++back) {
           const int p = PrevLabel(h, back);
           const Block& parent = BlockAt(t - 1, p, PrevHistory(back));
@@ -716,10 +767,10 @@ RangeDp::Outcome RangeDp::Run(double r, Labeling* out, int64_t* work) {
 }
 
 // Cell updates a score-range search may do per sentence before its resolution coarsens: the
-// state budget is set by time (about 6 ms on one core of this machine class) rather than by a
+// state budget is set by time (about 2 ms on one core of this machine class) rather than by a
 // fixed number of states, and it is counted in work, not measured, so the answer never depends on
 // the machine's load.
-constexpr int64_t kRangeWorkBudget = int64_t{1} << 22;
+constexpr int64_t kRangeWorkBudget = int64_t{1} << 20;
 
 // ScoreRangeDecode without other constraints (RangeDp): the finest resolution from `resolution`
 // up whose windows fit the work budget, `max_states` per label and position, and `max_bytes`;
@@ -740,8 +791,7 @@ absl::StatusOr<Labeling> RangeSearch(const Lattice& lattice, double lower, doubl
   RangeDp dp(lattice, lower, upper);
   constexpr int64_t kBytesPerCell = 64;  // a live cell, its layer slot and its touch
   // Even the coarsest windows visit every live (position, label, history) once.
-  const int64_t budget =
-      std::max(kRangeWorkBudget, 4 * dp.EstimateAt(std::numeric_limits<double>::max()).work);
+  const int64_t budget = std::max(kRangeWorkBudget, 4 * dp.LeastWork());
   auto fits = [&](const RangeDp::Estimate& e) {
     return e.widest <= max_states && e.cells <= max_bytes / kBytesPerCell;
   };
@@ -817,25 +867,62 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
   // Two engines (max and min per state), 8 bytes a cell each.
   const int64_t cells = std::min<int64_t>(AuxDpDecoder::kMaxCells, max_bytes / 16);
   const int64_t fit = cells / per_state / std::max<int64_t>(other_states, 1);
+  const int requested_states = max_states;
   max_states = static_cast<int>(std::min<int64_t>(max_states, std::max<int64_t>(fit, 2)));
+  // A reason quoting the state limit says where a limit below --score-max-states comes from.
+  auto explain = [&](const absl::Status& status) {
+    if (max_states >= requested_states) return status;
+    return absl::Status(
+        status.code(),
+        absl::StrCat(status.message(), "; --score-max-states ", requested_states, " is capped at ",
+                     max_states, " for this sentence, since ", lattice.size(), " tokens x ",
+                     lattice.num_labels() + 1, " x ", lattice.num_labels(), " labels x ",
+                     other_states, " constraint states x the range states must fit ", cells,
+                     " decoder cells (--decode-memory-mb)"));
+  };
   absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> range =
       ScoreRangeStatistic::Create(lattice, lower, upper, resolution, max_states);
   // Coarsen until the state space fits: the guarantee then holds at the coarser resolution. The
-  // first attempt may have refined r for a narrow range; doubling starts from the r it used.
+  // first attempt may have refined r for a narrow range; doubling starts from the r it used. The
+  // finest fitting r * 2^k is found by galloping over k, then bisecting, so a resolution far too
+  // fine (1e-20, 1e-300) costs a few dozen attempts instead of thousands.
   double tried = resolution;
   if (lattice.size() > 0 && upper - lower < lattice.size() * resolution * (1 + 1e-9)) {
     tried = (upper - lower) / (lattice.size() * (1 + 1e-6));
   }
-  absl::Status first_failure = range.ok() ? absl::OkStatus() : range.status();
-  for (int attempt = 0;
-       attempt < 60 && !range.ok() && range.status().code() == absl::StatusCode::kResourceExhausted;
-       ++attempt) {
-    tried *= 2;
-    range = ScoreRangeStatistic::Create(lattice, lower, upper, tried, max_states,
-                                        /*refine_narrow=*/false);
+  const absl::Status first_failure = range.ok() ? absl::OkStatus() : range.status();
+  auto too_many = [](const absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>>& r) {
+    return !r.ok() && r.status().code() == absl::StatusCode::kResourceExhausted;
+  };
+  if (too_many(range)) {
+    auto at = [&](int k) {
+      return ScoreRangeStatistic::Create(lattice, lower, upper, std::ldexp(tried, k), max_states,
+                                         /*refine_narrow=*/false);
+    };
+    int fails = 0, fits = 0;  // doublings known to fail; the fewest known to fit (0: none yet)
+    for (int k = 1; std::isfinite(std::ldexp(tried, k)); k = 2 * k) {
+      range = at(k);
+      if (!too_many(range)) {
+        fits = k;
+        break;
+      }
+      fails = k;
+    }
+    while (fits > 0 && fits - fails > 1) {
+      const int mid = fails + (fits - fails) / 2;
+      absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> candidate = at(mid);
+      if (too_many(candidate)) {
+        fails = mid;
+      } else {
+        fits = mid;
+        range = std::move(candidate);
+      }
+    }
   }
   if (!range.ok()) {
-    if (range.status().code() == absl::StatusCode::kResourceExhausted) return first_failure;
+    if (range.status().code() == absl::StatusCode::kResourceExhausted) {
+      return explain(first_failure);
+    }
     return range.status();
   }
   if (used_resolution != nullptr) *used_resolution = (*range)->resolution();
@@ -909,10 +996,10 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
     }
   }
   if (straddles) {
-    return absl::ResourceExhaustedError(
+    return explain(absl::ResourceExhaustedError(
         absl::StrCat("score range ", lower, "..", upper, " is undecided at resolution ",
                      (*range)->resolution(), ", the finest that fits in ", max_states,
-                     " states per position; raise --score-max-states"));
+                     " states per position; raise --score-max-states")));
   }
   return absl::NotFoundError(
       absl::StrCat("infeasible: no labeling scores within ", lower, "..", upper));

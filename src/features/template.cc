@@ -122,8 +122,15 @@ class LineParser {
   }
 
   // expression := '%x[' row ',' col ']' | function '(' expression ')'
-  absl::Status ParseExpression(size_t* pos, CellSource* source, int* row) {
+  // Calls nest at most FeatureSpec::kMaxCallDepth deep, which bounds this recursion (a template or
+  // a model's templates section nested 100,000 deep would otherwise overflow the stack).
+  absl::Status ParseExpression(size_t* pos, CellSource* source, int* row, int depth = 0) {
     if (line_.substr(*pos).starts_with("%x[")) return ParseCell(pos, source, row);
+    if (depth >= FeatureSpec::kMaxCallDepth) {
+      return Error(absl::StrCat("function calls nested at most ", FeatureSpec::kMaxCallDepth,
+                                " deep, or '%x['"),
+                   *pos);
+    }
     size_t end = *pos;
     while (end < line_.size() && IsIdentChar(line_[end])) ++end;
     const std::string_view ident = line_.substr(*pos, end - *pos);
@@ -135,7 +142,7 @@ class LineParser {
       return Error(absl::StrCat("a function name (", ToAbsl(CellFunctionNameList()), ")"), *pos);
     }
     *pos = end + 1;
-    absl::Status s = ParseExpression(pos, source, row);
+    absl::Status s = ParseExpression(pos, source, row, depth + 1);
     if (!s.ok()) return s;
     int arg = -1;
     if (*f == CellFunction::kCluster && *pos < line_.size() && line_[*pos] == ',') {
@@ -263,7 +270,50 @@ class LineParser {
 
 }  // namespace
 
+namespace {
+
+// The first character a model file would refuse in template text (C0 controls other than tab
+// and line feed, a CR not ending a line, DEL, C1 controls; model_file::StringRule::kText), as
+// "template line N: ..." so it stops training before any work, not at the save afterwards.
+absl::Status CheckTemplateCharacters(std::string_view text) {
+  bool is_nul = false, all_ascii = true;
+  const int64_t invalid = corpus_internal::FindInvalidUtf8(text, &is_nul, &all_ascii);
+  const size_t end = invalid >= 0 ? static_cast<size_t>(invalid) : text.size();
+  auto line_of = [&](size_t offset) {
+    return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+  };
+  for (size_t i = 0; i < end; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    uint32_t refused = 0x110000;  // none
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+      refused = c;
+    } else if (c == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n')) {
+      refused = c;
+    } else if (c == 0xC2 && i + 1 < end && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+      refused = static_cast<unsigned char>(text[i + 1]);  // U+0080..U+009F
+    }
+    if (refused != 0x110000) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("template line %d: expected text without control characters (other "
+                          "than tab), found U+%04X",
+                          line_of(i), refused));
+    }
+  }
+  if (invalid >= 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "template line %d: expected UTF-8 text, found %s", line_of(invalid),
+        is_nul
+            ? std::string("a NUL byte")
+            : absl::StrFormat("invalid byte 0x%02X", static_cast<unsigned char>(text[invalid]))));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<FeatureSpec::Impl> ParseTemplates(std::string_view text) {
+  if (absl::Status s = CheckTemplateCharacters(text); !s.ok()) return s;
   FeatureSpec::Impl impl;
   impl.text = std::string(text);
   absl::flat_hash_map<std::string, int> name_lines;

@@ -41,6 +41,26 @@ class CallbackSource : public io::source {
   absl::Status* error_;
 };
 
+// What went wrong, in words (Boost's exception text is "gzip error" or "zlib error").
+std::string GzipErrorText(const io::gzip_error& e) {
+  switch (e.error()) {
+    case io::gzip::zlib_error:
+      return absl::StrCat("invalid compressed data, zlib code ", e.zlib_error_code());
+    case io::gzip::bad_crc:
+      return "CRC mismatch";
+    case io::gzip::bad_length:
+      return "length mismatch";
+    case io::gzip::bad_header:
+      return "bad gzip header";
+    case io::gzip::bad_footer:
+      return "bad gzip footer";
+    case io::gzip::bad_method:
+      return "unknown compression method";
+    default:
+      return absl::StrCat("gzip error ", e.error());
+  }
+}
+
 }  // namespace
 
 std::string Gzip(std::string_view bytes) {
@@ -65,21 +85,23 @@ absl::StatusOr<std::string> GunzipStream(const ByteSource& source, const std::st
     in.push(io::gzip_decompressor());
     in.push(CallbackSource(&source, &source_error));
     uint64_t limit = max_bytes;
-    bool checked = false;
+    uint64_t check_at = header_bytes;  // 0 once every check has run
     char buffer[1 << 16];
     while (in) {
-      // The header is read on its own, so nothing more is inflated before it is checked.
+      // What a check wants to see is read on its own, so nothing more is inflated before it runs.
       const size_t want =
-          checked ? sizeof(buffer) : std::min(sizeof(buffer), header_bytes - out.size());
+          check_at == 0
+              ? sizeof(buffer)
+              : static_cast<size_t>(std::min<uint64_t>(sizeof(buffer), check_at - out.size()));
       in.read(buffer, static_cast<std::streamsize>(want));
       out.append(buffer, static_cast<size_t>(in.gcount()));
       if (!source_error.ok()) return source_error;
-      if (!checked && (out.size() >= header_bytes || !in)) {
+      if (check_at != 0 && (out.size() >= check_at || !in)) {
         if (in.bad()) break;
-        checked = true;
-        absl::StatusOr<uint64_t> allowed = check(out);
-        if (!allowed.ok()) return allowed.status();
-        limit = std::min(limit, *allowed);
+        absl::StatusOr<HeaderVerdict> verdict = check(out);
+        if (!verdict.ok()) return verdict.status();
+        limit = std::min(limit, verdict->max_bytes);
+        check_at = verdict->check_again_at > out.size() && in ? verdict->check_again_at : 0;
       }
       if (out.size() > limit) {
         return absl::DataLossError(
@@ -92,9 +114,17 @@ absl::StatusOr<std::string> GunzipStream(const ByteSource& source, const std::st
       return absl::DataLossError(
           absl::StrCat(name, ": corrupt gzip-compressed model (read error)"));
     }
-  } catch (const std::exception& e) {
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(name, ": out of memory decompressing the gzip-compressed model after ",
+                     out.size(), " bytes"));
+  } catch (const io::gzip_error& e) {
     if (!source_error.ok()) return source_error;
-    return absl::DataLossError(absl::StrCat(name, ": corrupt gzip-compressed model: ", e.what()));
+    return absl::DataLossError(
+        absl::StrCat(name, ": corrupt gzip-compressed model (", GzipErrorText(e), ")"));
+  } catch (const std::exception&) {
+    if (!source_error.ok()) return source_error;
+    return absl::DataLossError(absl::StrCat(name, ": corrupt gzip-compressed model (read error)"));
   }
   return out;
 }
@@ -109,7 +139,8 @@ absl::StatusOr<std::string> Gunzip(std::string_view bytes, const std::string& na
     return k;
   };
   return GunzipStream(
-      source, name, 0, [&](std::string_view) -> absl::StatusOr<uint64_t> { return max_bytes; },
+      source, name, 0,
+      [&](std::string_view) -> absl::StatusOr<HeaderVerdict> { return HeaderVerdict{max_bytes}; },
       max_bytes);
 }
 

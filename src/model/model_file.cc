@@ -33,6 +33,8 @@
 #include "chaintag/model.h"
 #include "corpus/line_reader.h"
 #include "model/compression.h"
+#include "neural/encoder.h"
+#include "neural/serialize.h"
 #include "string_view_compat.h"
 #include "unicode/uchar.h"
 #include "unicode/utf8.h"
@@ -87,6 +89,8 @@ const char* SectionName(uint32_t id) {
       return "family";
     case kSecondOrder:
       return "second order";
+    case kNeural:
+      return "neural";
     case kClusters:
       return "clusters";
     case kLexicon2:
@@ -243,9 +247,17 @@ absl::Status CheckModelString(std::string_view text, StringRule rule, std::strin
   return absl::OkStatus();
 }
 
+uint64_t HeaderAndTableBytes(std::string_view prefix) {
+  if (prefix.size() < kFixedHeaderBytes) return 0;
+  const uint32_t count = GetU32At(prefix, 12);
+  if (count == 0 || count > kMaxSections) return 0;
+  return kFixedHeaderBytes + uint64_t{count} * kSectionEntryBytes + 4;
+}
+
 absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view bytes,
-                                                           const std::string& name) {
-  const uint64_t size = bytes.size();
+                                                           const std::string& name,
+                                                           std::optional<uint64_t> file_size) {
+  const uint64_t size = file_size.value_or(bytes.size());
   if (absl::Status s = CheckMagicAndVersion(bytes, name); !s.ok()) return s;
   const uint32_t count = GetU32At(bytes, 12);
   const uint64_t declared_size = GetU64At(bytes, 16);
@@ -256,7 +268,7 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
   }
   const uint64_t table_end = kFixedHeaderBytes + uint64_t{count} * kSectionEntryBytes;
   const uint64_t header_end = table_end + 4;
-  if (header_end > size) {
+  if (header_end > bytes.size()) {
     return absl::DataLossError(absl::StrCat(name, ": expected a ", header_end,
                                             "-byte header and section table, file has ", size,
                                             " bytes"));
@@ -268,6 +280,7 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
                                             ", computed ", computed_crc, "): the file is corrupt"));
   }
   std::vector<SectionEntry> entries(count);
+  uint64_t end = header_end;
   for (uint32_t i = 0; i < count; ++i) {
     const size_t pos = kFixedHeaderBytes + size_t{i} * kSectionEntryBytes;
     SectionEntry& e = entries[i];
@@ -281,6 +294,13 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
           absl::StrCat(name, ": section ", i, " (", SectionName(e.id), ") spans bytes [", e.offset,
                        ", +", e.length, "), expected it inside [", header_end, ", ", size, ")"));
     }
+    end = std::max(end, e.offset + e.length);
+  }
+  // So a size the header overstates is caught here, not after reading (or inflating) that much.
+  if (end != size) {
+    return absl::DataLossError(absl::StrCat(name, ": expected the sections to end at byte ", size,
+                                            " (the size recorded in the header), they end at ",
+                                            end));
   }
   return entries;
 }
@@ -685,15 +705,29 @@ absl::Status RunSelfTests(const Model& model, const std::string& name) {
 absl::StatusOr<std::string> GunzipModelImage(const model_file::ByteSource& source,
                                              const std::string& name) {
   namespace mf = model_file;
+  uint64_t declared = 0;
   return mf::GunzipStream(
       source, name, mf::kFixedHeaderBytes,
-      [&](std::string_view prefix) -> absl::StatusOr<uint64_t> {
+      [&](std::string_view prefix) -> absl::StatusOr<mf::HeaderVerdict> {
         if (mf::IsGzip(prefix)) {
           return absl::DataLossError(absl::StrCat(
               name,
               ": expected a chaintag model inside the gzip stream, found another gzip stream"));
         }
-        return mf::CheckHeader(prefix, name);
+        if (prefix.size() <= mf::kFixedHeaderBytes) {
+          absl::StatusOr<uint64_t> size = mf::CheckHeader(prefix, name);
+          if (!size.ok()) return size.status();
+          declared = *size;
+          // Then the section table, before inflating the body: a size the header overstates
+          // fails there, not after gigabytes of output.
+          const uint64_t table = mf::HeaderAndTableBytes(prefix);
+          if (table == 0) return mf::ReadSectionTable(prefix, name, declared).status();
+          return mf::HeaderVerdict{declared, table};
+        }
+        absl::StatusOr<std::vector<mf::SectionEntry>> table =
+            mf::ReadSectionTable(prefix, name, declared);
+        if (!table.ok()) return table.status();
+        return mf::HeaderVerdict{declared, 0};
       },
       mf::kMaxModelBytes);
 }
@@ -783,6 +817,20 @@ absl::StatusOr<Model> LoadFile(const std::string& path) {
     return Model::FromBytes(std::string_view(buffer.get(), head.size() + *more), path);
   }
   std::string bytes = std::move(head);
+  // A pipe or device: the section table first, so an overstated size is refused before the body
+  // is read.
+  if (const uint64_t table = mf::HeaderAndTableBytes(bytes); table > bytes.size()) {
+    const size_t old = bytes.size();
+    bytes.resize(std::min<uint64_t>(table, *declared));
+    absl::StatusOr<size_t> more = read_some(bytes.data() + old, bytes.size() - old);
+    if (!more.ok()) return more.status();
+    bytes.resize(old + *more);
+    if (bytes.size() == table) {
+      absl::StatusOr<std::vector<mf::SectionEntry>> entries =
+          mf::ReadSectionTable(bytes, path, *declared);
+      if (!entries.ok()) return entries.status();
+    }
+  }
   if (*declared > bytes.size()) {
     // One byte more than declared, so a longer stream is reported as such.
     const uint64_t want = *declared + 1;
@@ -901,6 +949,7 @@ std::string Model::ToBytes() const {
     w.U8(input_options_.np_chunks ? 1 : 0);
     sections.emplace_back(mf::kInputOptions, w.Take());
   }
+  if (encoder_ != nullptr) sections.emplace_back(mf::kNeural, neural::SerializeEncoder(*encoder_));
   if (latent()) {
     // Only latent models carry it, so every other model's file is unchanged.
     ByteWriter w;
@@ -915,7 +964,10 @@ std::string Model::ToBytes() const {
   std::string out(table_end + 4, '\0');
   out.reserve(total);
   out.replace(0, mf::kMagic.size(), mf::kMagic);
-  mf::PutU32At(&out, 8, order() == 2 ? mf::kSecondOrderFormatVersion : mf::kFormatVersion);
+  mf::PutU32At(&out, 8,
+               encoder_ != nullptr ? mf::kNeuralFormatVersion
+               : order() == 2      ? mf::kSecondOrderFormatVersion
+                                   : mf::kFormatVersion);
   mf::PutU32At(&out, 12, static_cast<uint32_t>(sections.size()));
   mf::PutU64At(&out, 16, total);
   for (size_t i = 0; i < sections.size(); ++i) {
@@ -1127,6 +1179,30 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   Model model(std::move(labels), *std::move(spec), std::move(attributes), parameters,
               std::move(mask), std::move(latent));
   parameters = ModelParameters();  // the model keeps the tagging layout only
+  const bool neural_version = mf::GetU32At(bytes, 8) == mf::kNeuralFormatVersion;
+  if (neural_version != (found[mf::kNeural] != nullptr)) {
+    return absl::DataLossError(
+        absl::StrCat(name, ": model format version ", mf::GetU32At(bytes, 8),
+                     neural_version ? " is for neural models, but the file has no 'neural' section"
+                                    : " has a 'neural' section; expected version 4"));
+  }
+  if (found[mf::kNeural] != nullptr) {
+    absl::StatusOr<neural::Encoder<float>> encoder = neural::ParseEncoder(
+        bytes.substr(found[mf::kNeural]->offset, found[mf::kNeural]->length), name);
+    if (!encoder.ok()) return encoder.status();
+    if (encoder->config().num_labels != model.num_labels() || model.latent() ||
+        model.order() != 1 || found[mf::kFamily] != nullptr || model.spec().reads_attributes()) {
+      return absl::DataLossError(
+          absl::StrCat(name, ": section 'neural': expected an encoder of ", model.num_labels(),
+                       " labels under a first-order linear chain that reads words, found ",
+                       encoder->config().num_labels, " labels",
+                       model.latent() || model.order() != 1 || found[mf::kFamily] != nullptr ||
+                               model.spec().reads_attributes()
+                           ? " in another kind of model"
+                           : ""));
+    }
+    model.encoder_ = std::make_shared<const neural::Encoder<float>>(*std::move(encoder));
+  }
   if (found[mf::kFamily] != nullptr) {
     const std::string_view family =
         bytes.substr(found[mf::kFamily]->offset, found[mf::kFamily]->length);

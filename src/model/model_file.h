@@ -4,6 +4,7 @@
 #define CHAINTAG_SRC_MODEL_MODEL_FILE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,10 @@ inline constexpr uint32_t kFormatVersion = 2;
 // Second-order models (section kSecondOrder) are written as version 3, so that readers that do
 // not know the section refuse them instead of tagging them as first-order chains.
 inline constexpr uint32_t kSecondOrderFormatVersion = 3;
-inline constexpr uint32_t kMaxFormatVersion = kSecondOrderFormatVersion;
+// Neural and hybrid models (section kNeural) are written as version 4, so that readers that do not
+// know the section refuse them instead of tagging with the sparse scores alone.
+inline constexpr uint32_t kNeuralFormatVersion = 4;
+inline constexpr uint32_t kMaxFormatVersion = kNeuralFormatVersion;
 // magic(8) + version(4) + section count(4) + file size(8).
 inline constexpr uint64_t kFixedHeaderBytes = 24;
 // id(4) + checksum(4) + offset(8) + length(8).
@@ -46,6 +50,7 @@ enum SectionId : uint32_t {
   kClusters = 13,      // optional: the word clusters (paths file) of templates that call cluster()
   kLexicon2 = 14,      // optional: the second word-class lexicon, of templates that call lex2()
   kSecondOrder = 15,   // optional: second-order chains' (N+1)*N*N trigram weights, float32
+  kNeural = 16,        // optional: the neural encoder (neural/serialize.h), since version 4
 };
 // Ids above it are skipped by this reader (sections added later).
 inline constexpr uint32_t kMaxSectionId = 31;
@@ -91,9 +96,14 @@ absl::Status CheckParameters(const ModelParameters& p, int num_labels, int num_a
                              const std::string& name);
 
 // Checks magic, version, declared size, header checksum, and that every section lies inside the
-// file; returns the section table. Does not verify section checksums.
-absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view bytes,
-                                                           const std::string& name);
+// file and the last one ends where the file does; returns the section table. Does not verify
+// section checksums. With `size`, `bytes` may be a prefix of an image of that many bytes (at
+// least its header and table: a loader checks the table before reading the rest).
+absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(
+    std::string_view bytes, const std::string& name, std::optional<uint64_t> size = std::nullopt);
+// Bytes of the header, section table and header checksum of an image whose first
+// kFixedHeaderBytes are `prefix` (0 when the section count is out of range).
+uint64_t HeaderAndTableBytes(std::string_view prefix);
 // Recomputes every section checksum and the header checksum in place (tests use it to tamper
 // with content while keeping checksums valid). Requires a structurally valid image.
 absl::Status RecomputeChecksums(std::string* bytes);

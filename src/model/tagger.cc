@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/model.h"
+#include "neural/encoder.h"
 
 namespace chaintag {
 namespace {
@@ -40,7 +41,20 @@ absl::Status Tagger::BuildLattice(const Sentence& sentence, Lattice* lattice) {
   if (absl::Status status = featurizer_.CheckColumns(sentence); !status.ok()) return status;
   featurizer_.Featurize(sentence, model_->attributes(), &featurized_);
   ScoreFeaturized(lattice);
+  if (model_->encoder() != nullptr) AddEmissions(sentence, lattice);
   return absl::OkStatus();
+}
+
+void Tagger::AddEmissions(const Sentence& sentence, Lattice* lattice) const {
+  const neural::Encoder<float>& encoder = *model_->encoder();
+  if (sentence.size() == 0) return;
+  neural::Mat<float> emissions;
+  encoder.Forward(encoder.Encode(sentence.columns[0]), nullptr, nullptr, &emissions);
+  const int n = model_->num_labels();
+  for (int t = 0; t < sentence.size(); ++t) {
+    double* row = lattice->unary_row(t).data();
+    for (int y = 0; y < n; ++y) row[y] += emissions(y, t);
+  }
 }
 
 void Tagger::ScoreFeaturized(Lattice* lattice) const {

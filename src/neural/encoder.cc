@@ -125,20 +125,37 @@ absl::StatusOr<Vocabulary> Vocabulary::FromLists(std::vector<std::string> words,
 }
 
 template <typename T>
+void Encoder<T>::BuildLayers(const EncoderConfig& config, int num_chars, ParameterLayout* layout,
+                             CharCnn* chars, std::vector<Lstm>* forward,
+                             std::vector<Lstm>* backward, Linear* output) {
+  int in = config.word_dim;
+  if (config.char_dim > 0 && config.char_filters > 0) {
+    *chars =
+        CharCnn(layout, "char", num_chars, config.char_dim, config.char_filters, config.char_width);
+    in += config.char_filters;
+  }
+  for (int l = 0; l < config.layers; ++l) {
+    forward->emplace_back(layout, absl::StrCat("lstm", l, ".fw"), in, config.hidden, false);
+    backward->emplace_back(layout, absl::StrCat("lstm", l, ".bw"), in, config.hidden, true);
+    in = 2 * config.hidden;
+  }
+  *output = Linear(layout, "output", in, config.num_labels);
+}
+
+template <typename T>
+int64_t Encoder<T>::DenseSize(const EncoderConfig& config, int num_chars) {
+  ParameterLayout layout;
+  CharCnn chars;
+  std::vector<Lstm> forward, backward;
+  Linear output;
+  BuildLayers(config, num_chars, &layout, &chars, &forward, &backward, &output);
+  return layout.size();
+}
+
+template <typename T>
 Encoder<T>::Encoder(const EncoderConfig& config, Vocabulary vocabulary)
     : config_(config), vocabulary_(std::move(vocabulary)) {
-  int in = config_.word_dim;
-  if (has_chars()) {
-    chars_ = CharCnn(&layout_, "char", vocabulary_.num_chars(), config_.char_dim,
-                     config_.char_filters, config_.char_width);
-    in += config_.char_filters;
-  }
-  for (int l = 0; l < config_.layers; ++l) {
-    forward_.emplace_back(&layout_, absl::StrCat("lstm", l, ".fw"), in, config_.hidden, false);
-    backward_.emplace_back(&layout_, absl::StrCat("lstm", l, ".bw"), in, config_.hidden, true);
-    in = 2 * config_.hidden;
-  }
-  output_ = Linear(&layout_, "output", in, config_.num_labels);
+  BuildLayers(config_, vocabulary_.num_chars(), &layout_, &chars_, &forward_, &backward_, &output_);
   params_.assign(layout_.size(), T(0));
   word_embeddings_ = Mat<T>::Zero(config_.word_dim, vocabulary_.num_words());
 }

@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -75,9 +76,13 @@ template <typename T>
 struct Gradients {
   std::vector<T> dense;                    // same layout as the parameters
   std::map<int32_t, Vec<T>> word_vectors;  // rows of the word embeddings touched
+  // Other sparse parameters (a hybrid model's state features): (index, value) pairs, summed by
+  // the consumer; Add appends in order, so the sum does not depend on the thread count.
+  std::vector<std::pair<int64_t, T>> sparse;
   void Reset(int64_t size) {
     dense.assign(size, T(0));
     word_vectors.clear();
+    sparse.clear();
   }
   void Add(const Gradients& other) {
     for (size_t i = 0; i < dense.size(); ++i) dense[i] += other.dense[i];
@@ -85,6 +90,7 @@ struct Gradients {
       auto [it, inserted] = word_vectors.try_emplace(id, v);
       if (!inserted) it->second += v;
     }
+    sparse.insert(sparse.end(), other.sparse.begin(), other.sparse.end());
   }
 };
 
@@ -118,6 +124,10 @@ class Encoder {
   Mat<T>& word_embeddings() { return word_embeddings_; }
   const Mat<T>& word_embeddings() const { return word_embeddings_; }
 
+  // The dense parameter count of an encoder of `config` over `num_chars` characters (with the
+  // reserved ones), computed without allocating them.
+  static int64_t DenseSize(const EncoderConfig& config, int num_chars);
+
   EncodedSentence Encode(absl::Span<const std::string> tokens) const;
 
   // Emissions (labels x tokens). With `rng` (training) applies word dropout and dropout; `tape`
@@ -129,6 +139,9 @@ class Encoder {
                 Gradients<T>* grads) const;
 
  private:
+  static void BuildLayers(const EncoderConfig& config, int num_chars, ParameterLayout* layout,
+                          CharCnn* chars, std::vector<Lstm>* forward, std::vector<Lstm>* backward,
+                          Linear* output);
   int InputDim() const { return config_.word_dim + (has_chars() ? config_.char_filters : 0); }
   bool has_chars() const { return config_.char_dim > 0 && config_.char_filters > 0; }
 

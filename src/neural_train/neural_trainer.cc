@@ -35,24 +35,33 @@ struct Adam {
   int64_t step = 0;
 };
 
-// The loss of one sentence; its gradient is added to `g` (encoder parameters, then the chain's).
+// The first token of each sentence in corpus order (and the token count last).
+std::vector<int64_t> FirstTokens(const NeuralData& data) {
+  std::vector<int64_t> first(data.tokens.size() + 1, 0);
+  for (size_t s = 0; s < data.tokens.size(); ++s) first[s + 1] = first[s] + data.tokens[s].size();
+  return first;
+}
+
+// The sparse attributes of sentence s's tokens: offsets into data.token_attributes (size + 1
+// entries from `first_token`), or null when the data has none.
+const int64_t* SparseOffsets(const NeuralData& data, const std::vector<int64_t>& first_token,
+                             int s) {
+  return data.token_offsets.empty() ? nullptr : data.token_offsets.data() + first_token[s];
+}
+
+// The loss of one sentence; its gradient is added to `g` (encoder parameters, then the chain's;
+// hybrid: the sparse features' as (feature, value) pairs).
 float SentenceGradient(const NeuralChain& c, const neural::EncodedSentence& s,
-                       const std::vector<int>& gold, const NeuralTrainOptions& o,
-                       std::mt19937_64* rng, Gradients<float>* g) {
+                       const std::vector<int>& gold, const int64_t* offsets,
+                       const int32_t* attributes, const NeuralTrainOptions& o, std::mt19937_64* rng,
+                       Gradients<float>* g) {
   const int n = static_cast<int>(gold.size()), N = c.num_labels;
   if (n == 0) return 0.0f;
   neural::Encoder<float>::Tape tape;
   Mat<float> e;
   c.encoder.Forward(s, rng, &tape, &e);
   Lattice lattice(n, N);
-  for (int t = 0; t < n; ++t) {
-    for (int y = 0; y < N; ++y) lattice.unary(t, y) = e(y, t);
-  }
-  for (int a = 0; a < N; ++a) {
-    for (int b = 0; b < N; ++b) lattice.transition(a, b) = c.transition(a, b);
-    lattice.start(a) = c.start(a);
-    lattice.end(a) = c.end(a);
-  }
+  c.FillChain(e, offsets, attributes, o.mask, &lattice);
   if (o.objective != NeuralTrainOptions::Objective::kCrf) {
     for (int t = 0; t < n; ++t) {
       for (int y = 0; y < N; ++y) {
@@ -96,6 +105,16 @@ float SentenceGradient(const NeuralChain& c, const neural::EncodedSentence& s,
   d_start[gold[0]] -= 1;
   d_end[gold[n - 1]] -= 1;
   c.encoder.Backward(s, tape, d, g);
+  if (offsets != nullptr && o.train_sparse) {
+    const int32_t* ao = c.features.attribute_offsets.data();
+    const int32_t* fl = c.features.feature_labels.data();
+    for (int t = 0; t < n; ++t) {
+      for (int64_t k = offsets[t]; k < offsets[t + 1]; ++k) {
+        const int32_t a = attributes[k];
+        for (int32_t f = ao[a]; f < ao[a + 1]; ++f) g->sparse.emplace_back(f, d(fl[f], t));
+      }
+    }
+  }
   return static_cast<float>(loss);
 }
 
@@ -126,7 +145,8 @@ neural::Vocabulary BuildVocabulary(const NeuralData& train, const NeuralTrainOpt
   return v;
 }
 
-absl::Status CheckData(const NeuralData& data, int num_labels, std::string_view what) {
+absl::Status CheckData(const NeuralData& data, int num_labels, bool allow_unknown,
+                       int num_attributes, std::string_view what) {
   if (data.tokens.size() != data.labels.size()) {
     return absl::InvalidArgumentError(absl::StrCat(ToAbsl(what), ": sentences and labels differ"));
   }
@@ -137,30 +157,80 @@ absl::Status CheckData(const NeuralData& data, int num_labels, std::string_view 
                                                      "lengths"));
     }
     for (int y : data.labels[s]) {
-      if (y < 0 || y >= num_labels) {
+      if (y < (allow_unknown ? -1 : 0) || y >= num_labels) {
         return absl::InvalidArgumentError(
             absl::StrCat(ToAbsl(what), ": sentence ", s + 1, " has a label out of range"));
       }
     }
   }
+  if (data.token_offsets.empty()) return absl::OkStatus();
+  const std::vector<int64_t> first = FirstTokens(data);
+  bool ok = static_cast<int64_t>(data.token_offsets.size()) == first.back() + 1 &&
+            data.token_offsets[0] == 0 &&
+            data.token_offsets.back() == static_cast<int64_t>(data.token_attributes.size());
+  for (size_t k = 1; ok && k < data.token_offsets.size(); ++k) {
+    ok = data.token_offsets[k] >= data.token_offsets[k - 1];
+  }
+  for (size_t k = 0; ok && k < data.token_attributes.size(); ++k) {
+    ok = data.token_attributes[k] >= 0 && data.token_attributes[k] < num_attributes;
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        ToAbsl(what), ": the sparse attributes do not match the tokens or the feature set"));
+  }
   return absl::OkStatus();
+}
+
+// Sums the (index, value) pairs of a sparse gradient per index, in the pairs' order (so the
+// result does not depend on the thread count); leaves them sorted by index.
+void MergeSparse(std::vector<std::pair<int64_t, float>>* pairs) {
+  std::stable_sort(pairs->begin(), pairs->end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t out = 0;
+  for (size_t i = 0; i < pairs->size(); ++i) {
+    if (out > 0 && (*pairs)[out - 1].first == (*pairs)[i].first) {
+      (*pairs)[out - 1].second += (*pairs)[i].second;
+    } else {
+      (*pairs)[out++] = (*pairs)[i];
+    }
+  }
+  pairs->resize(out);
 }
 
 }  // namespace
 
-void NeuralChain::FillLattice(const neural::EncodedSentence& sentence, Lattice* lattice) const {
-  const int n = static_cast<int>(sentence.words.size()), N = num_labels;
-  Mat<float> e;
-  encoder.Forward(sentence, nullptr, nullptr, &e);
+void NeuralChain::FillChain(const Mat<float>& emissions, const int64_t* offsets,
+                            const int32_t* attributes, const TransitionMask& mask,
+                            Lattice* lattice) const {
+  const int n = static_cast<int>(emissions.cols()), N = num_labels;
   lattice->Reset(n, N);
   for (int t = 0; t < n; ++t) {
-    for (int y = 0; y < N; ++y) lattice->unary(t, y) = e(y, t);
+    for (int y = 0; y < N; ++y) lattice->unary(t, y) = emissions(y, t);
+  }
+  if (offsets != nullptr && !sparse.empty()) {
+    const int32_t* ao = features.attribute_offsets.data();
+    const int32_t* fl = features.feature_labels.data();
+    for (int t = 0; t < n; ++t) {
+      for (int64_t k = offsets[t]; k < offsets[t + 1]; ++k) {
+        const int32_t a = attributes[k];
+        for (int32_t f = ao[a]; f < ao[a + 1]; ++f) lattice->unary(t, fl[f]) += sparse[f];
+      }
+    }
   }
   for (int a = 0; a < N; ++a) {
     for (int b = 0; b < N; ++b) lattice->transition(a, b) = transition(a, b);
     lattice->start(a) = start(a);
     lattice->end(a) = end(a);
   }
+  if (mask.num_labels == N) ApplyTransitionMask(mask, lattice);
+}
+
+void NeuralChain::FillLattice(const neural::EncodedSentence& sentence, const int64_t* offsets,
+                              const int32_t* attributes, const TransitionMask& mask,
+                              Lattice* lattice) const {
+  Mat<float> e;
+  encoder.Forward(sentence, nullptr, nullptr, &e);
+  FillChain(e, offsets, attributes, mask, lattice);
 }
 
 std::string NeuralChain::ParameterBytes() const {
@@ -171,11 +241,14 @@ std::string NeuralChain::ParameterBytes() const {
   put(encoder.params().data(), encoder.params().size());
   put(encoder.word_embeddings().data(), encoder.word_embeddings().size());
   put(chain.data(), chain.size());
+  put(sparse.data(), sparse.size());
   return out;
 }
 
-double NeuralAccuracy(const NeuralChain& chain, const NeuralData& data, int threads) {
+double NeuralAccuracy(const NeuralChain& chain, const NeuralData& data, const TransitionMask& mask,
+                      int threads) {
   const int count = static_cast<int>(data.tokens.size());
+  const std::vector<int64_t> first = FirstTokens(data);
   std::atomic<int> next{0};
   std::atomic<int64_t> right{0}, total{0};
   RunOnThreads(std::max(1, threads), [&](int) {
@@ -183,7 +256,8 @@ double NeuralAccuracy(const NeuralChain& chain, const NeuralData& data, int thre
     int64_t r = 0, n = 0;
     for (int s = next++; s < count; s = next++) {
       if (data.tokens[s].empty()) continue;
-      chain.FillLattice(chain.encoder.Encode(data.tokens[s]), &lattice);
+      chain.FillLattice(chain.encoder.Encode(data.tokens[s]), SparseOffsets(data, first, s),
+                        data.token_attributes.data(), mask, &lattice);
       absl::StatusOr<Labeling> best = ViterbiDecode(lattice);
       for (size_t t = 0; t < data.labels[s].size(); ++t) {
         r += best.ok() && best->labels[t] == data.labels[s][t];
@@ -199,7 +273,8 @@ double NeuralAccuracy(const NeuralChain& chain, const NeuralData& data, int thre
 absl::StatusOr<NeuralChain> TrainNeuralChain(
     const NeuralData& train, const NeuralData* dev, int num_labels,
     const NeuralTrainOptions& options, const neural::WordVectors* vectors,
-    const std::function<void(const NeuralProgress&)>& progress) {
+    const std::function<absl::Status(const NeuralProgress&)>& progress,
+    const NeuralSparseFeatures* features) {
   NeuralTrainOptions o = options;
   o.encoder.num_labels = num_labels;
   if (vectors != nullptr) o.encoder.word_dim = vectors->dim();
@@ -210,9 +285,29 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
         "neural training: expected batch size, epochs, patience, vocabulary size and minimum "
         "word count >= 1, a positive learning rate, and clipping and cost >= 0");
   }
-  if (absl::Status s = CheckData(train, num_labels, "training data"); !s.ok()) return s;
+  const int num_attributes = features != nullptr ? features->num_attributes() : 0;
+  if (features != nullptr) {
+    const auto& ao = features->attribute_offsets;
+    bool ok = !ao.empty() && ao[0] == 0 &&
+              ao.back() == static_cast<int32_t>(features->feature_labels.size());
+    for (size_t a = 1; ok && a < ao.size(); ++a) ok = ao[a] >= ao[a - 1];
+    for (int32_t y : features->feature_labels) ok = ok && y >= 0 && y < num_labels;
+    if (!ok) return absl::InvalidArgumentError("neural training: inconsistent sparse features");
+  }
+  if ((features == nullptr) != train.token_offsets.empty() ||
+      (dev != nullptr && !dev->tokens.empty() &&
+       (features == nullptr) != dev->token_offsets.empty())) {
+    return absl::InvalidArgumentError(
+        "neural training: sparse attributes need sparse features and the other way round");
+  }
+  if (absl::Status s = CheckData(train, num_labels, false, num_attributes, "training data");
+      !s.ok()) {
+    return s;
+  }
   if (dev != nullptr) {
-    if (absl::Status s = CheckData(*dev, num_labels, "dev data"); !s.ok()) return s;
+    if (absl::Status s = CheckData(*dev, num_labels, true, num_attributes, "dev data"); !s.ok()) {
+      return s;
+    }
   }
   if (train.tokens.empty()) return absl::InvalidArgumentError("no training sentences");
 
@@ -221,6 +316,13 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
   c.encoder = neural::Encoder<float>(o.encoder, BuildVocabulary(train, o, vectors));
   c.encoder.Initialize(o.seed, vectors);
   c.chain.assign(static_cast<size_t>(num_labels) * (num_labels + 2), 0.0f);
+  if (features != nullptr) {
+    c.features = *features;
+    c.sparse.assign(c.features.feature_labels.size(), 0.0f);
+  }
+  Adam sparse_adam{std::vector<float>(c.sparse.size(), 0.0f),
+                   std::vector<float>(c.sparse.size(), 0.0f), 0};
+  const std::vector<int64_t> first_token = FirstTokens(train);
   std::vector<neural::EncodedSentence> encoded;
   encoded.reserve(train.tokens.size());
   for (const auto& s : train.tokens) encoded.push_back(c.encoder.Encode(s));
@@ -257,7 +359,9 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
           [&](int i, Gradients<float>* grads) {
             const int s = order[first + i];
             std::mt19937_64 rng(Mix(Mix(o.seed, epoch), s));
-            return SentenceGradient(c, encoded[s], train.labels[s], o, &rng, grads);
+            return SentenceGradient(c, encoded[s], train.labels[s],
+                                    SparseOffsets(train, first_token, s),
+                                    train.token_attributes.data(), o, &rng, grads);
           },
           &g);
       // Mean over the batch, then clip the global norm.
@@ -271,15 +375,22 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
         v *= scale;
         norm2 += static_cast<double>(v.squaredNorm());
       }
+      MergeSparse(&g.sparse);
+      for (auto& [f, x] : g.sparse) {
+        x *= scale;
+        norm2 += static_cast<double>(x) * x;
+      }
       if (o.clip > 0 && std::sqrt(norm2) > o.clip) {
         const float shrink = static_cast<float>(o.clip / std::sqrt(norm2));
         for (float& x : g.dense) x *= shrink;
         for (auto& [id, v] : g.word_vectors) v *= shrink;
+        for (auto& [f, x] : g.sparse) x *= shrink;
       }
       if (o.optimizer == NeuralTrainOptions::Optimizer::kSgd) {
         const float lr = static_cast<float>(o.learning_rate);
         for (int64_t i = 0; i < dense_size; ++i) dense_param(i) -= lr * g.dense[i];
         for (const auto& [id, v] : g.word_vectors) c.encoder.word_embeddings().col(id) -= lr * v;
+        for (const auto& [f, x] : g.sparse) c.sparse[f] -= lr * x;
         continue;
       }
       ++dense_adam.step;
@@ -303,14 +414,28 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
         v = b2 * v + (1 - b2) * grad.cwiseProduct(grad);
         c.encoder.word_embeddings().col(id).array() -= lr * m.array() / (v.array().sqrt() + eps);
       }
+      // Lazy Adam on the sparse features the batch touched; a rare feature is touched in few
+      // batches, so it gets a larger step (NeuralTrainOptions::sparse_learning_rate_scale).
+      const float sparse_lr = lr * static_cast<float>(o.sparse_learning_rate_scale);
+      for (const auto& [f, x] : g.sparse) {
+        float& m = sparse_adam.m[f];
+        float& v = sparse_adam.v[f];
+        m = b1 * m + (1 - b1) * x;
+        v = b2 * v + (1 - b2) * x * x;
+        c.sparse[f] -= sparse_lr * m / (std::sqrt(v) + eps);
+      }
     }
     NeuralProgress p;
     p.epoch = epoch;
     p.loss = epoch_loss;
-    if (dev != nullptr && !dev->tokens.empty()) p.dev_accuracy = NeuralAccuracy(c, *dev, o.threads);
+    if (dev != nullptr && !dev->tokens.empty()) {
+      p.dev_accuracy = NeuralAccuracy(c, *dev, o.mask, o.threads);
+    }
     p.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
-    if (progress) progress(p);
+    if (progress) {
+      if (absl::Status s = progress(p); !s.ok()) return s;
+    }
     if (p.dev_accuracy < 0) {
       best = c;
       continue;

@@ -287,6 +287,21 @@ struct Tagged {
   bool optimal = true;        // LMSBN models: the search finished
 };
 
+// marginals=True answers a numpy array: without numpy that is said plainly (an interpreter
+// such as a pyenv build may lack it), not as pybind11's bare "No module named 'numpy'".
+void RequireNumpy() {
+  try {
+    py::module_::import("numpy");
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_ImportError)) throw;
+    const std::string python = py::str(py::module_::import("sys").attr("executable"));
+    throw py::import_error(
+        "marginals=True returns a numpy array, and numpy is not installed for " + python +
+        " (Debian: python3-numpy with /usr/bin/python3; pip install numpy); Model.marginal(x, "
+        "label, t) needs no numpy");
+  }
+}
+
 Tagged TaggedOf(const TagResult& r) {
   Tagged t;
   t.layers = r.layers;
@@ -543,6 +558,7 @@ class PyPipeline {
       s.nodes = py::int_(t.nodes);
     }
     if (!t.marginals.empty()) {
+      RequireNumpy();
       const py::ssize_t n = last().num_labels();
       const py::ssize_t m = static_cast<py::ssize_t>(t.marginals.size()) / n;
       py::array_t<double> a({m, n});

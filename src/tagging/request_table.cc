@@ -244,8 +244,10 @@ const std::vector<RequestField>& Table() {
        "clique strength c: Potts lambda = c/n for a clique of n words; majority: c * W",
        [](const RequestDraft& d) -> std::optional<RequestValue> { return d.collective.c; },
        [](RequestValue v, RequestDraft* d) { d->collective.c = AsNumber(v); }},
-      {"collective_train", "collective-train", RequestFieldType::kText, kAll, "collective", 0, 0,
-       false, "", "majority: labelled corpus (documents as above) to estimate W from",
+      // A file on the machine that decodes: never a service request's (docs/serve.md).
+      {"collective_train", "collective-train", RequestFieldType::kText,
+       kCliSurface | kPythonSurface, "collective", 0, 0, false, "",
+       "majority: labelled corpus (documents as above) to estimate W from",
        [](const RequestDraft& d) -> std::optional<RequestValue> {
          if (d.collective_train.empty()) return std::nullopt;
          return d.collective_train;
@@ -510,7 +512,8 @@ absl::Status RequestBuilder::SetText(std::string_view name, std::string_view tex
 }
 
 absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collective_reader,
-                                                    bool* read_error) {
+                                                    bool* read_error,
+                                                    std::optional<CorpusFormat> collective_format) {
   DecodeRequest q = draft_.request;
   const Model& last = *last_;
   for (const std::string& spec : draft_.count_specs) {
@@ -529,7 +532,16 @@ absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collect
         name("exclude"), "; ", name("score_range"), ", ", name("diverse"), " and ",
         name("marginals"), " need a linear-chain model"));
   }
-  if (draft_.collective_potential.has_value()) {
+  if (!draft_.collective_potential.has_value()) {
+    // A collective option alone would be ignored silently.
+    for (const RequestField& f : Table()) {
+      if (f.group == "collective" && has(f.name)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            f.Spelling(surface_), " needs ", FindRequestField("collective")->Spelling(surface_),
+            " (", ToAbsl(FindRequestField("collective")->choices), ")"));
+      }
+    }
+  } else {
     CollectiveOptions c = draft_.collective;
     auto kind = ParseCollectivePotentialKind(*draft_.collective_potential);
     if (!kind.ok()) return kind.status();
@@ -543,6 +555,7 @@ absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collect
       }
       ReaderOptions options = collective_reader;
       last.input_options().ApplyTo(&options);
+      if (collective_format) options.format = *collective_format;
       options.split_long_sentences = false;
       MajorityWeightEstimator estimator(last, c);
       absl::Status read = ReadAll(draft_.collective_train, options, &estimator);

@@ -100,11 +100,13 @@ class RequestBuilder {
   absl::Status SetText(std::string_view name, std::string_view text);
   bool has(std::string_view name) const { return given_.count(std::string(name)) > 0; }
   // Parses counts against the model's labels, reads collective_train (labelled corpus, read
-  // with `collective_reader` plus the model's input options), checks what the model supports,
-  // then DecodeRequest::Validate and CheckCollectiveRequest. Errors are the user's request,
-  // except those reading collective_train (then *read_error is set, if given).
+  // with `collective_reader` plus the model's input options, its format replaced by
+  // `collective_format` when given), checks what the model supports, then
+  // DecodeRequest::Validate and CheckCollectiveRequest. Errors are the user's request, except
+  // those reading collective_train (then *read_error is set, if given).
   absl::StatusOr<DecodeRequest> Build(const ReaderOptions& collective_reader = ReaderOptions(),
-                                      bool* read_error = nullptr);
+                                      bool* read_error = nullptr,
+                                      std::optional<CorpusFormat> collective_format = std::nullopt);
   const Labelings& exclude() const { return draft_.exclude; }
   const std::vector<std::string>& forced() const { return draft_.forced; }
 

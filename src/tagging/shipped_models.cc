@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -35,6 +36,17 @@ absl::StatusOr<std::string> ShippedModelPath(const std::string& file,
   return absl::NotFoundError(absl::StrCat(
       "cannot find the shipped model ", file, " (looked in ", absl::StrJoin(tried, ", "),
       "); give -m MODEL or set CHAINTAG_MODELS to its directory"));
+}
+
+absl::StatusOr<std::vector<std::string>> PipelineModelPaths(const std::vector<std::string>& given) {
+  if (!given.empty()) return given;
+  std::vector<std::string> paths;
+  for (const std::string& name : DefaultModelFiles()) {
+    auto path = ShippedModelPath(name);
+    if (!path.ok()) return path.status();
+    paths.push_back(*std::move(path));
+  }
+  return paths;
 }
 
 }  // namespace chaintag

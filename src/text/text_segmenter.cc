@@ -89,6 +89,7 @@ class TextSegmenter::Impl {
     para_.clear();
     pending_.clear();
     scan_offset_ = 0;
+    line_start_ = 0;
     input_line_ = 1;
     line_blank_ = true;
     para_has_content_ = false;
@@ -126,6 +127,8 @@ class TextSegmenter::Impl {
       const unsigned char c = p[i];
       if (c < 0x80) {
         if (c == '\n') {
+          if (absl::Status s = CheckLineLength(i); !s.ok()) return s;
+          line_start_ = scan_offset_ + static_cast<int64_t>(i) + 1;
           if (line_blank_ || !para_has_content_) {
             para_.append(data.data() + run, i + 1 - run);
             run = i + 1;
@@ -133,6 +136,12 @@ class TextSegmenter::Impl {
           }
           ++input_line_;
           line_blank_ = true;
+        } else if (c == 0) {
+          // Not text (a binary file, or UTF-16): refused, as by the corpus readers.
+          status_ = absl::InvalidArgumentError(absl::StrFormat(
+              "%s: expected text, found a NUL byte at byte offset %d", Location(name_, input_line_),
+              scan_offset_ + static_cast<int64_t>(i)));
+          return status_;
         } else if (!IsAsciiSpace(c)) {
           line_blank_ = false;
           para_has_content_ = true;
@@ -175,9 +184,20 @@ class TextSegmenter::Impl {
       i += bad;
       run = i;
     }
+    if (absl::Status s = CheckLineLength(i); !s.ok()) return s;
     para_.append(data.data() + run, i - run);
     scan_offset_ += static_cast<int64_t>(i);
     return i;
+  }
+
+  // The current line, up to byte `i` of the block being scanned, is no longer than the limit.
+  absl::Status CheckLineLength(size_t i) {
+    const int64_t length = scan_offset_ + static_cast<int64_t>(i) - line_start_;
+    if (length <= options_.max_line_bytes) return absl::OkStatus();
+    status_ = absl::InvalidArgumentError(
+        absl::StrCat(Location(name_, input_line_), ": expected a line of at most ",
+                     options_.max_line_bytes, " bytes (--max-line-bytes), found a longer one"));
+    return status_;
   }
 
   // Moves the offset cursor to byte `to` of the paragraph buffer (never backwards).
@@ -312,6 +332,7 @@ class TextSegmenter::Impl {
   std::string para_;     // current paragraph (valid UTF-8), from the first unemitted byte
   std::string pending_;  // bytes of a character split across Feed calls
   int64_t input_line_ = 1;
+  int64_t line_start_ = 0;  // scan offset of the current line's first byte
   bool line_blank_ = true;
   bool para_has_content_ = false;
   size_t cursor_byte_ = 0;

@@ -75,7 +75,8 @@ bool IsSpaceAt(std::string_view text, size_t i, int* len) {
     return IsAsciiSpace(c);
   }
   char32_t cp = DecodeUtf8(text, i, len);
-  return u_isUWhiteSpace(cp) || (cp >= 0x80 && cp < 0xA0);  // C1 controls as above
+  // C1 controls as above; U+FEFF (a byte order mark inside the text) is not a word either.
+  return u_isUWhiteSpace(cp) || (cp >= 0x80 && cp < 0xA0) || cp == 0xFEFF;
 }
 
 bool StartsWithNoCase(std::string_view text, size_t p, size_t e, std::string_view prefix) {

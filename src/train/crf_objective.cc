@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "decode/second_order.h"
+#include "train/distributed.h"
 #include "train/parallel.h"
 
 namespace chaintag {
@@ -150,6 +151,29 @@ double FirstLayer(int n, const ExpTables& tables, const double* unary, double* a
 }
 
 }  // namespace
+
+std::vector<double> MaskedChainScores(const ModelParameters& params, absl::Span<const double> w,
+                                      const TransitionMask& mask, double epsilon) {
+  const int n = params.num_labels;
+  const int64_t base = params.transition_offset();
+  std::vector<double> chain(w.begin() + base, w.end());
+  if (epsilon != 1.0) {
+    for (double& x : chain) x /= epsilon;
+  }
+  if (mask.num_labels != n) return chain;
+  double* start = chain.data() + (params.start_offset() - base);
+  double* end = chain.data() + (params.end_offset() - base);
+  for (size_t i = 0; i < mask.allowed.size(); ++i) {
+    if (!mask.allowed[i]) chain[i] = kNegInf;
+  }
+  for (size_t y = 0; y < mask.allowed_start.size(); ++y) {
+    if (!mask.allowed_start[y]) start[y] = kNegInf;
+  }
+  for (size_t y = 0; y < mask.allowed_end.size(); ++y) {
+    if (!mask.allowed_end[y]) end[y] = kNegInf;
+  }
+  return chain;
+}
 
 void ExpTables::Build(int n, const double* transition_scores, const double* start_scores,
                       const double* end_scores, const double* trigram_scores) {
@@ -510,13 +534,8 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
   const int n = params.num_labels;
   ExpTables tables;
   // Transition, start, end (and trigram) weights, divided by epsilon for the tempered objective.
-  std::vector<double> scaled;
-  const double* chain = w.data() + params.transition_offset();
-  if (loss_.epsilon != 1.0) {
-    scaled.assign(w.begin() + params.transition_offset(), w.end());
-    for (double& x : scaled) x /= loss_.epsilon;
-    chain = scaled.data();
-  }
+  const std::vector<double> scaled = MaskedChainScores(params, w, data_.mask, loss_.epsilon);
+  const double* chain = scaled.data();
   const int64_t base = params.transition_offset();
   tables.Build(n, chain, chain + (params.start_offset() - base),
                chain + (params.end_offset() - base),
@@ -553,8 +572,9 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
   train_internal::RunOnThreads(static_cast<int>(workers_.size()),
                                [&](int k) { run(&workers_[k]); });
 
-  double objective = 0;
-  for (double z : log_z_) objective += z;
+  // Exact sums: the same totals for any split of the sentences over ranks and threads.
+  const double objective = ExactTotal(log_z_, data_.ranks);
+  const int64_t* over_ranks = GradientOverRanks(data_.ranks, workers_, &over_ranks_);
   const int64_t size = params.size();
   const int32_t* empirical = data_.empirical.data();
   const double* weighted_empirical = data_.weighted() ? data_.weighted_empirical.data() : nullptr;
@@ -571,7 +591,11 @@ double CrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> gra
       gold_score += w[i] * empirical[i];
       sum = -(static_cast<int64_t>(empirical[i]) << kFixedBits);
     }
-    for (const Worker& worker : workers_) sum += worker.gradient[i];
+    if (over_ranks != nullptr) {
+      sum += over_ranks[i];
+    } else {
+      for (const Worker& worker : workers_) sum += worker.gradient[i];
+    }
     double reg_gradient;
     if (l2) {
       norm += w[i] * w[i];

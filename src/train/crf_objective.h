@@ -34,6 +34,12 @@ struct ExpTables {
              const double* end_scores, const double* trigram_scores = nullptr);
 };
 
+// The chain scores of `w` (transition, start, end and, at order 2, trigram weights, contiguous
+// from params.transition_offset()) divided by `epsilon`, with every transition, start and end the
+// mask forbids at -inf: the tables built from them give those labelings probability 0.
+std::vector<double> MaskedChainScores(const ModelParameters& params, absl::Span<const double> w,
+                                      const TransitionMask& mask, double epsilon = 1.0);
+
 // Forward-backward on one sentence with per-position normalisers. Reuses its buffers.
 class ScaledForwardBackward {
  public:
@@ -125,7 +131,8 @@ class CrfObjective : public Objective {
   std::vector<int32_t> dense_attributes_;
   std::vector<double> dense_weights_;
   std::vector<Worker> workers_;
-  std::vector<double> log_z_;  // per sentence, summed in sentence order
+  std::vector<double> log_z_;        // per sentence, summed exactly (ExactTotal)
+  std::vector<int64_t> over_ranks_;  // over MPI ranks: all ranks' workers' gradient sums
 };
 
 }  // namespace train_internal

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "chaintag/communicator.h"
 #include "chaintag/eval.h"
 #include "decode/second_order.h"
 #include "train/parallel.h"
@@ -14,6 +17,10 @@ namespace chaintag::train_internal {
 DevScorer::DevScorer(const TrainingData& data, const TransitionMask& mask, int threads,
                      const LatentLayout* latent)
     : data_(data), mask_(mask), workers_(std::max(1, threads)) {
+  if (IsDistributed(data.ranks)) {
+    num_ranks_ = data.ranks->size();
+    rank_ = data.ranks->rank();
+  }
   if (latent != nullptr && !latent->empty()) {
     latent_ = latent;
     hidden_mask_ = ExpandTransitionMask(mask, *latent);
@@ -38,8 +45,11 @@ absl::Status DevScorer::Prepare(const FeatureSpec& spec, const std::vector<Sente
   for (const Sentence& sentence : dev) {
     if (sentence.size() == 0) continue;
     if (absl::Status status = CheckDevSentence(featurizer, sentence); !status.ok()) return status;
-    featurized_.emplace_back();
-    featurizer.Featurize(sentence, data_.attributes, &featurized_.back());
+    // Every rank checks every sentence (so errors agree) but featurizes only its own.
+    if (static_cast<int>(gold_.size() % num_ranks_) == rank_) {
+      featurized_.emplace_back();
+      featurizer.Featurize(sentence, data_.attributes, &featurized_.back());
+    }
     std::vector<int>& gold = gold_.emplace_back();
     gold.reserve(sentence.labels.size());
     for (const std::string& label : sentence.labels) {
@@ -51,9 +61,46 @@ absl::Status DevScorer::Prepare(const FeatureSpec& spec, const std::vector<Sente
   return absl::OkStatus();
 }
 
+// Over ranks: every rank's decoded label ids, so each holds all of predicted_ids_. Each rank sends
+// a status byte, then the int32 ids of its sentences in order; a failure on any rank fails all.
+absl::Status DevScorer::ExchangePredictions(const absl::Status& mine) {
+  std::string bytes(1, mine.ok() ? '\0' : '\1');
+  if (mine.ok()) {
+    for (size_t i = rank_; i < gold_.size(); i += num_ranks_) {
+      for (int id : predicted_ids_[i]) {
+        const int32_t v = id;
+        bytes.append(reinterpret_cast<const char*>(&v), sizeof(v));
+      }
+    }
+  }
+  const std::vector<std::string> all = data_.ranks->AllGather(bytes);
+  if (!mine.ok()) return mine;
+  for (int r = 0; r < num_ranks_; ++r) {
+    if (all[r].empty() || all[r][0] != '\0') {
+      return absl::InternalError(absl::StrCat("dev scoring failed on MPI rank ", r));
+    }
+    if (r == rank_) continue;
+    size_t at = 1;
+    for (size_t i = r; i < gold_.size(); i += num_ranks_) {
+      std::vector<int>& ids = predicted_ids_[i];
+      ids.resize(gold_[i].size());
+      if (at + ids.size() * sizeof(int32_t) > all[r].size()) {
+        return absl::InternalError(absl::StrCat("dev scoring: MPI rank ", r, " sent too few ids"));
+      }
+      for (int& id : ids) {
+        int32_t v;
+        std::memcpy(&v, all[r].data() + at, sizeof(v));
+        at += sizeof(v);
+        id = v;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::pair<double, std::string>> DevScorer::Score(absl::Span<const double> w) {
   const int num_sentences = static_cast<int>(featurized_.size());
-  predicted_ids_.resize(num_sentences);
+  predicted_ids_.resize(gold_.size());
   // Decoding runs on contiguous slices in parallel; counting stays sequential and ordered.
   const int num_workers = std::min<int>(workers_.size(), std::max(1, num_sentences));
   std::vector<absl::Status> status(num_workers);
@@ -79,7 +126,7 @@ absl::StatusOr<std::pair<double, std::string>> DevScorer::Score(absl::Span<const
           status[k] = ldi.status();
           return;
         }
-        predicted_ids_[i] = std::move(ldi->solutions[0].labels);
+        predicted_ids_[Global(i)] = std::move(ldi->solutions[0].labels);
         continue;
       }
       ApplyTransitionMask(mask_, &worker.lattice);
@@ -88,13 +135,15 @@ absl::StatusOr<std::pair<double, std::string>> DevScorer::Score(absl::Span<const
         status[k] = best.status();
         return;
       }
-      predicted_ids_[i] = std::move(best->labels);
+      predicted_ids_[Global(i)] = std::move(best->labels);
     }
   };
   RunOnThreads(num_workers, run);
-  if (absl::Status s = FirstError(status); !s.ok()) return s;
+  absl::Status decoded = FirstError(status);
+  if (num_ranks_ > 1) decoded = ExchangePredictions(decoded);
+  if (!decoded.ok()) return decoded;
   Evaluator evaluator(eval_labels_);
-  for (int i = 0; i < num_sentences; ++i) {
+  for (size_t i = 0; i < gold_.size(); ++i) {
     if (absl::Status s = evaluator.AddIds(gold_[i], predicted_ids_[i]); !s.ok()) return s;
   }
   const EvalReport report = evaluator.Report();

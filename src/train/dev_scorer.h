@@ -1,5 +1,7 @@
 // Dev scoring during training, the way tagging will score: model scores, transition mask,
-// Viterbi, then conlleval (chunk F1) or token accuracy.
+// Viterbi, then conlleval (chunk F1) or token accuracy. Over MPI ranks (data.ranks), rank r
+// decodes dev sentences i = r (mod P) and the ranks exchange their label ids, so every rank
+// scores the whole dev set exactly as one process does.
 #ifndef CHAINTAG_SRC_TRAIN_DEV_SCORER_H_
 #define CHAINTAG_SRC_TRAIN_DEV_SCORER_H_
 
@@ -37,7 +39,15 @@ class DevScorer {
   // Returns (score, metric name): chunk F1 when the labels are chunk tags, else accuracy.
   absl::StatusOr<std::pair<double, std::string>> Score(absl::Span<const double> w);
 
+  // The dev sentences this rank decodes (all of them in one process).
+  size_t sentences_decoded() const { return featurized_.size(); }
+
  private:
+  // The dev-set index of this rank's i-th featurized sentence.
+  size_t Global(int i) const { return static_cast<size_t>(i) * num_ranks_ + rank_; }
+  // Gives every rank all of predicted_ids_ (their decode status `mine`); see the .cc.
+  absl::Status ExchangePredictions(const absl::Status& mine);
+
   struct Worker {
     Lattice lattice;
     ViterbiScratch scratch;
@@ -47,10 +57,12 @@ class DevScorer {
   const TransitionMask& mask_;
   const LatentLayout* latent_ = nullptr;  // null unless ldcrf
   TransitionMask hidden_mask_;            // mask_ over hidden states
-  std::vector<FeaturizedSentence> featurized_;
+  int num_ranks_ = 1;
+  int rank_ = 0;
+  std::vector<FeaturizedSentence> featurized_;  // this rank's sentences: i = rank_ (mod num_ranks_)
   // The model's labels, then the dev labels it does not know (ids of the Evaluator).
   std::vector<std::string> eval_labels_;
-  std::vector<std::vector<int>> gold_;  // gold label ids per prepared sentence
+  std::vector<std::vector<int>> gold_;  // gold label ids per prepared sentence (every rank's)
   std::vector<std::vector<int>> predicted_ids_;
   std::vector<Worker> workers_;
 };

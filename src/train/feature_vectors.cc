@@ -54,8 +54,9 @@ const FeatureAccumulator::Sparse& FeatureAccumulator::Build(const TrainingData& 
     }
   }
   const int64_t base = params.transition_offset();
+  const std::vector<char>& fixed = data.fixed_transitions;
   for (int i = 0; i < n * n + 2 * n; ++i) {
-    if (transition[i] != 0) {
+    if (transition[i] != 0 && (fixed.empty() || !fixed[i])) {
       sparse_.entries.emplace_back(base + i, transition[i]);
       sparse_.squared_norm += transition[i] * transition[i];
     }

@@ -11,6 +11,7 @@ namespace {
 
 struct Context {
   Objective* objective;
+  const std::vector<int64_t>* fixed;
   const IterationCallback* on_iteration;
   int64_t n;
   int iterations = 0;
@@ -21,7 +22,11 @@ struct Context {
 lbfgsfloatval_t EvaluateCallback(void* instance, const lbfgsfloatval_t* x, lbfgsfloatval_t* g,
                                  const int n, const lbfgsfloatval_t /*step*/) {
   auto* context = static_cast<Context*>(instance);
-  return context->objective->Evaluate(absl::MakeConstSpan(x, n), absl::MakeSpan(g, n));
+  const double f = context->objective->Evaluate(absl::MakeConstSpan(x, n), absl::MakeSpan(g, n));
+  // A zero gradient keeps the weight where it started, in L-BFGS and OWL-QN alike (its
+  // correction pairs and pseudo-gradient are then zero in that coordinate).
+  for (int64_t i : *context->fixed) g[i] = 0;
+  return f;
 }
 
 int ProgressCallback(void* instance, const lbfgsfloatval_t* x, const lbfgsfloatval_t* /*g*/,
@@ -73,6 +78,19 @@ std::string Reason(int code) {
 
 }  // namespace
 
+absl::Status LbfgsStartFailure(int code, int64_t n, int memory) {
+  if (code == LBFGSERR_OUTOFMEMORY) {
+    // libLBFGS holds 2 * memory correction pairs and about 6 more vectors of n doubles.
+    const int64_t mb = ((2 * int64_t{memory} + 6) * n * 8 >> 20) + 1;
+    return absl::ResourceExhaustedError(
+        absl::StrCat("L-BFGS: out of memory allocating its state for ", n, " weights (about ", mb,
+                     " MB with --lbfgs-memory ", memory,
+                     "); free memory, lower --lbfgs-memory or drop rare "
+                     "features (--min-feature-count)"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("L-BFGS failed: libLBFGS code ", code));
+}
+
 absl::StatusOr<LbfgsResult> MinimizeLbfgs(Objective& objective, const LbfgsSettings& settings,
                                           std::vector<double>* w,
                                           const IterationCallback& on_iteration) {
@@ -96,13 +114,13 @@ absl::StatusOr<LbfgsResult> MinimizeLbfgs(Objective& objective, const LbfgsSetti
     // OWL-QN in libLBFGS works only with the backtracking line search.
     param.linesearch = LBFGS_LINESEARCH_BACKTRACKING;
   }
-  Context context{&objective, &on_iteration, n};
+  Context context{&objective, &settings.fixed, &on_iteration, n};
   lbfgsfloatval_t fx = 0;
   const int code = lbfgs(static_cast<int>(n), w->data(), &fx, EvaluateCallback, ProgressCallback,
                          &context, &param);
   // Codes from LBFGSERR_UNKNOWNERROR up to the parameter checks mean the run never started.
   if (code >= LBFGSERR_UNKNOWNERROR && code <= LBFGSERR_INVALID_ORTHANTWISE_END) {
-    return absl::InvalidArgumentError(absl::StrCat("L-BFGS failed: libLBFGS code ", code));
+    return LbfgsStartFailure(code, n, settings.memory);
   }
   LbfgsResult result;
   result.iterations = context.iterations;

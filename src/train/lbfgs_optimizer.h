@@ -21,6 +21,9 @@ struct LbfgsSettings {
   int max_iterations = 1000;
   double epsilon = 1e-5;  // gradient test and relative-decrease test over `period` iterations
   int period = 10;
+  // Weights that stay at their starting value (their gradient is taken as 0): transitions
+  // without a weight (--transitions observed).
+  std::vector<int64_t> fixed;
 };
 
 struct LbfgsResult {
@@ -30,6 +33,11 @@ struct LbfgsResult {
   std::string reason;              // why it stopped, for metadata
   bool stopped_by_caller = false;  // on_iteration returned false
 };
+
+// The error of a libLBFGS run that never started (`code` one of its LBFGSERR_ setup codes) on
+// `n` weights with `memory` corrections: out of memory is said as such (ResourceExhausted, with
+// the memory it needs), other codes are named by number.
+absl::Status LbfgsStartFailure(int code, int64_t n, int memory);
 
 // Minimises objective(w) + c1 * |w|_1 from the starting point in `w`; `w` holds the result.
 // `on_iteration` (may be empty) sees the iteration, the objective (L1 term included), the

@@ -44,6 +44,7 @@ class LbfgsTrainer : public Trainer {
     settings.max_iterations = options_.max_iterations;
     settings.epsilon = options_.tolerance;
     settings.period = options_.period;
+    settings.fixed = data->FixedTransitionWeights();
     absl::StatusOr<LbfgsResult> result = MinimizeLbfgs(objective, settings, weights, on_iteration);
     if (!result.ok()) return result.status();
     return TrainerRun{result->iterations,

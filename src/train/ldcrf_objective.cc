@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "string_view_compat.h"
+#include "train/distributed.h"
 #include "train/parallel.h"
 
 namespace chaintag {
@@ -104,6 +105,7 @@ void ExpandToHiddenStates(const LatentLayout& layout, TrainingData* data) {
   }
   hidden.weights.assign(hidden.size(), 0.0);
   p = std::move(hidden);
+  data->mask = ExpandTransitionMask(data->mask, layout);
   std::vector<int32_t>().swap(data->empirical);
   std::vector<double>().swap(data->weighted_empirical);
 }
@@ -209,8 +211,10 @@ double LdcrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> g
   const ModelParameters& params = data_.parameters;
   const int h = params.num_labels;
   ExpTables tables;
-  tables.Build(h, w.data() + params.transition_offset(), w.data() + params.start_offset(),
-               w.data() + params.end_offset());
+  const std::vector<double> chain = MaskedChainScores(params, w, data_.mask);
+  const int64_t base = params.transition_offset();
+  tables.Build(h, chain.data(), chain.data() + (params.start_offset() - base),
+               chain.data() + (params.end_offset() - base));
   const int num_sentences = data_.num_sentences();
   constexpr int kChunk = 16;
   std::atomic<int> next{0};
@@ -225,14 +229,19 @@ double LdcrfObjective::Evaluate(absl::Span<const double> w, absl::Span<double> g
   };
   RunOnThreads(static_cast<int>(workers_.size()), [&](int k) { run(&workers_[k]); });
 
-  double objective = 0;
-  for (const double loss : loss_) objective += loss;  // sentence order: thread-independent
+  // Exact sums: the same totals for any split of the sentences over ranks and threads.
+  const double objective = ExactTotal(loss_, data_.ranks);
+  const int64_t* over_ranks = GradientOverRanks(data_.ranks, workers_, &over_ranks_);
   double norm = 0;
   const int64_t size = params.size();
   for (int64_t i = 0; i < size; ++i) {
     // Integer sums are exact, so the order the workers are added in does not matter.
     int64_t sum = 0;
-    for (const Worker& worker : workers_) sum += worker.gradient[i];
+    if (over_ranks != nullptr) {
+      sum = over_ranks[i];
+    } else {
+      for (const Worker& worker : workers_) sum += worker.gradient[i];
+    }
     norm += w[i] * w[i];
     gradient[i] = static_cast<double>(sum) * kInvFixedScale + 2.0 * c2_ * w[i];
   }

@@ -55,7 +55,8 @@ class LdcrfObjective : public Objective {
   const LatentLayout& layout_;
   double c2_;
   std::vector<Worker> workers_;
-  std::vector<double> loss_;  // per sentence: log Z - log Z(y_i), summed in sentence order
+  std::vector<double> loss_;  // per sentence: log Z - log Z(y_i), summed exactly (ExactTotal)
+  std::vector<int64_t> over_ranks_;  // over MPI ranks: all ranks' workers' gradient sums
 };
 
 }  // namespace train_internal

@@ -52,6 +52,13 @@ LossAugmentedScratchPtr MakeLossAugmentedScratch() {
   return LossAugmentedScratchPtr(new LossAugmentedScratch());
 }
 
+LossAugmentedScratchPtr MakeLossAugmentedScratch(int64_t max_bytes) {
+  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch();
+  scratch->decoder.set_max_bytes(max_bytes);
+  scratch->decoder.set_max_cells(std::max<int64_t>(1, max_bytes / 8));
+  return scratch;
+}
+
 absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
                                                         absl::Span<const int> gold,
                                                         const BoundLoss& loss, LossScaling scaling,
@@ -175,6 +182,26 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
   }
   absl::Status run = scratch->decoder.Run(lattice, statistics);
   scratch->decoder.clear_pruning();
+  if (run.code() == absl::StatusCode::kResourceExhausted) {
+    // Over the memory limit (a long sentence, a chunk-level loss): a bounded fallback instead of
+    // stopping training, the maximiser under the Hamming loss (one Viterbi on lattice + 1 per
+    // token off gold), with the real loss of the labeling it gives. The caller warns.
+    scratch->augmented = lattice;
+    for (int t = 0; t < lattice.size(); ++t) {
+      absl::Span<double> row = scratch->augmented.unary_row(t);
+      for (int y = 0; y < lattice.num_labels(); ++y) row[y] += y == gold[t] ? 0.0 : 1.0;
+    }
+    absl::StatusOr<Labeling> approx = ViterbiDecode(scratch->augmented, &scratch->viterbi);
+    if (!approx.ok()) return approx.status();
+    result.fallback = true;
+    result.labeling = *std::move(approx);
+    result.labeling.score = lattice.Score(result.labeling.labels);
+    result.loss = EvaluateLoss(loss, gold, result.labeling.labels);
+    result.value = scaling == LossScaling::kMargin
+                       ? result.labeling.score + result.loss
+                       : (1.0 + result.labeling.score - gold_score) * result.loss;
+    return result;
+  }
   if (!run.ok()) return run;
   FinalObjective h;
   if (scaling == LossScaling::kMargin) {
@@ -197,9 +224,11 @@ absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
   return result;
 }
 
-absl::StatusOr<double> BoundTerm(const Lattice& lattice, absl::Span<const int> gold,
-                                 const ChunkTable& chunks) {
-  if (absl::Status st = CheckInputs(lattice, gold, chunks.num_labels()); !st.ok()) return st;
+namespace {
+
+// max_y 1[F(y*) - F(y) <= D] (1 - F1), D = chunk FP + FN (`chunk_errors`) or 0.
+absl::StatusOr<double> MarginBoundTerm(const Lattice& lattice, absl::Span<const int> gold,
+                                       const ChunkTable& chunks, bool chunk_errors) {
   const int n = chunks.num_labels();
   std::vector<char> counted(n, 0);
   for (int y = 0; y < n; ++y) counted[y] = chunks.TypeOf(y) >= 0;
@@ -213,17 +242,34 @@ absl::StatusOr<double> BoundTerm(const Lattice& lattice, absl::Span<const int> g
   statistic.StateLosses(&one_minus_f1);
   const double gold_score = lattice.Score(gold);
   const int num_gold = statistic.num_gold();
-  // F >= F(y*) - (FP + FN), with a 1e-9 relative tolerance so rounding in the DP's sums cannot
-  // flip a boundary case; FP + FN depends on the state only, so H is non-decreasing in F.
+  // F >= F(y*) - D, with a 1e-9 relative tolerance so rounding in the DP's sums cannot flip a
+  // boundary case; D depends on the state only, so H is non-decreasing in F.
   const double tolerance = 1e-9 * std::max(1.0, std::abs(gold_score));
   auto h = [&](double f, int s) {
-    const int errors = statistic.fp(s) + (num_gold - statistic.tp(s));
+    const int errors = chunk_errors ? statistic.fp(s) + (num_gold - statistic.tp(s)) : 0;
     return f + tolerance >= gold_score - errors ? one_minus_f1[s] : 0.0;
   };
   int final_state = 0;
   absl::StatusOr<Labeling> best = decoder.Best(h, &final_state);
   if (!best.ok()) return best.status();
   return h(best->score, final_state);
+}
+
+}  // namespace
+
+absl::StatusOr<double> BoundTerm(const Lattice& lattice, absl::Span<const int> gold,
+                                 const ChunkTable& chunks, BoundDistance distance) {
+  if (absl::Status st = CheckInputs(lattice, gold, chunks.num_labels()); !st.ok()) return st;
+  if (distance == BoundDistance::kChunks) {
+    return MarginBoundTerm(lattice, gold, chunks, /*chunk_errors=*/true);
+  }
+  // F(y) + Hamming(y*, y) >= F(y*), with the distance folded into the unary scores.
+  Lattice shifted = lattice;
+  for (int t = 0; t < shifted.size(); ++t) {
+    absl::Span<double> row = shifted.unary_row(t);
+    for (int y = 0; y < static_cast<int>(row.size()); ++y) row[y] += y != gold[t] ? 1.0 : 0.0;
+  }
+  return MarginBoundTerm(shifted, gold, chunks, /*chunk_errors=*/false);
 }
 
 }  // namespace chaintag

@@ -8,6 +8,8 @@
 #include "chaintag/model.h"
 #include "chaintag/train.h"
 #include "model/model_file.h"
+#include "neural/encoder.h"
+#include "neural/serialize.h"
 
 namespace chaintag {
 
@@ -20,6 +22,11 @@ ModelBuilder::ModelBuilder(std::vector<std::string> labels, FeatureSpec spec,
       parameters_(std::move(parameters)),
       mask_(std::move(mask)) {
   for (double& w : parameters_.weights) w = static_cast<double>(static_cast<float>(w));
+}
+
+void ModelBuilder::SetEncoder(std::shared_ptr<neural::Encoder<float>> encoder) {
+  if (encoder != nullptr) neural::RoundEmbeddingsToHalf(encoder.get());
+  encoder_ = std::move(encoder);
 }
 
 void ModelBuilder::AddMetadata(std::string key, std::string value) {
@@ -75,6 +82,16 @@ absl::StatusOr<Model> ModelBuilder::Build() && {
   if (family_ != ModelFamily::kLmsbn && model.spec().num_history_templates() > 0) {
     return absl::InvalidArgumentError(
         "the built model: label-history templates need the lmsbn family");
+  }
+  if (encoder_ != nullptr) {
+    if (encoder_->config().num_labels != model.num_labels() || model.latent() ||
+        model.order() != 1 || family_ != ModelFamily::kLinearChain ||
+        model.spec().reads_attributes()) {
+      return absl::InvalidArgumentError(
+          "the built model: a neural encoder needs a first-order linear chain over its labels "
+          "that reads words");
+    }
+    model.encoder_ = std::move(encoder_);
   }
   model.metadata_ = std::move(metadata_);
   std::vector<Model::SelfTest> tests;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -39,6 +40,16 @@ constexpr EnumName<Algorithm> kAlgorithms[] = {
     {Algorithm::kOwlqn, "owlqn"}, {Algorithm::kBcfw, "bcfw"},
     {Algorithm::kSgd, "sgd"},     {Algorithm::kPerceptron, "perceptron"},
     {Algorithm::kDcd, "dcd"},
+};
+constexpr EnumName<Transitions> kTransitions[] = {
+    {Transitions::kIob, "iob"},
+    {Transitions::kAll, "all"},
+    {Transitions::kObserved, "observed"},
+};
+constexpr EnumName<EncoderKind> kEncoders[] = {
+    {EncoderKind::kSparse, "sparse"},
+    {EncoderKind::kNeural, "neural"},
+    {EncoderKind::kHybrid, "hybrid"},
 };
 constexpr EnumName<LossLevel> kLossLevels[] = {
     {LossLevel::kToken, "token"},
@@ -216,6 +227,8 @@ std::vector<TrainOptionDef> MakeTable() {
       "threads",
       "threads for the objective and evaluation (0 = all cores); results do not depend on it",
       &TrainOptions::threads));
+  // Neural models leave it out, so their files are identical for every thread count.
+  table.back().recorded = [](const TrainOptions& o) { return o.encoder == EncoderKind::kSparse; };
   table.push_back(NumberOption("tolerance",
                                "L-BFGS: stop when the objective improves by less than this "
                                "(relative) over `period` iterations",
@@ -241,6 +254,15 @@ std::vector<TrainOptionDef> MakeTable() {
   table.push_back(NumberOption(
       "lbfgs_memory", "L-BFGS corrections kept (memory: about (2m + 4) * 8 bytes per weight)",
       &TrainOptions::lbfgs_memory));
+  table.push_back(NumberOption(
+      "loss_memory_mb",
+      "ssvm, perceptron: memory (MB) exact loss-augmented decoding may use per sentence and "
+      "thread; a sentence needing more is decoded with the Hamming-loss maximiser, with a warning",
+      &TrainOptions::loss_memory_mb));
+  // Recorded when changed only, so models trained before the option stay byte-identical.
+  table.back().recorded = [](const TrainOptions& o) {
+    return o.loss_memory_mb != TrainOptions().loss_memory_mb;
+  };
   table.push_back(
       NumberOption("seed",
                    "random seed for the order of sentences (perceptron, bcfw, sgd) and the initial "
@@ -259,6 +281,59 @@ std::vector<TrainOptionDef> MakeTable() {
       &TrainOptions::order));
   // Recorded for second-order models only, so first-order models stay byte-identical.
   table.back().recorded = [](const TrainOptions& o) { return o.order != 1; };
+  table.push_back(EnumOption(
+      "transitions",
+      "iob (a weight for every label pair; IOB-invalid pairs never seen in training, O -> I-X, "
+      "are forbidden when training and tagging), all (a weight for every pair, no mask: "
+      "CRFsuite's feature.possible_transitions=1) or observed (weights only for the pairs, start "
+      "and end labels seen in training, the others score 0: possible_transitions=0)",
+      &TrainOptions::transitions, kTransitions));
+  // Recorded when changed only, so models trained with the IOB mask stay byte-identical.
+  table.back().recorded = [](const TrainOptions& o) { return o.transitions != Transitions::kIob; };
+  // Neural options are recorded in neural and hybrid models only (sparse files are unchanged).
+  const auto neural = [](const TrainOptions& o) { return o.encoder != EncoderKind::kSparse; };
+  table.push_back(EnumOption(
+      "encoder",
+      "where emissions come from: sparse (feature templates), neural (word embeddings, character "
+      "CNN, BiLSTM; see docs/neural.md) or hybrid (both summed, trained together)",
+      &TrainOptions::encoder, kEncoders));
+  table.back().recorded = neural;
+  table.push_back(TextOption(
+      "embeddings", "neural, hybrid: word vectors written by `chaintag embeddings` (optional)",
+      &TrainOptions::embeddings));
+  table.back().recorded = neural;
+  const std::vector<std::tuple<std::string, std::string, int TrainOptions::*>> ints = {
+      {"epochs", "neural, hybrid: passes over the training data", &TrainOptions::epochs},
+      {"patience",
+       "neural, hybrid with --dev: stop after this many epochs without a better dev "
+       "score (the best epoch is kept)",
+       &TrainOptions::patience},
+      {"batch_size", "neural, hybrid: sentences per Adam update", &TrainOptions::batch_size},
+      {"word_dim", "neural, hybrid: word embedding size without --embeddings",
+       &TrainOptions::word_dim},
+      {"freeze_embeddings",
+       "neural, hybrid: 1 keeps the word embeddings as --embeddings gives them",
+       &TrainOptions::freeze_embeddings},
+      {"char_filters", "neural, hybrid: character CNN filters (0: none)",
+       &TrainOptions::char_filters},
+      {"hidden", "neural, hybrid: BiLSTM units per direction", &TrainOptions::hidden},
+      {"layers", "neural, hybrid: BiLSTM layers (1 or 2)", &TrainOptions::layers},
+      {"max_vocabulary",
+       "neural, hybrid: words with an embedding of their own (training words "
+       "first, then the vectors' most frequent)",
+       &TrainOptions::max_vocabulary},
+      {"max_sparse_features",
+       "hybrid: sparse features kept, those of largest |weight| (the model stays within about "
+       "20 MB); dev is scored again after the cut",
+       &TrainOptions::max_sparse_features},
+  };
+  for (const auto& [name, help, field] : ints) {
+    table.push_back(NumberOption(name, help, field));
+    table.back().recorded = neural;
+  }
+  table.push_back(
+      NumberOption("dropout", "neural, hybrid: dropout probability", &TrainOptions::dropout));
+  table.back().recorded = neural;
   return table;
 }
 
@@ -277,10 +352,21 @@ absl::StatusOr<Algorithm> ParseAlgorithm(std::string_view name) {
   return ParseEnum(kAlgorithms, "algorithm", name);
 }
 std::string_view AlgorithmName(Algorithm algorithm) { return EnumToName(kAlgorithms, algorithm); }
+absl::StatusOr<Transitions> ParseTransitions(std::string_view name) {
+  return ParseEnum(kTransitions, "transitions", name);
+}
+std::string_view TransitionsName(Transitions transitions) {
+  return EnumToName(kTransitions, transitions);
+}
+
 absl::StatusOr<LossLevel> ParseLossLevel(std::string_view name) {
   return ParseEnum(kLossLevels, "loss_level", name);
 }
 std::string_view LossLevelName(LossLevel level) { return EnumToName(kLossLevels, level); }
+absl::StatusOr<EncoderKind> ParseEncoderKind(std::string_view name) {
+  return ParseEnum(kEncoders, "encoder", name);
+}
+std::string_view EncoderKindName(EncoderKind encoder) { return EnumToName(kEncoders, encoder); }
 
 const std::vector<TrainOptionDef>& TrainOptionTable() {
   static const std::vector<TrainOptionDef>* const table =
@@ -307,6 +393,10 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
   }
   if (EnumToName(kAlgorithms, o.algorithm) == "?") {
     return bad("algorithm: expected one of the Algorithm values", static_cast<int>(o.algorithm));
+  }
+  if (EnumToName(kTransitions, o.transitions) == "?") {
+    return bad("transitions: expected one of the Transitions values",
+               static_cast<int>(o.transitions));
   }
   // Legacy: `--algorithm perceptron` alone selects the perceptron objective.
   if (o.algorithm == Algorithm::kPerceptron && o.objective == Objective::kCrf) {
@@ -430,11 +520,64 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
     return bad("lbfgs_memory: expected 1 to 100 corrections", o.lbfgs_memory);
   }
   if (o.max_labels < 2) return bad("max_labels: expected >= 2", o.max_labels);
+  if (o.loss_memory_mb < 1 || o.loss_memory_mb > (1 << 20)) {
+    return bad("loss_memory_mb: expected 1 to 1048576", o.loss_memory_mb);
+  }
   if (o.order != 1 && o.order != 2) return bad("order: expected 1 or 2", o.order);
   if (o.order == 2 && o.objective != Objective::kCrf && o.objective != Objective::kSoftmaxMargin) {
     return bad("order: second-order chains are trained with --objective crf or softmax-margin",
                ToAbsl(ObjectiveName(o.objective)));
   }
+  if (o.transitions == Transitions::kObserved &&
+      (o.order != 1 || o.objective == Objective::kLdcrf || o.objective == Objective::kLmsbn)) {
+    return bad(
+        "transitions: observed applies to first-order chains of label transitions (not order 2, "
+        "ldcrf or lmsbn)",
+        ToAbsl(ObjectiveName(o.objective)));
+  }
+  if (EnumToName(kEncoders, o.encoder) == "?") {
+    return bad("encoder: expected one of the EncoderKind values", static_cast<int>(o.encoder));
+  }
+  if (o.encoder == EncoderKind::kSparse) {
+    if (!o.embeddings.empty()) {
+      return bad("embeddings: word vectors apply to --encoder neural or hybrid", o.embeddings);
+    }
+    return o;
+  }
+  if (o.objective != Objective::kCrf && o.objective != Objective::kSoftmaxMargin &&
+      o.objective != Objective::kSsvmMargin) {
+    return bad(
+        "objective: neural and hybrid models are trained with crf, softmax-margin or "
+        "ssvm-margin",
+        ToAbsl(ObjectiveName(o.objective)));
+  }
+  if (spec->kind != LossKind::kNone && spec->kind != LossKind::kHamming) {
+    return bad("loss: neural and hybrid models are trained with the Hamming loss", loss_name);
+  }
+  if (o.order != 1) return bad("order: neural and hybrid models are first-order chains", o.order);
+  if (o.transitions == Transitions::kObserved) {
+    return bad("transitions: neural and hybrid models train every transition (iob or all)",
+               "observed");
+  }
+  if (o.c1 != 0) return bad("c1: neural and hybrid models have no L1 term", o.c1);
+  const auto range = [&](std::string_view what, int v, int lo, int hi) -> absl::Status {
+    if (v >= lo && v <= hi) return absl::OkStatus();
+    return bad(absl::StrCat(ToAbsl(what), ": expected ", lo, " to ", hi), v);
+  };
+  for (const auto& [what, v, lo, hi] : std::vector<std::tuple<std::string, int, int, int>>{
+           {"epochs", o.epochs, 1, 1000},
+           {"patience", o.patience, 1, 1000},
+           {"batch_size", o.batch_size, 1, 4096},
+           {"word_dim", o.word_dim, 1, 1024},
+           {"freeze_embeddings", o.freeze_embeddings, 0, 1},
+           {"char_filters", o.char_filters, 0, 1024},
+           {"hidden", o.hidden, 1, 1024},
+           {"layers", o.layers, 1, 2},
+           {"max_vocabulary", o.max_vocabulary, 1, 1000000},
+           {"max_sparse_features", o.max_sparse_features, 0, 100000000}}) {
+    if (absl::Status s = range(what, v, lo, hi); !s.ok()) return s;
+  }
+  if (!(o.dropout >= 0 && o.dropout < 1)) return bad("dropout: expected 0 <= p < 1", o.dropout);
   return o;
 }
 

@@ -26,10 +26,11 @@ absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const Boun
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(seed);
   Lattice lattice;
-  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch();
+  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch(data.loss_max_bytes);
   double step = 1.0;
   int epoch = 0;
   auto update = [&](int64_t f, double delta) {
+    if (data.IsFixedWeight(f)) return;  // a transition without a weight (transitions observed)
     weights[f] += delta;
     weighted_updates[f] += step * delta;
   };
@@ -48,6 +49,7 @@ absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const Boun
       absl::StatusOr<LossAugmentedResult> best = LossAugmentedDecode(
           lattice, absl::MakeConstSpan(gold, m), loss, LossScaling::kMargin, scratch.get());
       if (!best.ok()) return best.status();
+      if (best->fallback) data.fallbacks->Note(s);
       const std::vector<int>& pred = best->labeling.labels;
       for (int t = 0; t < m; ++t) {
         if (gold[t] != pred[t]) {
@@ -80,6 +82,7 @@ absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const Boun
     TrainProgress progress;
     progress.iteration = epoch;
     progress.objective = static_cast<double>(mistakes);
+    progress.warnings = data.TakeFallbackWarnings();
     if (on_epoch && !on_epoch(progress, *w)) break;
   }
   return std::min(epoch, epochs);

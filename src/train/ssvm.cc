@@ -141,7 +141,7 @@ absl::Status EvaluateAll(const TrainingData& data, const BoundLoss& loss, LossSc
   std::vector<absl::Status> status(threads);
   auto run = [&](int k) {
     Lattice lattice;
-    LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch();
+    LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch(data.loss_max_bytes);
     const int begin = static_cast<int>(int64_t{num_sentences} * k / threads);
     const int end = static_cast<int>(int64_t{num_sentences} * (k + 1) / threads);
     for (int s = begin; s < end; ++s) {
@@ -154,6 +154,7 @@ absl::Status EvaluateAll(const TrainingData& data, const BoundLoss& loss, LossSc
         status[k] = result.status();
         return;
       }
+      if (result->fallback) data.fallbacks->Note(s);
       if (hints != nullptr) hints->Set(s, result->labeling.labels);
       SentenceEvaluation& e = (*out)[s];
       e.hinge = HingeOf(*result, lattice, gold, scaling);
@@ -291,7 +292,7 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
   std::vector<double> current;
   FeatureAccumulator accumulator(params.size());
   Lattice lattice;
-  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch();
+  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch(data.loss_max_bytes);
   std::vector<double> unary_delta, transition_delta;
   std::vector<int> order(num_sentences);
   std::iota(order.begin(), order.end(), 0);
@@ -312,6 +313,7 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
           lattice, gold, loss, LossScaling::kMargin, scratch.get(), hints.Get(s));
       inference_seconds += Seconds(decode_start);
       if (!result.ok()) return result.status();
+      if (result->fallback) data.fallbacks->Note(s);
       hints.Set(s, result->labeling.labels);
       loss_sum += result->loss;
       double* block_unary = blocks.unary_of(data, s);
@@ -357,15 +359,27 @@ absl::StatusOr<int> TrainBcfw(const TrainingData& data, const BoundLoss& loss,
       primal += e.hinge;
       gap += e.gap;
     }
+    // The reported objective is that of the averaged weights the dev scorer and the model get
+    // (one more decoding pass, as SGD's); the gap test stays on the iterate it bounds.
+    absl::StatusOr<double> averaged_primal =
+        Primal(data, loss, LossScaling::kMargin, settings.c2, *w, settings.threads, nullptr);
+    if (!averaged_primal.ok()) return averaged_primal.status();
+    // dual = primal - gap bounds the optimum from below, so the averaged weights' gap is
+    // averaged_primal - dual: objective - gap is the same dual value either way.
+    const double averaged_gap = *averaged_primal - (primal - gap);
     TrainProgress report;
     report.iteration = pass;
-    report.objective = primal;
-    report.duality_gap = gap;
+    report.objective = *averaged_primal;
+    report.duality_gap = averaged_gap;
     report.mean_loss = loss_sum / num_sentences;
     report.inference_seconds = inference_seconds;
     report.pass_seconds = Seconds(pass_start);
+    report.warnings = data.TakeFallbackWarnings();
     const bool keep_going = !on_pass || on_pass(report, *w);
-    if (!keep_going || gap <= settings.duality_gap * primal) break;
+    if (!keep_going || gap <= settings.duality_gap * primal ||
+        averaged_gap <= settings.duality_gap * *averaged_primal) {
+      break;
+    }
   }
   return std::min(pass, settings.max_passes);
 }
@@ -383,7 +397,7 @@ class BatchDecoder {
   };
   BatchDecoder(const TrainingData& data, const BoundLoss& loss, LossScaling scaling, int threads)
       : data_(data), loss_(loss), scaling_(scaling), workers_(std::max(1, threads)), hints_(data) {
-    for (Worker& w : workers_) w.scratch = MakeLossAugmentedScratch();
+    for (Worker& w : workers_) w.scratch = MakeLossAugmentedScratch(data.loss_max_bytes);
   }
 
   // Decodes `batch` at weights raw / divisor; adds the wall time spent to *seconds.
@@ -406,6 +420,7 @@ class BatchDecoder {
           status[k] = result.status();
           return;
         }
+        if (result->fallback) data_.fallbacks->Note(s);
         hints_.Set(s, result->labeling.labels);
         Result& r = results_[i];
         r.labels = std::move(result->labeling.labels);
@@ -440,6 +455,19 @@ constexpr int kBatchSize = 8;
 // One pass of SGD over `order` from step `*step`: decay, then the subgradient of H_i
 // ((phi(y^) - phi(y_i)), times Delta(y^) under slack scaling) for each sentence. Averaging (from
 // `average_from` on) follows each step. Adds the losses of the maximisers to *loss_sum.
+// The error of a run whose step sizes made the weights blow up (a --learning-rate far too
+// large): said as such, with the cure, rather than as whatever the decoder meets next.
+absl::Status Diverged(double eta0, double lambda, const char* what) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "training diverged (", what, ") with learning rate ", eta0,
+      "; try a smaller --learning-rate (below ", 1.0 / lambda,
+      ", the inverse of the per-sentence regularisation 2 c2 / sentences) or 0 to calibrate it"));
+}
+
+bool AllFinite(const std::vector<double>& w) {
+  return std::all_of(w.begin(), w.end(), [](double x) { return std::isfinite(x); });
+}
+
 absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling,
                              const std::vector<int>& order, double eta0, double lambda,
                              int64_t average_from, ScaledAveragedWeights* weights,
@@ -454,12 +482,18 @@ absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling,
     if (absl::Status st =
             decoder->Decode(batch, weights->raw().data(), weights->divisor(), inference_seconds);
         !st.ok()) {
+      if (!std::isfinite(weights->divisor()) || !AllFinite(weights->raw())) {
+        return Diverged(eta0, lambda, "the weights are no longer finite");
+      }
       return st;
     }
     for (size_t i = 0; i < batch.size(); ++i) {
       const int s = batch[i];
       const BatchDecoder::Result& r = decoder->results()[i];
       const double eta = eta0 / (1.0 + lambda * eta0 * static_cast<double>(*step));
+      // A decay factor of 0 or less (eta * lambda >= 1) zeroes or flips the weights each step.
+      if (!(eta * lambda < 1.0))
+        return Diverged(eta0, lambda, "the step size times the regularisation is at least 1");
       weights->Decay(1.0 - eta * lambda);
       *loss_sum += r.loss;
       absl::Span<const int> gold = GoldOf(data, s);
@@ -554,6 +588,7 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
       return st;
     }
     weights.Averaged(w);
+    if (!AllFinite(*w)) return Diverged(eta0, lambda, "the weights are no longer finite");
     TrainProgress report;
     report.iteration = pass;
     absl::StatusOr<double> primal =
@@ -563,6 +598,7 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
     report.mean_loss = loss_sum / num_sentences;
     report.inference_seconds = inference_seconds;
     report.pass_seconds = Seconds(pass_start);
+    report.warnings = data.TakeFallbackWarnings();
     if (on_pass && !on_pass(report, *w)) break;
   }
   return std::min(pass, settings.max_passes);

@@ -20,9 +20,11 @@
 #include "chaintag/decode.h"
 #include "string_view_compat.h"
 #include "train/dev_scorer.h"
+#include "train/distributed.h"
 #include "train/ldcrf_objective.h"
 #include "train/lmsbn.h"
 #include "train/losses.h"
+#include "train/neural_model.h"
 #include "train/self_test_picker.h"
 #include "train/trainer.h"
 #include "train/training_data.h"
@@ -70,7 +72,7 @@ class IterationTracker {
   bool OnIteration(const TrainProgress& progress, absl::Span<const double> w) {
     TrainProgress p = progress;
     iterations_ = p.iteration;
-    final_objective_ = p.objective;
+    last_objective_ = p.objective;
     p.active_features = CountNonZero(w);
     bool keep_going = true;
     if (dev_ != nullptr) {
@@ -85,6 +87,7 @@ class IterationTracker {
         best_score_ = score->first;
         best_weights_.assign(w.begin(), w.end());
         best_iteration_ = p.iteration;
+        best_objective_ = p.objective;
         since_best_ = 0;
       } else if (early_stopping_ > 0 && ++since_best_ >= early_stopping_) {
         keep_going = false;
@@ -105,7 +108,10 @@ class IterationTracker {
   int iterations() const { return iterations_; }
   // The iteration whose weights the model gets: the best on dev, else the last one run.
   int selected_iteration() const { return best_score_.has_value() ? best_iteration_ : iterations_; }
-  double final_objective() const { return final_objective_; }
+  // The objective of the weights the model gets (those of selected_iteration()).
+  double final_objective() const {
+    return best_score_.has_value() ? best_objective_ : last_objective_;
+  }
   const std::optional<double>& best_score() const { return best_score_; }
   const std::string& dev_metric() const { return dev_metric_; }
   std::vector<double>& best_weights() { return best_weights_; }
@@ -122,8 +128,59 @@ class IterationTracker {
   int best_iteration_ = 0;
   int since_best_ = 0;
   int iterations_ = 0;
-  double final_objective_ = 0;
+  double last_objective_ = 0;
+  double best_objective_ = 0;
 };
+
+// The allowed transitions of the model being trained, where the mask's choice is made
+// (--transitions): iob, the IOB validity of the label names (InferChunkTransitionMask), with every
+// transition, start and end of the training data allowed so each gold labeling stays in the
+// normalisation; all and observed, no mask (CRFsuite's possible_transitions 1 and 0: observed
+// leaves the unseen transitions without a weight, FixUnseenTransitions). The LMSBN learns label
+// validity from its history features; no mask.
+// Which labels end a training sentence (over every rank's sentences).
+std::vector<char> ObservedEnds(const TrainingData& data) {
+  std::vector<char> ends(data.num_labels(), 0);
+  for (int s = 0; s < data.num_sentences(); ++s) {
+    if (data.sentence_size(s) > 0) ends[data.gold[data.sentence_offsets[s + 1] - 1]] = 1;
+  }
+  train_internal::OrOverRanks(data.ranks, absl::MakeSpan(ends));
+  return ends;
+}
+
+TransitionMask TrainingTransitionMask(const TrainOptions& o, const TrainingData& data) {
+  if (o.objective == Objective::kLmsbn || o.transitions != Transitions::kIob) {
+    return TransitionMask();
+  }
+  TransitionMask mask = InferChunkTransitionMask(data.labels, data.observed_transitions);
+  const std::vector<char> ends = ObservedEnds(data);
+  for (int y = 0; y < data.num_labels(); ++y) {
+    if (ends[y]) mask.allowed_end[y] = 1;
+  }
+  return mask;
+}
+
+// --transitions observed: marks the transition, start and end weights never seen in training,
+// which keep weight 0 (as CRFsuite has no feature for them).
+void FixUnseenTransitions(TrainingData* data) {
+  const int n = data->num_labels();
+  std::vector<char>& fixed = data->fixed_transitions;
+  fixed.assign(static_cast<size_t>(n) * n + 2 * n, 1);
+  for (int prev = 0; prev < n; ++prev) {
+    for (int y = 0; y < n; ++y) {
+      if (data->observed_transitions[static_cast<size_t>(prev + 1) * n + y]) {
+        fixed[static_cast<size_t>(prev) * n + y] = 0;
+      }
+    }
+  }
+  for (int y = 0; y < n; ++y) {
+    if (data->observed_transitions[y]) fixed[static_cast<size_t>(n) * n + y] = 0;
+  }
+  const std::vector<char> ends = ObservedEnds(*data);
+  for (int y = 0; y < n; ++y) {
+    if (ends[y]) fixed[static_cast<size_t>(n) * n + n + y] = 0;
+  }
+}
 
 // LMSBN: passes of dual coordinate descent until the largest KKT violation of a pass is below
 // kLmsbnViolation (LIBLINEAR's criterion for this solver), the dual objective (monotone under
@@ -207,22 +264,50 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
         "objective ",
         ToAbsl(ObjectiveName(o.objective))));
   }
+  const bool neural = o.encoder != EncoderKind::kSparse;
+  if (neural && spec.reads_attributes()) {
+    return absl::InvalidArgumentError(
+        "encoder: neural and hybrid models read words; attribute input has none");
+  }
   absl::StatusOr<LossSpec> loss_spec = LossSpecOf(o);
   if (!loss_spec.ok()) return loss_spec.status();
+  if (IsDistributed(info.ranks) &&
+      (lmsbn || neural || (o.algorithm != Algorithm::kLbfgs && o.algorithm != Algorithm::kOwlqn))) {
+    return absl::UnimplementedError(absl::StrCat(
+        "training over ", info.ranks->size(), " MPI ranks: objective ",
+        ToAbsl(ObjectiveName(o.objective)), " with algorithm ", ToAbsl(AlgorithmName(o.algorithm)),
+        neural ? " and a neural encoder" : "",
+        " is not distributed yet (crf, softmax-margin and ldcrf with lbfgs or owlqn are); run "
+        "it in one process"));
+  }
+  // Neural and hybrid models also need the words and labels (the featurized corpus has neither).
+  std::vector<std::vector<std::string>> words, word_labels;
   train_internal::SelfTestPicker self_tests;
   absl::StatusOr<TrainingData> data_or = train_internal::BuildTrainingDataStreaming(
       spec,
       [&]() -> absl::StatusOr<const Sentence*> {
         absl::StatusOr<const Sentence*> sentence = next_sentence();
-        if (sentence.ok() && *sentence != nullptr) self_tests.Offer(**sentence);
+        if (sentence.ok() && *sentence != nullptr) {
+          self_tests.Offer(**sentence);
+          if (neural && (*sentence)->size() > 0) {
+            words.push_back((*sentence)->columns[0]);
+            word_labels.push_back((*sentence)->labels);
+          }
+        }
         return sentence;
       },
-      o.min_feature_count, o.max_labels, /*label_history=*/lmsbn);
+      o.min_feature_count, o.max_labels, /*label_history=*/lmsbn, info.ranks);
   if (!data_or.ok()) return data_or.status();
   TrainingData& data = *data_or;
-  // The LMSBN learns label validity from its history features; no mask.
-  TransitionMask mask =
-      lmsbn ? TransitionMask() : InferChunkTransitionMask(data.labels, data.observed_transitions);
+  // The one mask both training and tagging apply (stored in the model).
+  TransitionMask mask = TrainingTransitionMask(o, data);
+  data.mask = mask;
+  if (o.transitions == Transitions::kObserved) FixUnseenTransitions(&data);
+  data.loss_max_bytes = int64_t{o.loss_memory_mb} << 20;
+  if (neural) {
+    return train_internal::TrainNeuralModel(o, spec, std::move(data), std::move(words), word_labels,
+                                            dev, observer, info, self_tests.Take());
+  }
   if (o.order == 2) {
     if (data.num_labels() > kMaxSecondOrderLabels) {
       return absl::InvalidArgumentError(
@@ -289,8 +374,11 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   const int64_t num_attributes = data.attributes.size();
   ModelParameters params = std::move(data.parameters);
   params.weights = std::move(weights);
-  const int num_sentences = data.num_sentences();
-  const int64_t num_tokens = data.num_positions();
+  // Over ranks: the whole corpus's counts.
+  int64_t totals[] = {data.num_sentences(), data.num_positions()};
+  train_internal::SumOverRanks(info.ranks, absl::MakeSpan(totals));
+  const int64_t num_sentences = totals[0];
+  const int64_t num_tokens = totals[1];
   std::vector<std::string> labels = data.labels;
   AttributeDictionary attributes = std::move(data.attributes);
   dev_scorer.reset();

@@ -2,16 +2,30 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "chaintag/decode.h"
+#include "model/model_file.h"
 #include "string_view_compat.h"
+#include "train/distributed.h"
 
 namespace chaintag {
 namespace train_internal {
+
+std::vector<int64_t> TrainingData::FixedTransitionWeights() const {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < fixed_transitions.size(); ++i) {
+    if (fixed_transitions[i]) out.push_back(parameters.transition_offset() + int64_t(i));
+  }
+  return out;
+}
 
 int64_t TrainingData::FindFeature(int32_t attribute, int label) const {
   const auto& p = parameters;
@@ -35,6 +49,7 @@ void BuildFeatureSet(TrainingData* data) {
       seen[static_cast<size_t>(a) * words + y / 64] |= uint64_t{1} << (y % 64);
     }
   }
+  if (IsDistributed(data->ranks)) data->ranks->OrBits(absl::MakeSpan(seen));
   ModelParameters& params = data->parameters;
   params.num_labels = n;
   params.attribute_offsets.assign(num_attributes + 1, 0);
@@ -98,6 +113,28 @@ void BuildFeatureSet(TrainingData* data) {
     ++data->empirical[params.start_offset() + data->gold[begin]];
     ++data->empirical[params.end_offset() + data->gold[end - 1]];
   }
+  SumOverRanks(data->ranks, absl::MakeSpan(data->empirical));
+  OrOverRanks(data->ranks, absl::MakeSpan(data->observed_transitions));
+}
+
+std::string TrainingData::SentenceName(int s) const {
+  const std::string where =
+      s < static_cast<int>(sentence_file.size())
+          ? absl::StrCat(Location(files[sentence_file[s]], sentence_line[s]), " ")
+          : "";
+  return absl::StrCat(where, "(training sentence ", s + 1, ", ", sentence_size(s), " tokens)");
+}
+
+std::vector<std::string> TrainingData::TakeFallbackWarnings() const {
+  std::vector<std::string> out;
+  for (int s : fallbacks->TakeFresh()) {
+    out.push_back(absl::StrCat(SentenceName(s),
+                               ": exact loss-augmented decoding needs more than --loss-memory-mb ",
+                               loss_max_bytes >> 20,
+                               "; trained with the Hamming-loss maximiser instead (raise "
+                               "--loss-memory-mb to decode it exactly)"));
+  }
+  return out;
 }
 
 void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lattice* lattice) {
@@ -126,6 +163,7 @@ void ScoreTrainingSentence(const TrainingData& data, int s, const double* w, Lat
     }
   }
   params.FillChain(absl::MakeConstSpan(w, params.size()), lattice);
+  ApplyTransitionMask(data.mask, lattice);
 }
 
 void EnableSecondOrder(TrainingData* data) {
@@ -153,21 +191,16 @@ void EnableSecondOrder(TrainingData* data) {
       }
     }
   }
+  if (!weighted) {
+    SumOverRanks(data->ranks, absl::MakeSpan(data->empirical).subspan(params.trigram_offset()));
+  }
 }
 
 namespace {
 
 // Drops attributes seen fewer than `min_count` times: renumbers the kept ones in first-occurrence
-// order (as BuildAttributeDictionary does) and compacts the position CSR in place.
-void DropRareAttributes(const std::vector<int64_t>& counts, int64_t min_count, TrainingData* data) {
-  std::vector<int32_t> remap(counts.size(), -1);
-  {
-    AttributeDictionary kept;
-    for (int id = 0; id < data->attributes.size(); ++id) {
-      if (counts[id] >= min_count) remap[id] = kept.Insert(data->attributes.name_view(id));
-    }
-    data->attributes = std::move(kept);
-  }
+// Renumbers the position CSR's attribute ids through `remap` (-1 drops the occurrence), in place.
+void RemapAttributes(const std::vector<int32_t>& remap, TrainingData* data) {
   std::vector<int32_t>& attrs = data->position_attributes;
   std::vector<float>& values = data->position_values;
   const bool weighted = !values.empty();
@@ -188,11 +221,124 @@ void DropRareAttributes(const std::vector<int64_t>& counts, int64_t min_count, T
   if (weighted) values.resize(write);
 }
 
+// Drops attributes seen fewer than `min_count` times: renumbers the kept ones in first-occurrence
+// order (as BuildAttributeDictionary does) and compacts the position CSR in place.
+void DropRareAttributes(const std::vector<int64_t>& counts, int64_t min_count, TrainingData* data) {
+  std::vector<int32_t> remap(counts.size(), -1);
+  AttributeDictionary kept;
+  for (int id = 0; id < data->attributes.size(); ++id) {
+    if (counts[id] >= min_count) remap[id] = kept.Insert(data->attributes.name_view(id));
+  }
+  data->attributes = std::move(kept);
+  RemapAttributes(remap, data);
+}
+
+// Where an attribute first occurred: (sentence index in the stream, emission index in it). The
+// single-process dictionary numbers attributes in this order.
+struct FirstSeen {
+  int64_t sentence;
+  int64_t emission;
+  bool operator<(const FirstSeen& o) const {
+    return sentence != o.sentence ? sentence < o.sentence : emission < o.emission;
+  }
+};
+
+template <typename T>
+void AppendRaw(std::string* out, T value) {
+  out->append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+template <typename T>
+T ReadRaw(const char** p) {
+  T value;
+  std::memcpy(&value, *p, sizeof(value));
+  *p += sizeof(value);
+  return value;
+}
+
+// Turns this rank's dictionary (ids in local first-occurrence order, `first` and `counts` per id;
+// counts empty when nothing is dropped) into the single-process one: the union of every rank's
+// attributes in order of global first occurrence, without those seen fewer than `min_count` times
+// in all, and renumbers the position CSR to it. Every rank receives every rank's dictionary.
+void MergeDictionaries(Communicator* ranks, const std::vector<FirstSeen>& first,
+                       const std::vector<int64_t>& counts, int64_t min_count, TrainingData* data) {
+  std::string mine;
+  for (int id = 0; id < data->attributes.size(); ++id) {
+    const std::string_view name = data->attributes.name_view(id);
+    AppendRaw(&mine, first[id].sentence);
+    AppendRaw(&mine, first[id].emission);
+    AppendRaw(&mine, counts.empty() ? int64_t{0} : counts[id]);
+    AppendRaw(&mine, static_cast<uint32_t>(name.size()));
+    mine.append(name);
+  }
+  const std::vector<std::string> all = ranks->AllGather(mine);
+  std::string().swap(mine);
+  struct Entry {
+    FirstSeen first;
+    int64_t count;
+    int32_t id = -1;
+  };
+  absl::flat_hash_map<std::string_view, Entry> merged;
+  for (const std::string& part : all) {
+    const char* p = part.data();
+    const char* end = p + part.size();
+    while (p < end) {
+      FirstSeen seen;
+      seen.sentence = ReadRaw<int64_t>(&p);
+      seen.emission = ReadRaw<int64_t>(&p);
+      const int64_t count = ReadRaw<int64_t>(&p);
+      const uint32_t size = ReadRaw<uint32_t>(&p);
+      const std::string_view name(p, size);
+      p += size;
+      auto [it, inserted] = merged.try_emplace(name, Entry{seen, count});
+      if (!inserted) {
+        it->second.count += count;
+        if (seen < it->second.first) it->second.first = seen;
+      }
+    }
+  }
+  struct Ranked {
+    FirstSeen first;
+    std::string_view name;
+    Entry* entry;
+  };
+  std::vector<Ranked> order;
+  order.reserve(merged.size());
+  for (auto& [name, entry] : merged) order.push_back({entry.first, name, &entry});
+  std::sort(order.begin(), order.end(),
+            [](const Ranked& a, const Ranked& b) { return a.first < b.first; });
+  AttributeDictionary global;
+  for (const Ranked& r : order) {
+    if (counts.empty() || r.entry->count >= min_count) r.entry->id = global.Insert(r.name);
+  }
+  std::vector<Ranked>().swap(order);
+  std::vector<int32_t> remap(data->attributes.size());
+  for (int id = 0; id < data->attributes.size(); ++id)
+    remap[id] = merged.find(data->attributes.name_view(id))->second.id;
+  data->attributes = std::move(global);
+  RemapAttributes(remap, data);
+}
+
+// Whether a model file can store `text` by `rule` (model_file::CheckModelString), checked while
+// the data is read, so a bad label or attribute stops training at its FILE:LINE instead of the
+// save after training. Printable ASCII (the usual case) passes without the full check.
+absl::Status CheckStorable(std::string_view text, model_file::StringRule rule,
+                           std::string_view what, const Sentence& sentence, int t) {
+  bool printable = !text.empty();
+  for (const char c : text)
+    printable &= c >= 0x20 && c < 0x7F && (c != ' ' || rule != model_file::StringRule::kName);
+  if (printable) return absl::OkStatus();
+  absl::Status st = model_file::CheckModelString(text, rule, what, Location(sentence, t));
+  return st.ok() ? st : absl::InvalidArgumentError(st.message());
+}
+
 }  // namespace
 
 absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec, SentencePull next,
                                                         int min_feature_count, int max_labels,
-                                                        bool label_history) {
+                                                        bool label_history, Communicator* ranks) {
+  const bool distributed = IsDistributed(ranks);
+  const int64_t num_ranks = distributed ? ranks->size() : 1;
+  const int64_t rank = distributed ? ranks->rank() : 0;
   Featurizer featurizer(spec);
   std::optional<HistoryFeaturizer> history;
   if (label_history) history.emplace(spec);
@@ -202,11 +348,14 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
   absl::flat_hash_map<std::string, int> label_ids;
   std::vector<std::string> labels;
   const bool count = min_feature_count > 1;
-  std::vector<int64_t> counts;  // occurrences per attribute id, only when some may be dropped
+  std::vector<int64_t> counts;        // occurrences per attribute id, only when some may be dropped
+  std::vector<FirstSeen> first_seen;  // per attribute id, only when distributed
+  int64_t emission = 0;               // attribute occurrences emitted in the current sentence
   // Per-sentence scratch: (position, id) in emission order, bucketed by position afterwards.
   std::vector<int32_t> emitted_positions, emitted_ids, cursor;
   bool weighted = false;  // some attribute value is not 1 (attribute input)
   int64_t num_sentences = 0;
+  bool saw_tokens = false;  // on any rank
   data.sentence_offsets.push_back(0);
   data.position_offsets.push_back(0);
   for (;;) {
@@ -214,9 +363,19 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     if (!next_or.ok()) return next_or.status();
     const Sentence* sentence = *next_or;
     if (sentence == nullptr) break;
-    ++num_sentences;
+    const int64_t index = num_sentences++;
     const int m = sentence->size();
     if (m == 0) continue;
+    // Every rank checks and reads the labels of every sentence (so errors and label ids agree);
+    // only the owner featurizes it.
+    const bool mine = index % num_ranks == rank;
+    if (mine) {
+      if (data.files.empty() || data.files.back() != sentence->file) {
+        data.files.push_back(sentence->file);
+      }
+      data.sentence_file.push_back(static_cast<int32_t>(data.files.size()) - 1);
+      data.sentence_line.push_back(sentence->token_lines.empty() ? 0 : sentence->token_lines[0]);
+    }
     if (static_cast<int>(sentence->labels.size()) != m) {
       return ErrorAt(*sentence, 0,
                      absl::StrCat("expected a gold label for each of the ", m, " tokens, found ",
@@ -228,7 +387,8 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     // in one pass instead of two.
     emitted_positions.clear();
     emitted_ids.clear();
-    if (spec.reads_attributes()) {
+    emission = 0;
+    if (mine && spec.reads_attributes()) {
       // Attribute input: values come in emission order (positions in order, as bucketed below).
       const int64_t base = static_cast<int64_t>(data.position_attributes.size());
       const std::vector<float>& values = sentence->attribute_values;
@@ -240,46 +400,56 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
         if (weighted) data.position_values.push_back(values[k]);
       }
     }
-    featurizer.ForEachAttribute(*sentence, [&](int t, std::string_view attribute) {
+    absl::Status unstorable;  // the first new attribute a model file cannot store
+    auto check_new = [&](int id, int t, std::string_view attribute) {
+      if (id + 1 == data.attributes.size() && unstorable.ok()) {
+        unstorable = CheckStorable(attribute, model_file::StringRule::kLine,
+                                   "the feature attribute", *sentence, t);
+      }
+    };
+    // Interns an attribute of position t, keeping counts and (distributed) first occurrences.
+    auto intern = [&](int t, std::string_view attribute) {
       const int id = data.attributes.Insert(attribute);
+      check_new(id, t, attribute);
       if (count) {
         if (id == static_cast<int>(counts.size())) counts.push_back(0);
         ++counts[id];
       }
+      if (distributed && id == static_cast<int>(first_seen.size())) {
+        first_seen.push_back({index, emission});
+      }
+      ++emission;
       emitted_positions.push_back(t);
       emitted_ids.push_back(id);
-    });
-    if (history.has_value()) {
+    };
+    if (mine) featurizer.ForEachAttribute(*sentence, intern);
+    if (mine && history.has_value()) {
       // Gold history: position t sees the gold labels of 0..t-1.
       history->Prepare(*sentence);
       HistoryFeaturizer::State state = history->Initial();
       gold_history.clear();
       for (int t = 0; t < m; ++t) {
-        history->ForEachAttribute(t, gold_history, state, [&](std::string_view attribute) {
-          const int id = data.attributes.Insert(attribute);
-          if (count) {
-            if (id == static_cast<int>(counts.size())) counts.push_back(0);
-            ++counts[id];
-          }
-          emitted_positions.push_back(t);
-          emitted_ids.push_back(id);
-        });
+        history->ForEachAttribute(t, gold_history, state,
+                                  [&](std::string_view attribute) { intern(t, attribute); });
         gold_history.push_back(history->InternLabel(sentence->labels[t]));
         history->Advance(gold_history.back(), &state);
       }
     }
-    // Stable bucketing by position keeps each position's ids in emission (template) order.
-    cursor.assign(m + 1, 0);
-    for (int32_t t : emitted_positions) ++cursor[t + 1];
-    const int64_t base = static_cast<int64_t>(data.position_attributes.size());
-    for (int t = 0; t < m; ++t) {
-      cursor[t + 1] += cursor[t];
-      data.position_offsets.push_back(base + cursor[t + 1]);
+    if (!unstorable.ok()) return unstorable;
+    if (mine) {
+      // Stable bucketing by position keeps each position's ids in emission (template) order.
+      cursor.assign(m + 1, 0);
+      for (int32_t t : emitted_positions) ++cursor[t + 1];
+      const int64_t base = static_cast<int64_t>(data.position_attributes.size());
+      for (int t = 0; t < m; ++t) {
+        cursor[t + 1] += cursor[t];
+        data.position_offsets.push_back(base + cursor[t + 1]);
+      }
+      data.position_attributes.resize(base + emitted_ids.size());
+      int32_t* out = data.position_attributes.data() + base;
+      for (size_t k = 0; k < emitted_ids.size(); ++k)
+        out[cursor[emitted_positions[k]]++] = emitted_ids[k];
     }
-    data.position_attributes.resize(base + emitted_ids.size());
-    int32_t* out = data.position_attributes.data() + base;
-    for (size_t k = 0; k < emitted_ids.size(); ++k)
-      out[cursor[emitted_positions[k]]++] = emitted_ids[k];
     for (size_t t = 0; t < sentence->labels.size(); ++t) {
       const std::string& label = sentence->labels[t];
       auto [it, inserted] = label_ids.emplace(label, static_cast<int>(labels.size()));
@@ -294,14 +464,22 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
                 " labels need over ", static_cast<int64_t>(n * n * 8 * 8 / (1 << 20)) + 1,
                 " MB for transitions alone while training, growing with the square of the count"));
       }
-      if (inserted) labels.push_back(label);
-      data.gold.push_back(it->second);
+      if (inserted) {
+        if (absl::Status st = CheckStorable(label, model_file::StringRule::kName, "the label",
+                                            *sentence, static_cast<int>(t));
+            !st.ok()) {
+          return st;
+        }
+        labels.push_back(label);
+      }
+      if (mine) data.gold.push_back(it->second);
     }
-    data.sentence_offsets.push_back(static_cast<int64_t>(data.gold.size()));
+    if (mine) data.sentence_offsets.push_back(static_cast<int64_t>(data.gold.size()));
+    saw_tokens = true;
   }
   if (num_sentences == 0)
     return absl::InvalidArgumentError("training data: expected sentences, found none");
-  if (data.gold.empty()) {
+  if (!saw_tokens) {
     return absl::InvalidArgumentError("training data: expected tokens, found only empty sentences");
   }
   std::vector<int> order(labels.size());
@@ -313,7 +491,20 @@ absl::StatusOr<TrainingData> BuildTrainingDataStreaming(const FeatureSpec& spec,
     data.labels.push_back(std::move(labels[order[i]]));
   }
   for (int32_t& y : data.gold) y = sorted_id[y];
-  if (count) DropRareAttributes(counts, min_feature_count, &data);
+  if (distributed) {
+    // One rank's attribute values cannot be weighted while another's are all 1.
+    uint64_t any_weighted = weighted ? 1 : 0;
+    ranks->OrBits(absl::MakeSpan(&any_weighted, 1));
+    if (any_weighted != 0) {
+      return absl::UnimplementedError(
+          "attribute input with values other than 1: training over MPI ranks sums them in "
+          "floating point, which would depend on the ranks; train in one process");
+    }
+    MergeDictionaries(ranks, first_seen, counts, min_feature_count, &data);
+    data.ranks = ranks;
+  } else if (count) {
+    DropRareAttributes(counts, min_feature_count, &data);
+  }
   if (weighted) {
     // Training sums value x marginal in fixed point (CrfObjective::kFixedBits): keep every
     // feature's total far from the int64 range.

@@ -55,7 +55,7 @@ void BM_NeuralTagSentence(benchmark::State& state) {
   size_t i = 0;
   for (auto _ : state) {
     const std::vector<std::string>& tokens = f.data.tokens[i++ % f.data.tokens.size()];
-    f.chain.FillLattice(f.chain.encoder.Encode(tokens), &lattice);
+    f.chain.FillLattice(f.chain.encoder.Encode(tokens), nullptr, nullptr, {}, &lattice);
     auto best = ViterbiDecode(lattice, &scratch);
     benchmark::DoNotOptimize(best);
   }

@@ -5,6 +5,8 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "chaintag/corpus.h"
 #include "corpus/test_util.h"
@@ -167,6 +169,74 @@ TEST(AtomicOutputFileTest, WriteFailureIsReportedAndTargetUntouched) {
   absl::Status status = out.Commit();
   EXPECT_THAT(Message(status), HasSubstr("write failed"));
   EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(AtomicOutputFileTest, WritesThroughSymbolicLinksBesideTheTarget) {
+  TempDir dir;
+  std::filesystem::create_directory(dir.path() + "/real");
+  std::ofstream(dir.path() + "/real/target") << "old\n";
+  ::chmod((dir.path() + "/real/target").c_str(), 0640);
+  std::filesystem::create_symlink("real/target", dir.path() + "/link");
+  AtomicOutputFile out;
+  ASSERT_TRUE(out.Open(dir.path() + "/link").ok());
+  EXPECT_EQ(out.target_path(), dir.path() + "/real/target");
+  EXPECT_EQ(out.temp_path().rfind(dir.path() + "/real/target.tmp-", 0), 0u) << out.temp_path();
+  out.stream() << "new\n";
+  ASSERT_TRUE(out.Commit().ok());
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.path() + "/link"));
+  EXPECT_EQ(FileText(dir.path() + "/real/target"), "new\n");
+  struct stat st;
+  ASSERT_EQ(::stat((dir.path() + "/real/target").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u) << "a replaced file keeps its permissions";
+  // A dangling link: the file is created where it points.
+  std::filesystem::create_symlink(dir.path() + "/real/new", dir.path() + "/dangling");
+  AtomicOutputFile created;
+  ASSERT_TRUE(created.Open(dir.path() + "/dangling").ok());
+  created.stream() << "x";
+  ASSERT_TRUE(created.Commit().ok());
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.path() + "/dangling"));
+  EXPECT_EQ(FileText(dir.path() + "/real/new"), "x");
+}
+
+TEST(AtomicOutputFileTest, FifoIsWrittenInPlace) {
+  TempDir dir;
+  const std::string fifo = dir.path() + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  std::string got;
+  std::thread reader([&] { got = FileText(fifo); });
+  {
+    AtomicOutputFile out;
+    ASSERT_TRUE(out.Open(fifo).ok());  // waits for the reader
+    EXPECT_EQ(out.temp_path(), "");
+    out.stream() << "through the pipe\n";
+    ASSERT_TRUE(out.Commit().ok());
+  }
+  reader.join();
+  EXPECT_EQ(got, "through the pipe\n");
+  struct stat st;
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_TRUE(CheckWritable(fifo).ok());
+}
+
+TEST(CheckOutputIsNotAnInputTest, SameFileByPathLinkOrHardLinkIsRefused) {
+  TempDir dir;
+  const std::string in = dir.path() + "/in.txt";
+  std::ofstream(in) << "data\n";
+  std::filesystem::create_symlink(in, dir.path() + "/sym");
+  std::filesystem::create_hard_link(in, dir.path() + "/hard");
+  const std::vector<InputFile> inputs = {{dir.path() + "/other.txt", ""}, {in, "--dev"}};
+  EXPECT_THAT(Message(CheckOutputIsNotAnInput(in, inputs)),
+              HasSubstr("the output '" + in + "' would overwrite the --dev file '" + in + "'"));
+  for (const char* name : {"/sym", "/hard"}) {
+    EXPECT_THAT(Message(CheckOutputIsNotAnInput(dir.path() + name, inputs)),
+                HasSubstr("(the same file)"));
+  }
+  EXPECT_TRUE(CheckOutputIsNotAnInput(dir.path() + "/new.txt", inputs).ok());
+  EXPECT_TRUE(CheckOutputIsNotAnInput("-", inputs).ok());
+  // A FIFO is written in place: reading and writing it is no collision.
+  ASSERT_EQ(::mkfifo((dir.path() + "/fifo").c_str(), 0644), 0);
+  EXPECT_TRUE(CheckOutputIsNotAnInput(dir.path() + "/fifo", {{dir.path() + "/fifo", ""}}).ok());
 }
 
 }  // namespace

@@ -46,6 +46,21 @@ TEST(PtbReaderTest, RemovesEmptyElementsAndKeepsBracketTokens) {
   EXPECT_EQ(s.labels, (Strings{"VBD", "-LRB-", "-RRB-"}));
 }
 
+// The reader keeps its own stack of open brackets (no recursion): a tree nested 200,000 deep
+// reads as one sentence, NP chunks included, without exhausting the call stack (issue 27 item 3).
+TEST(PtbReaderTest, DeeplyNestedTreeReadsWithoutRecursion) {
+  constexpr int kDepth = 200000;
+  std::string tree;
+  for (int i = 0; i < kDepth; ++i) tree += "(NP ";
+  tree += "(NN deep)";
+  tree.append(kDepth, ')');
+  for (bool np_chunks : {false, true}) {
+    const Sentence s = ReadOne(tree + "\n", np_chunks);
+    EXPECT_EQ(s.columns[0], (Strings{"deep"}));
+    EXPECT_EQ(s.labels, np_chunks ? Strings{"B-NP"} : Strings{"NN"});
+  }
+}
+
 TEST(PtbReaderTest, SeveralTreesOnOneLineAndTreesOfOnlyEmptyElementsSkipped) {
   ReaderOptions options = Options(CorpusFormat::kPtb);
   auto got = ReadAll("((S (NN a)))((S (-NONE- *)))\n( (S (NN b)) )", options);

@@ -60,7 +60,9 @@ TEST(Utf8Test, SequenceLengthAndFindInvalidMatchTheTable) {
     int bad_ref = -7, bad = -7;
     const int want = ReferenceLength(p, s.size(), &bad_ref);
     ASSERT_EQ(utf8::SequenceLength(p, s.size(), &bad), want) << trial;
-    if (want == 0) ASSERT_EQ(bad, bad_ref) << trial;
+    if (want == 0) {
+      ASSERT_EQ(bad, bad_ref) << trial;
+    }
     // FindInvalid: the first offset where the reference fails (truncation counts) or a NUL.
     int64_t expect = -1;
     for (size_t i = 0; i < s.size();) {

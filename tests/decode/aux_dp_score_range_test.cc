@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -161,6 +162,27 @@ TEST(ScoreRangeTest, NonBindingRangeReturnsTheBestLabeling) {
   }
 }
 
+// A range one ulp wide refines the resolution to ~1e-19: the windows' cost estimates saturate
+// instead of overflowing (UBSan found it through the request-grammar fuzzer), and the decode
+// answers with a labeling, infeasible or resource-exhausted, never a crash.
+TEST(ScoreRangeTest, RangeOneUlpWideDoesNotOverflowTheEstimates) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 20; ++trial) {
+    Lattice lattice = RandomLattice(rng, 1 + trial % 6, 2 + trial % 3, trial % 2 == 1, 0.0);
+    const double lower = 0.03, upper = std::nextafter(0.03, 1.0);
+    double used = 0;
+    auto got = ScoreRangeDecode(lattice, lower, upper, 0.001, {}, &used);
+    if (got.ok()) {
+      EXPECT_GE(got->score, lower - 1e-9);
+      EXPECT_LE(got->score, upper + 1e-9);
+    } else {
+      EXPECT_TRUE(absl::IsNotFound(got.status()) || absl::IsResourceExhausted(got.status()) ||
+                  absl::IsInvalidArgument(got.status()))
+          << got.status();
+    }
+  }
+}
+
 TEST(ScoreRangeTest, BadArguments) {
   Lattice lattice(3, 2);
   EXPECT_EQ(ScoreRangeDecode(lattice, 1.0, 0.0).status().code(),
@@ -296,6 +318,69 @@ TEST(ScoreRangeTest, ExactBoundariesMasksAndFewStates) {
   }
   EXPECT_GT(found, 2000);
   EXPECT_GT(infeasible, 500);
+}
+
+}  // namespace
+}  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+// With a constraint (the engine path), a resolution far finer than fits (1e-20, 1e-300) is
+// coarsened as documented: the result comes at the finest resolution * 2^k whose states fit,
+// never ResourceExhausted for want of doublings (issue 27 item 10).
+TEST(ScoreRangeTest, FarTooFineResolutionIsCoarsenedWithConstraints) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 6; ++trial) {
+    Lattice lattice = RandomLattice(rng, 25, 4, false, 0.0);
+    auto best = ViterbiDecode(lattice);
+    ASSERT_TRUE(best.ok());
+    const double lower = best->score - 8.0, upper = best->score - 3.0;  // binding
+    LabelCountStatistic count(4, {0}, 0, 25);  // a constraint every labeling meets
+    const Statistic* constraints[] = {&count};
+    for (const double resolution : {1e-20, 1e-300}) {
+      double used = 0;
+      auto got = ScoreRangeDecode(lattice, lower, upper, resolution, constraints, &used, 256);
+      ASSERT_TRUE(got.ok() || IsInfeasible(got.status())) << resolution << ": " << got.status();
+      if (got.ok()) EXPECT_LE(got->score, upper);
+      EXPECT_GT(used, resolution);
+      // used = resolution * 2^k, and half of it needs more than 256 states.
+      const double k = std::log2(used / resolution);
+      EXPECT_NEAR(k, std::round(k), 1e-6) << used;
+      EXPECT_TRUE(ScoreRangeStatistic::Create(lattice, lower, upper, used, 256, false).ok());
+      auto finer = ScoreRangeStatistic::Create(lattice, lower, upper, used / 2, 256, false);
+      EXPECT_EQ(finer.status().code(), absl::StatusCode::kResourceExhausted) << used;
+    }
+  }
+}
+
+// When the decoder's cell limit caps the states below --score-max-states, a reason quoting the
+// smaller number says where it comes from (issue 27 item 10: "more than 1792 states" with
+// --score-max-states 65536).
+TEST(ScoreRangeTest, ReasonExplainsACappedStateLimit) {
+  std::mt19937 rng(17);
+  int explained = 0;
+  for (int trial = 0; trial < 400 && explained == 0; ++trial) {
+    const int m = 4 + trial % 4;
+    Lattice lattice = RandomLattice(rng, m, 3, false, 0.0);
+    std::vector<double> scores;
+    ForEachLabeling(m, 3, [&](const std::vector<int>& y) { scores.push_back(lattice.Score(y)); });
+    const double lower = scores[rng() % scores.size()] - 0.02;
+    LabelCountStatistic count(3, {0}, 0, m);
+    const Statistic* constraints[] = {&count};
+    // Room for (m + 1) count states x 4 x 3 cells per position x about 3 range states.
+    const int64_t bytes = int64_t{16} * m * 4 * 3 * (m + 1) * 3;
+    auto got =
+        ScoreRangeDecode(lattice, lower, lower + 0.04, 0.001, constraints, nullptr, 65536, bytes);
+    if (got.ok() || IsInfeasible(got.status())) continue;
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kResourceExhausted);
+    EXPECT_NE(got.status().message().find("--score-max-states 65536 is capped at 3 for this"),
+              std::string::npos)
+        << got.status();
+    EXPECT_NE(got.status().message().find("(--decode-memory-mb)"), std::string::npos);
+    ++explained;
+  }
+  EXPECT_EQ(explained, 1);
 }
 
 }  // namespace

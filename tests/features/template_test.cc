@@ -105,6 +105,73 @@ TEST(FeatureSpecTest, ErrorsNameTheLineAndWhatWasExpected) {
   EXPECT_THAT(ParseError("U00:%x[100,0]"), HasSubstr("expected a row offset between -64 and 64"));
 }
 
+// Function calls nest at most FeatureSpec::kMaxCallDepth deep: 5,000 or 100,000 levels are an
+// error naming the line, not a stack overflow (issue 27 item 3); the file name leads when read
+// from a file.
+TEST(FeatureSpecTest, NestingDeeperThanTheCapIsAnError) {
+  auto nested = [](int depth, const std::string& function) {
+    std::string text = "U00:";
+    for (int i = 0; i < depth; ++i) text += function + "(";
+    text += "%x[0,0]";
+    text.append(depth, ')');
+    return "# deep\n" + text + "\nB\n";
+  };
+  EXPECT_TRUE(FeatureSpec::Parse(nested(FeatureSpec::kMaxCallDepth, "lower")).ok());
+  EXPECT_THAT(ParseError(nested(FeatureSpec::kMaxCallDepth + 1, "lower")),
+              HasSubstr("template line 2: expected function calls nested at most 32 deep, or "
+                        "'%x[', found 'lower(%x[0,0])))...'"));
+  for (int depth : {5000, 100000}) {
+    EXPECT_THAT(ParseError(nested(depth, "lower")),
+                HasSubstr("template line 2: expected function calls nested at most 32 deep, or "
+                          "'%x[', found 'lower(lower(lowe...'"))
+        << depth;
+  }
+  // Any function, however deep.
+  EXPECT_THAT(ParseError(nested(100000, "pre1")), HasSubstr("nested at most 32 deep"));
+  const std::string path = ::testing::TempDir() + "/chaintag_deep.tpl";
+  {
+    std::ofstream out(path);
+    out << nested(5000, "lower");
+  }
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::ReadFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()),
+              HasSubstr(path + ": template line 2: expected function calls nested at most 32"));
+  std::remove(path.c_str());
+}
+
+// Characters a model file refuses in template text (C0 controls but tab and line feed, a lone
+// CR, DEL, C1 controls) are parse errors naming the line, so training stops before it starts
+// instead of at the save (issue 27 item 11); CRLF line ends and tabs are fine.
+TEST(FeatureSpecTest, ControlCharactersAreErrorsNamingTheLine) {
+  EXPECT_EQ(ParseError("U00:%x[0,0]\nU\x01X:%x[0,1]\nB\n"),
+            "template line 2: expected text without control characters (other than tab), found "
+            "U+0001");
+  EXPECT_THAT(ParseError("U00:%x[0,0]\x07\nB\n"), HasSubstr("line 1: expected text without "
+                                                            "control characters (other than "
+                                                            "tab), found U+0007"));
+  EXPECT_THAT(ParseError("U00:%x[0,0]\n\nU01:a\rb\n"), HasSubstr("line 3: expected text "
+                                                                 "without control characters"));
+  EXPECT_THAT(ParseError("U00:%x[0,0]\x7f\n"), HasSubstr("found U+007F"));
+  EXPECT_THAT(ParseError("U00:%x[0,0]\nU01:\u0085\n"), HasSubstr("line 2: expected text "
+                                                                 "without control characters "
+                                                                 "(other than tab), found "
+                                                                 "U+0085"));
+  EXPECT_THAT(ParseError("U00:%x[0,0]\n\xff\n"),
+              HasSubstr("template line 2: expected UTF-8 text, found invalid byte 0xFF"));
+  EXPECT_TRUE(FeatureSpec::Parse("U00:%x[0,0]\r\nU01:\t%x[0,0] caf\u00e9\r\nB\r\n").ok());
+  const std::string path = ::testing::TempDir() + "/chaintag_control.tpl";
+  {
+    std::ofstream out(path);
+    out << "U00:%x[0,0]\nU\x01X:%x[0,1]\n";
+  }
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::ReadFile(path);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()),
+              HasSubstr(path + ": template line 2: expected text without control characters"));
+  std::remove(path.c_str());
+}
+
 TEST(FeatureSpecTest, CopiesAndMovesShareTheParsedSpec) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U00:%x[0,2]\nB\n");
   ASSERT_TRUE(spec.ok());

@@ -18,3 +18,31 @@ printf 'The\tDT\ndog\tNN\ncat\tNN VB\n' > "$tmp/lex"
   -o "$out/pos-lexicon.model" tests/fixtures/cli/pos.tagged
 "$chaintag" train --format tagged --preset pos --compress --objective perceptron \
   -o "$out/pos-preset.model.gz" tests/fixtures/cli/pos.tagged
+# A tiny hybrid model (sparse templates plus the neural encoder's 'neural' section).
+"$chaintag" train --format conll --template "$tmp/t.tmpl" --encoder hybrid --epochs 2 \
+  --word-dim 4 --hidden 4 --char-filters 2 -o "$out/hybrid-tiny.model" tests/fixtures/cli/sample.conll
+# The tiny chunk model with its templates section nested 40 calls deep (over the parser's cap of
+# 32), checksums valid: the loader must refuse it with a message (issue 27 item 3).
+/usr/bin/python3 - "$out/chunk-tiny.model" "$out/nested-templates.model" <<'PY'
+import struct, sys
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+src = open(sys.argv[1], 'rb').read()
+count = struct.unpack_from('<I', src, 12)[0]
+table = [list(struct.unpack_from('<IIQQ', src, 24 + 24 * i)) for i in range(count)]
+deep = ('U00:' + 'lower(' * 40 + '%x[0,0]' + ')' * 40 + '\nB\n').encode()
+body_start = 24 + 24 * count + 4
+body = b''
+for entry in sorted(table, key=lambda e: e[2]):
+    data = deep if entry[0] == 2 else src[entry[2]:entry[2] + entry[3]]
+    entry[1], entry[2], entry[3] = crc32c(data), body_start + len(body), len(data)
+    body += data
+header = b'CHAINTAG' + src[8:16] + struct.pack('<Q', body_start + len(body))
+header += b''.join(struct.pack('<IIQQ', *e) for e in table)
+open(sys.argv[2], 'wb').write(header + struct.pack('<I', crc32c(header)) + body)
+PY

@@ -151,6 +151,30 @@ TEST(ObjectivesCliTest, EvalBoundTerm) {
       RunChaintag(std::string("eval --bound-term --gold-column 3 --pred-column 3 ") + kFixture)
           .exit_code,
       2);
+  // Issue 27 item 14: the Hamming distance by default, chunk errors on request; a gold labeling
+  // the transition mask forbids is warned about (its term is 1 whatever the scores).
+  EXPECT_THAT(RunChaintag("eval --help").out, HasSubstr("Bauer, Nakajima and Mueller"));
+  RunResult hamming =
+      RunChaintag("eval --bound-term --bound-distance hamming -m '" + model + "' " + kFixture);
+  EXPECT_EQ(hamming.out, r.out);
+  RunResult chunks =
+      RunChaintag("eval --bound-term --bound-distance chunks -m '" + model + "' " + kFixture);
+  ASSERT_EQ(chunks.exit_code, 0) << chunks.err;
+  EXPECT_THAT(chunks.err, Not(HasSubstr("warning")));
+  EXPECT_EQ(RunChaintag("eval --bound-distance chunks -m '" + model + "' " + kFixture).exit_code,
+            2);
+  RunResult bad =
+      RunChaintag("eval --bound-term --bound-distance f1 -m '" + model + "' " + kFixture);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--bound-distance: expected hamming or chunks, found 'f1'"));
+  const std::string forbidden = (dir.path() / "forbidden.conll").string();
+  std::ofstream(forbidden) << "The DT B-NP\ndog NN I-NP\n\nA DT O\ncat NN I-NP\n\n";
+  RunResult warned = RunChaintag("eval --bound-term -m '" + model + "' '" + forbidden + "'");
+  ASSERT_EQ(warned.exit_code, 0) << warned.err;
+  EXPECT_THAT(warned.err,
+              HasSubstr(forbidden + ":4: the model's transition mask forbids the gold labeling, "
+                                    "so its bound term is 1 whatever the scores"));
+  EXPECT_THAT(warned.err, Not(HasSubstr(forbidden + ":1:")));
 }
 
 }  // namespace

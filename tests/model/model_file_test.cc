@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "chaintag/model.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/compression.h"
 #include "model/tiny_model.h"
@@ -435,6 +436,65 @@ TEST(ModelFileTest, BrokenTemplateRejected) {
   EXPECT_TRUE(Contains(loaded.status(), "templates")) << loaded.status();
 }
 
+// The image with section `id`'s bytes replaced by `content`: sections keep their order, offsets
+// and sizes follow, checksums are recomputed (a well-formed file a hostile writer could make).
+std::string ReplaceSection(const std::string& bytes, uint32_t id, const std::string& content) {
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  EXPECT_TRUE(table.ok()) << table.status();
+  std::vector<mf::SectionEntry> sorted = *table;
+  std::sort(sorted.begin(), sorted.end(), [](const mf::SectionEntry& a, const mf::SectionEntry& b) {
+    return a.offset < b.offset;
+  });
+  const size_t body = sorted.front().offset;  // header, table and header checksum
+  std::string image = bytes.substr(0, body);
+  auto put64 = [&](size_t pos, uint64_t v) {
+    for (int i = 0; i < 8; ++i) image[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+  };
+  for (const mf::SectionEntry& e : sorted) {
+    const std::string data = e.id == id ? content : bytes.substr(e.offset, e.length);
+    for (size_t i = 0; i < table->size(); ++i) {
+      if ((*table)[i].id != e.id) continue;
+      const size_t entry = mf::kFixedHeaderBytes + i * mf::kSectionEntryBytes;
+      put64(entry + 8, image.size());
+      put64(entry + 16, data.size());
+    }
+    image += data;
+  }
+  put64(16, image.size());
+  EXPECT_TRUE(mf::RecomputeChecksums(&image).ok());
+  return image;
+}
+
+// A checksum-valid model whose templates nest 100,000 calls deep is refused with a message, not
+// a stack overflow (issue 27 item 3); 32 levels still load.
+TEST(ModelFileTest, DeeplyNestedTemplatesSectionRefused) {
+  const Model model = SmallModelWithSelfTests();
+  const std::string bytes = model.ToBytes();
+  auto nested = [](int depth) {
+    std::string text = "U00:";
+    for (int i = 0; i < depth; ++i) text += "lower(";
+    text += "%x[0,0]";
+    text.append(depth, ')');
+    return text + "\nB\n";
+  };
+  absl::StatusOr<Model> deep =
+      Model::FromBytes(ReplaceSection(bytes, mf::kTemplates, nested(100000)), "deep.model");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_TRUE(Contains(deep.status(),
+                       "deep.model: stored templates do not parse: template line 1: "
+                       "expected function calls nested at most 32 deep"))
+      << deep.status();
+  EXPECT_FALSE(
+      Model::FromBytes(ReplaceSection(bytes, mf::kTemplates, nested(33)), "deep.model").ok());
+  // The image rebuilt around an unchanged section still loads (the helper itself is sound); a
+  // spec nested 32 deep parses.
+  EXPECT_TRUE(
+      Model::FromBytes(ReplaceSection(bytes, mf::kTemplates, std::string(model.spec().text())),
+                       "same.model")
+          .ok());
+  EXPECT_TRUE(FeatureSpec::Parse(nested(32)).ok());
+}
+
 std::shared_ptr<const Lexicon> TinyLexicon() {
   absl::StatusOr<Lexicon> lexicon =
       Lexicon::Parse("cat\tNN VB\ndog\tNN\nbarked\tVBD\n", "tiny.lex");
@@ -636,9 +696,11 @@ TEST(ModelFileTest, GzipBombOfZerosStopsAtTheHeader) {
   size_t seen_prefix = 0;
   absl::StatusOr<std::string> out = mf::GunzipStream(
       source, "bomb.gz", mf::kFixedHeaderBytes,
-      [&](std::string_view prefix) -> absl::StatusOr<uint64_t> {
+      [&](std::string_view prefix) -> absl::StatusOr<mf::HeaderVerdict> {
         seen_prefix = prefix.size();
-        return mf::CheckHeader(prefix, "bomb.gz");
+        absl::StatusOr<uint64_t> size = mf::CheckHeader(prefix, "bomb.gz");
+        if (!size.ok()) return size.status();
+        return mf::HeaderVerdict{*size};
       },
       mf::kMaxModelBytes);
   ASSERT_FALSE(out.ok());
@@ -664,6 +726,59 @@ TEST(ModelFileTest, GzipStopsAtTheDeclaredSize) {
   EXPECT_EQ(loaded.status().message(),
             absl::StrCat("padded.gz: gzip-compressed model expands beyond ", image.size(),
                          " bytes (the size its header declares)"));
+}
+
+// Issue 27 item 8: a gzip model whose header (checksum recomputed) declares 3 GiB, with 64 MiB
+// of real zeros behind the image, is refused at its section table: nothing near the declared
+// size is decompressed, and no message names a C++ exception.
+TEST(ModelFileTest, OverstatedSizeInAGzipModelIsRefusedAtTheSectionTable) {
+  std::string image = SmallModelWithSelfTests().ToBytes();
+  const uint64_t real_size = image.size();
+  const uint64_t declared = uint64_t{3} << 30;
+  for (int i = 0; i < 8; ++i) image[16 + i] = static_cast<char>(declared >> (8 * i));
+  ASSERT_TRUE(mf::RecomputeChecksums(&image).ok());
+  const std::string gz = mf::Gzip(image + std::string(64 << 20, '\0'));
+  size_t consumed = 0;
+  const mf::ByteSource source = [&](char* buffer, size_t n) -> absl::StatusOr<size_t> {
+    const size_t k = std::min(n, gz.size() - consumed);
+    std::memcpy(buffer, gz.data() + consumed, k);
+    consumed += k;
+    return k;
+  };
+  const std::string expected =
+      absl::StrCat("lying.gz: expected the sections to end at byte ", declared,
+                   " (the size recorded in the header), they end at ", real_size);
+  absl::StatusOr<Model> loaded = Model::FromBytes(gz, "lying.gz");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(), expected);
+  // Through a file: the same message, and only the start of the stream is read.
+  const std::string path = ::testing::TempDir() + "/chaintag_lying.model";
+  std::ofstream(path, std::ios::binary) << gz;
+  loaded = Model::Load(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            absl::StrCat(path, expected.substr(std::string("lying.gz").size())));
+  std::remove(path.c_str());
+  // The uncompressed image with the same header, as a pipe would deliver it: refused at the table.
+  absl::StatusOr<Model> raw = Model::FromBytes(image, "lying.model");
+  ASSERT_FALSE(raw.ok());
+  EXPECT_THAT(std::string(raw.status().message()), ::testing::HasSubstr("expected "));
+}
+
+// Corrupt gzip streams are described in words, never by an exception's text.
+TEST(ModelFileTest, CorruptGzipMessagesNameNoException) {
+  const std::string gz = mf::Gzip(SmallModelWithSelfTests().ToBytes());
+  for (size_t at : {size_t{12}, gz.size() / 2, gz.size() - 6}) {
+    std::string bad = gz;
+    bad[at] = static_cast<char>(bad[at] ^ 0x55);
+    absl::StatusOr<Model> loaded = Model::FromBytes(bad, "bad.gz");
+    ASSERT_FALSE(loaded.ok()) << at;
+    const std::string message(loaded.status().message());
+    EXPECT_THAT(message, ::testing::StartsWith("bad.gz: ")) << message;
+    for (const char* name : {"std::", "bad_alloc", "gzip error", "zlib error", "basic_ios"}) {
+      EXPECT_THAT(message, ::testing::Not(::testing::HasSubstr(name))) << message;
+    }
+  }
 }
 
 // A header declaring more than kMaxModelBytes is refused before anything else is read.

@@ -40,11 +40,13 @@ TEST(NeuralTrainerTest, EveryObjectiveLearnsAToyTask) {
     o.objective = objective;
     std::vector<double> dev_accuracy;
     absl::StatusOr<NeuralChain> chain =
-        TrainNeuralChain(train, &dev, 3, o, nullptr,
-                         [&](const NeuralProgress& p) { dev_accuracy.push_back(p.dev_accuracy); });
+        TrainNeuralChain(train, &dev, 3, o, nullptr, [&](const NeuralProgress& p) {
+          dev_accuracy.push_back(p.dev_accuracy);
+          return absl::OkStatus();
+        });
     ASSERT_TRUE(chain.ok()) << chain.status();
     ASSERT_FALSE(dev_accuracy.empty());
-    EXPECT_GT(NeuralAccuracy(*chain, test, 1), 0.97) << static_cast<int>(objective);
+    EXPECT_GT(NeuralAccuracy(*chain, test, {}, 1), 0.97) << static_cast<int>(objective);
   }
 }
 

@@ -4,7 +4,6 @@ sklearn-crfsuite compatible chaintag.sklearn.CRF."""
 import os
 import random
 import tempfile
-import time
 import unittest
 
 import chaintag
@@ -230,25 +229,21 @@ class SklearnCrfTest(unittest.TestCase):
         for s in scores:
             self.assertGreater(s, 0.9)
 
-    def test_tag_many_two_threads_not_slower_than_one(self):
-        # The shipped chunker on (word, POS) tuples: tagging, not input conversion, dominates.
+    def test_tag_many_two_threads_equals_one(self):
+        # The shipped chunker on (word, POS) tuples: two tagging threads give the results of one,
+        # in input order. (Speed belongs in tools/bench-python.py, not in a timed test.)
         model = chaintag.load().models[-1]
         words = ["The", "old", "man", "saw", "a", "dog", "near", "the", "river", "."]
         tags = ["DT", "JJ", "NN", "VBD", "DT", "NN", "IN", "DT", "NN", "."]
-        X = [list(zip(words, tags)) * 3 for _ in range(1500)]
+        X = [list(zip(words[: 3 + i % 8], tags[: 3 + i % 8])) for i in range(300)]
 
-        def best_time(threads):
-            best = float("inf")
-            for _ in range(3):
-                start = time.perf_counter()
-                for _ in model.tag_many(X, threads=threads, probability=True):
-                    pass
-                best = min(best, time.perf_counter() - start)
-            return best
+        def run(threads):
+            return [(s.labels, s.score, s.probability)
+                    for s in model.tag_many(X, threads=threads, probability=True)]
 
-        one, two = best_time(1), best_time(2)
-        # Generous: the GIL is released while tagging, so 2 threads must not lose to 1.
-        self.assertLess(two, one * 1.5, "1 thread %.3fs, 2 threads %.3fs" % (one, two))
+        one, two = run(1), run(2)
+        self.assertEqual(len(one), len(X))
+        self.assertEqual(one, two)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ Model.probability / marginal against brute-force enumeration."""
 import itertools
 import math
 import os
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -81,6 +83,72 @@ class CrfsuiteTest(unittest.TestCase):
             m.probability(x, ["ZZ", "O", "O"])
         with self.assertRaisesRegex(ValueError, "expected 3 labels"):
             m.probability(x, ["O"])
+
+    def test_possible_transitions_as_crfsuite_defines_them(self):
+        # O -> I-NP is never seen: chaintag's default forbids it (the IOB mask, probability 0);
+        # possible_transitions=1 trains a (negative) weight for it; 0 leaves it without a weight
+        # (0): the labeling is possible either way. The choice is in the model's header.
+        odd = ["B-NP", "O", "I-NP"]
+        results = {}
+        for value in (None, True, False):
+            trainer = pycrfsuite.Trainer(verbose=False)
+            for xseq, yseq in zip(X, Y):
+                trainer.append(xseq, yseq)
+            trainer.set_params({"c2": 0.01, "max_iterations": 50})
+            if value is not None:
+                trainer.set("feature.possible_transitions", value)
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "m.crfsuite")
+                trainer.train(path)
+                tagger = pycrfsuite.Tagger()
+                tagger.open(path)
+            tagger.set(X[0])
+            info = tagger.info()
+            results[value] = (tagger.probability(odd), info.transitions.get(("O", "I-NP")),
+                              info.header.get("transitions"))
+        self.assertEqual(results[None][0], 0.0)
+        self.assertIsNone(results[None][2])
+        self.assertGreater(results[True][0], 0.0)
+        self.assertLess(results[True][1], 0.0)
+        self.assertEqual(results[True][2], "all")
+        self.assertGreater(results[False][0], 0.0)
+        self.assertEqual(results[False][1], 0.0)
+        self.assertEqual(results[False][2], "observed")
+
+    def test_sklearn_all_possible_transitions(self):
+        from chaintag.sklearn import CRF
+        stored = {}
+        for value in (None, True, False):
+            crf = CRF(c2=0.01, max_iterations=50, all_possible_transitions=value).fit(X, Y)
+            stored[value] = (crf.tagger_.info()["metadata"].get("transitions"),
+                             crf.transition_features_[("O", "I-NP")])
+        self.assertEqual(stored, {None: (None, 0.0), True: ("all", stored[True][1]),
+                                  False: ("observed", 0.0)})
+        self.assertLess(stored[True][1], 0.0)
+        with self.assertRaisesRegex(ValueError, "transitions: observed"):
+            chaintag.train(list(zip(X, Y)), transitions="observed", order=2)
+
+    def test_readme_example_runs_as_a_script(self):
+        # The python-crfsuite example in README.md, run as written (it cannot rot).
+        readme = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+        with open(readme, encoding="utf-8") as f:
+            text = f.read()
+        start = text.index("```python\nimport chaintag.crfsuite as pycrfsuite")
+        code = text[start + len("```python\n"):text.index("```\n", start + 10)]
+        env = dict(os.environ)
+        package_dir = os.path.dirname(os.path.dirname(os.path.abspath(chaintag.__file__)))
+        env["PYTHONPATH"] = os.pathsep.join([package_dir] + [
+            os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        with tempfile.TemporaryDirectory() as d:
+            result = subprocess.run([sys.executable, "-c", code], cwd=d, env=env,
+                                    capture_output=True, text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(lines[0], "['B-LOC', 'O', 'B-PER', 'I-PER']")
+        self.assertTrue(0.5 < float(lines[1]) <= 1.0, lines[1])
+        self.assertTrue(0.5 < float(lines[2]) <= 1.0, lines[2])
+        self.assertIn("('B-PER', 'I-PER')", lines[3])
+        self.assertTrue(lines[4].startswith("all "), lines[4])
 
 
 if __name__ == "__main__":

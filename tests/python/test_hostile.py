@@ -1,9 +1,10 @@
 """Hostile inputs to the Python module (issue 27): none may crash the interpreter; each raises a
 Python exception (TypeError, OverflowError, ValueError) whose text names the argument in plain
 words, never pybind11's "Unable to cast Python instance". CI also runs this file against an
-AddressSanitizer + UBSan build of the module (tools/test.sh --python-sanitize)."""
+AddressSanitizer + UBSan build of the module (tools/test.sh --sanitize)."""
 
 import os
+import sys
 import tempfile
 import threading
 import unittest
@@ -12,6 +13,7 @@ import warnings
 import chaintag
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_ABSENT = object()
 CHUNK_MODEL = os.path.join(ROOT, "models", "en-chunk.model")
 SENT = [("The", "DT"), ("old", "JJ"), ("man", "NN"), ("saw", "VBD"), ("it", "PRP"), (".", ".")]
 ATTR_TRAIN = [([{"w": "the"}, {"w": "dog", "n": 1.0}], ["D", "N"]),
@@ -143,6 +145,20 @@ class HostileTest(unittest.TestCase):
         self.assertPlain(OverflowError,
                          lambda: self.chunker.tag(SENT, score_range=(10 ** 400, None)),
                          "score_range")
+
+    def test_marginals_without_numpy_say_so(self):
+        # An interpreter without numpy (a pyenv build) gets a plain ImportError naming numpy.
+        saved = sys.modules.get("numpy", _ABSENT)
+        sys.modules["numpy"] = None  # makes `import numpy` fail, as where it is not installed
+        try:
+            with self.assertRaisesRegex(ImportError, "numpy is not installed for .*Model.marginal"):
+                self.chunker.tag(SENT, marginals=True)
+            self.assertGreater(self.chunker.marginal(SENT, "B-NP", 0), 0.5)
+        finally:
+            if saved is _ABSENT:
+                del sys.modules["numpy"]
+            else:
+                sys.modules["numpy"] = saved
 
     def test_wrong_types(self):
         self.assertPlain(TypeError, lambda: self.chunker.tag(SENT, marginals="yes"),

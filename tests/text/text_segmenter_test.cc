@@ -273,7 +273,9 @@ TEST(TextSegmenterTest, LongParagraphsStreamWithBoundedBuffering) {
 }
 
 TEST(TextSegmenterTest, HugeRunWithoutWhitespaceIsCut) {
-  TextSegmenter segmenter;
+  TextOptions options;
+  options.max_line_bytes = int64_t{8} << 20;  // the cut applies to lines the limit lets through
+  TextSegmenter segmenter(options);
   std::vector<Sentence> out;
   const std::string block(4096, 'x');
   for (int i = 0; i < 600; ++i) ASSERT_TRUE(segmenter.Feed(block, &out).ok());  // 2.4 MB
@@ -293,6 +295,7 @@ TEST(TextSegmenterTest, RunOfExactlyOneMebibyteIsNotCut) {
   auto cut_warnings = [](const std::string& text) {
     TextOptions options;
     options.max_sentence_tokens = 1 << 20;  // only the whitespace rule may warn
+    options.max_line_bytes = int64_t{8} << 20;
     TextSegmenter segmenter(options);
     std::vector<Sentence> out;
     EXPECT_TRUE(segmenter.Feed(text, &out).ok());
@@ -330,15 +333,20 @@ TEST(TextSegmenterTest, LeadingByteOrderMarkIsSkipped) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].columns, (*result)[0].columns);
   EXPECT_EQ(out[0].offsets, (*result)[0].offsets);
-  // Only at the start: elsewhere U+FEFF is a character of the text.
-  EXPECT_EQ(Segment("a \xEF\xBB\xBF b"), std::vector<std::string>{"a \xEF\xBB\xBF b"});
+  // Elsewhere U+FEFF (a byte order mark left by concatenating files) separates tokens like a
+  // space and is never a token itself (issue 27).
+  EXPECT_EQ(Segment("a \xEF\xBB\xBF b"), std::vector<std::string>{"a b"});
+  EXPECT_EQ(Segment("a\xEF\xBB\xBF"
+                    "b"),
+            std::vector<std::string>{"a b"});
 }
 
-// Issue 18, item 14: control characters (C0 with NUL, DEL, C1) separate tokens like spaces and
-// never appear in a token.
+// Issue 18, item 14: control characters (C0, DEL, C1) separate tokens like spaces and never
+// appear in a token. NUL is refused (issue 27 item 9, below).
 TEST(TextSegmenterTest, ControlCharactersAreDroppedLikeSpaces) {
   const std::string text = std::string(
-                               "a\0b c\x01"
+                               "a\x02"
+                               "b c\x01"
                                "d\x7F"
                                "e\xC2\x85"
                                "f\x1B"
@@ -353,10 +361,54 @@ TEST(TextSegmenterTest, ControlCharactersAreDroppedLikeSpaces) {
   EXPECT_EQ((*result)[0].offsets[1], (std::pair<int64_t, int64_t>(2, 3)));
   EXPECT_EQ((*result)[0].offsets[5], (std::pair<int64_t, int64_t>(10, 11)));
   // A line holding only controls is blank: it ends the paragraph.
-  EXPECT_EQ(Segment(std::string("One two\n\0\x01\nthree four", 22)),
+  EXPECT_EQ(Segment("One two\n\x03\x01\nthree four"),
             (std::vector<std::string>{"One two", "three four"}));
   // Text made only of controls has no tokens.
-  EXPECT_EQ(Segment(std::string("\0\0\x02\n", 4)), std::vector<std::string>{});
+  EXPECT_EQ(Segment(std::string("\x03\x03\x02\n", 4)), std::vector<std::string>{});
+}
+
+// Issue 27 item 9: a NUL byte is not text (a binary file, UTF-16): an error naming the line and
+// offset, whichever way the bytes are fed, and whatever --on-invalid says.
+TEST(TextSegmenterTest, NulByteIsRefusedWithItsLine) {
+  const std::string text = std::string("One two.\nthree\0four\n", 20);
+  for (InvalidUtf8Policy policy : {InvalidUtf8Policy::kError, InvalidUtf8Policy::kReplace}) {
+    TextOptions options;
+    options.on_invalid = policy;
+    auto result = SegmentText(text, options, "t.txt");
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().message(),
+              "t.txt:2: expected text, found a NUL byte at byte offset 14");
+    TextSegmenter segmenter(options);
+    segmenter.Reset("t.txt");
+    std::vector<Sentence> out;
+    absl::Status s;
+    for (char c : text) {
+      s = segmenter.Feed(std::string_view(&c, 1), &out);
+      if (!s.ok()) break;
+    }
+    EXPECT_EQ(s.message(), result.status().message());
+    EXPECT_EQ(segmenter.Finish(&out).message(), s.message()) << "the error is sticky";
+  }
+}
+
+// Issue 27 item 9: a line longer than max_line_bytes is refused, as by the corpus readers; a line
+// of exactly the limit is accepted, also when the bytes arrive in pieces.
+TEST(TextSegmenterTest, LineLongerThanTheLimitIsRefused) {
+  TextOptions options;
+  options.max_line_bytes = 10;
+  EXPECT_TRUE(SegmentText("one two x\nabcdefghij\nshort", options).ok());
+  auto result = SegmentText("one\nabcdefghijk\nshort", options, "t.txt");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(),
+            "t.txt:2: expected a line of at most 10 bytes (--max-line-bytes), found a longer one");
+  // The last line, without a final LF, and fed in pieces.
+  TextSegmenter segmenter(options);
+  std::vector<Sentence> out;
+  ASSERT_TRUE(segmenter.Feed("ab\ncdefgh", &out).ok());
+  ASSERT_TRUE(segmenter.Feed("ijkl", &out).ok());  // 10 bytes: still fine
+  EXPECT_FALSE(segmenter.Feed("m", &out).ok());
+  // The default is the corpus readers' 1 MiB.
+  EXPECT_EQ(TextOptions().max_line_bytes, int64_t{1} << 20);
 }
 
 TEST(TextSegmenterTest, ResetRestartsOffsetsAndLines) {

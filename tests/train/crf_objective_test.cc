@@ -13,7 +13,8 @@
 namespace chaintag::train_internal {
 namespace {
 
-// sum_s (eps log sum_y exp((Delta + F(y)) / eps) - F(y*)) + (2 c2 / p) |w|_p^p by enumeration.
+// sum_s (eps log sum_{y allowed by data.mask} exp((Delta + F(y)) / eps) - F(y*)) + (2 c2 / p)
+// |w|_p^p by enumeration.
 double BruteEpsilonObjective(const TrainingData& data, const std::vector<double>& w, double c2,
                              const SmoothLoss& loss) {
   const int n = data.num_labels();
@@ -30,7 +31,10 @@ double BruteEpsilonObjective(const TrainingData& data, const std::vector<double>
         for (int t = 0; t < m; ++t) delta += loss.cost[gold[t] * n + y[t]];
         if (loss.per_token_average) delta /= m;
       }
-      values.push_back((delta + BruteScore(data, s, y, w)) / loss.epsilon);
+      // Only the labelings the mask allows (those tagging can produce) are normalised over.
+      if (MaskAllows(data.mask, y)) {
+        values.push_back((delta + BruteScore(data, s, y, w)) / loss.epsilon);
+      }
       int t = 0;
       while (t < m && ++y[t] == n) y[t++] = 0;
       if (t == m) break;
@@ -48,24 +52,6 @@ double BruteEpsilonObjective(const TrainingData& data, const std::vector<double>
 // The CRF objective sum_s (log sum_y exp F(y) - F(y*)) + c2 |w|^2: eps = 1, no loss, p = 2.
 double BruteObjective(const TrainingData& data, const std::vector<double>& w, double c2) {
   return BruteEpsilonObjective(data, w, c2, SmoothLoss());
-}
-
-// Every coordinate of the gradient (state features, transitions, start and end weights) against
-// central differences.
-void ExpectGradientMatchesFiniteDifferences(CrfObjective& objective, const std::vector<double>& w,
-                                            double tolerance) {
-  std::vector<double> g(w.size()), scratch(w.size());
-  objective.Evaluate(w, absl::MakeSpan(g));
-  for (size_t i = 0; i < w.size(); ++i) {
-    constexpr double kH = 1e-5;
-    std::vector<double> plus = w, minus = w;
-    plus[i] += kH;
-    minus[i] -= kH;
-    const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
-                            objective.Evaluate(minus, absl::MakeSpan(scratch))) /
-                           (2 * kH);
-    EXPECT_NEAR(g[i], numeric, tolerance) << "coordinate " << i << " of " << w.size();
-  }
 }
 
 // A random problem, made second order (trigram weights, their counts and expectations) when
@@ -110,6 +96,39 @@ TEST(CrfObjectiveTest, GradientEqualsFiniteDifferences) {
       std::vector<double> w = RandomWeights(seed + 7, data.parameters.size(), 1.0);
       CrfObjective objective(data, 0.3, 1);
       ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
+    }
+  }
+}
+
+// Training normalises over the labelings the transition mask allows (the ones tagging can
+// produce): CRF and softmax-margin, first and second order, against enumeration of the allowed
+// labelings and finite differences; the mask must change the value.
+TEST(CrfObjectiveTest, MaskedObjectiveEqualsEnumerationOfAllowedLabelings) {
+  for (int order : {1, 2}) {
+    for (uint64_t seed = 61; seed <= 64; ++seed) {
+      TrainingData data = RandomProblemOfOrder(order, seed, 4, 5, 3, 6);
+      std::vector<double> w = RandomWeights(seed + 100, data.parameters.size(), 1.0);
+      const int n = data.num_labels();
+      SmoothLoss margin;
+      margin.cost.assign(n * n, 1.0);
+      for (int y = 0; y < n; ++y) margin.cost[y * n + y] = 0.0;
+      SmoothLoss tempered = margin;
+      tempered.epsilon = 0.6;
+      for (const SmoothLoss& loss : {SmoothLoss(), margin, tempered}) {
+        SCOPED_TRACE(testing::Message() << "order " << order << " seed " << seed << " eps "
+                                        << loss.epsilon << " cost " << !loss.cost.empty());
+        std::vector<double> g(w.size());
+        const double unmasked =
+            CrfObjective(data, 0.3, 1, nullptr, loss).Evaluate(w, absl::MakeSpan(g));
+        data.mask = RandomMask(data, seed);
+        CrfObjective objective(data, 0.3, 2, nullptr, loss);
+        const double value = objective.Evaluate(w, absl::MakeSpan(g));
+        EXPECT_NEAR(value, BruteEpsilonObjective(data, w, 0.3, loss),
+                    1e-9 * std::max(1.0, std::abs(value)));
+        EXPECT_LT(value, unmasked);  // fewer labelings in the normaliser
+        if (seed == 61) ExpectGradientMatchesFiniteDifferences(objective, w, 2e-6);
+        data.mask = TransitionMask();
+      }
     }
   }
 }

@@ -105,5 +105,17 @@ TEST(LbfgsOptimizerTest, RejectsWrongSize) {
   EXPECT_FALSE(MinimizeLbfgs(q, LbfgsSettings(), &w, nullptr).ok());
 }
 
+// libLBFGS's out-of-memory code (LBFGSERR_OUTOFMEMORY, -1022) is said as such, with the memory
+// the run needs and what to change (issue 27 item 11: it was "libLBFGS code -1022").
+TEST(LbfgsOptimizerTest, OutOfMemoryIsSaidAsSuch) {
+  const absl::Status oom = LbfgsStartFailure(-1022, int64_t{1} << 30, 6);
+  EXPECT_EQ(oom.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(oom.message(),
+            "L-BFGS: out of memory allocating its state for 1073741824 weights (about 147457 MB "
+            "with --lbfgs-memory 6); free memory, lower --lbfgs-memory or drop rare features "
+            "(--min-feature-count)");
+  EXPECT_EQ(LbfgsStartFailure(-1021, 10, 6).message(), "L-BFGS failed: libLBFGS code -1021");
+}
+
 }  // namespace
 }  // namespace chaintag::train_internal

@@ -25,7 +25,10 @@ struct LatentProblem {
   LatentLayout layout;
 };
 
-LatentProblem MakeProblem(uint64_t seed, int sentences, int max_length, bool weighted = false) {
+// With `masked`, a random label-level transition mask (RandomMask) that ExpandToHiddenStates
+// carries over to the hidden states.
+LatentProblem MakeProblem(uint64_t seed, int sentences, int max_length, bool weighted = false,
+                          bool masked = false) {
   std::mt19937_64 rng(seed);
   const int labels = 2 + static_cast<int>(rng() % 2);
   LatentProblem p{weighted ? WeightedRandomProblem(seed, sentences, max_length, labels, 5)
@@ -36,6 +39,7 @@ LatentProblem MakeProblem(uint64_t seed, int sentences, int max_length, bool wei
   absl::StatusOr<LatentLayout> layout = LatentLayout::FromCounts(counts);
   EXPECT_TRUE(layout.ok());
   p.layout = *layout;
+  if (masked) p.data.mask = RandomMask(p.data, seed + 5);
   ExpandToHiddenStates(p.layout, &p.data);
   return p;
 }
@@ -48,7 +52,8 @@ double LogSumExp(const std::vector<double>& v) {
   return mx + std::log(s);
 }
 
-// sum_i -log P(y_i|x_i) + c2 |w|^2 by enumerating every hidden path of every sentence.
+// sum_i -log P(y_i|x_i) + c2 |w|^2 by enumerating every hidden path of every sentence (those
+// data.mask allows).
 double BruteObjective(const LatentProblem& p, const std::vector<double>& w, double c2) {
   double total = 0;
   const int h = p.layout.num_states();
@@ -59,10 +64,12 @@ double BruteObjective(const LatentProblem& p, const std::vector<double>& w, doub
     std::vector<int> path(m, 0);
     for (;;) {
       const double f = BruteScore(p.data, s, path, w);
-      all.push_back(f);
-      bool matches = true;
-      for (int t = 0; t < m; ++t) matches &= p.layout.label_of(path[t]) == p.data.gold[first + t];
-      if (matches) gold.push_back(f);
+      if (MaskAllows(p.data.mask, path)) {
+        all.push_back(f);
+        bool matches = true;
+        for (int t = 0; t < m; ++t) matches &= p.layout.label_of(path[t]) == p.data.gold[first + t];
+        if (matches) gold.push_back(f);
+      }
       int t = m - 1;
       while (t >= 0 && ++path[t] == h) path[t--] = 0;
       if (t < 0) break;
@@ -101,18 +108,25 @@ TEST(LdcrfObjectiveTest, GradientEqualsFiniteDifferences) {
     const LatentProblem p = MakeProblem(seed, 5, 5, /*weighted=*/seed == 7);
     const std::vector<double> w = RandomWeights(seed, p.data.parameters.size(), 1.0);
     LdcrfObjective objective(p.data, p.layout, 0.2, 2);
+    ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
+  }
+}
+
+// Training normalises over the hidden paths the (expanded) transition mask allows, as tagging.
+TEST(LdcrfObjectiveTest, MaskedObjectiveEqualsEnumerationAndGradientFiniteDifferences) {
+  for (uint64_t seed : {31, 32, 33}) {
+    const LatentProblem p = MakeProblem(seed, 5, 4, /*weighted=*/false, /*masked=*/true);
+    ASSERT_EQ(p.data.mask.num_labels, p.layout.num_states());
+    const std::vector<double> w = RandomWeights(seed + 10, p.data.parameters.size(), 1.0);
+    LdcrfObjective objective(p.data, p.layout, 0.3, 2);
     std::vector<double> g(w.size()), scratch(w.size());
-    objective.Evaluate(w, absl::MakeSpan(g));
-    for (size_t i = 0; i < w.size(); ++i) {
-      constexpr double kH = 1e-5;
-      std::vector<double> plus = w, minus = w;
-      plus[i] += kH;
-      minus[i] -= kH;
-      const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
-                              objective.Evaluate(minus, absl::MakeSpan(scratch))) /
-                             (2 * kH);
-      EXPECT_NEAR(g[i], numeric, 1e-6) << "coordinate " << i << " of " << w.size();
-    }
+    const double value = objective.Evaluate(w, absl::MakeSpan(g));
+    EXPECT_NEAR(value, BruteObjective(p, w, 0.3), 1e-9);
+    LatentProblem unmasked = p;
+    unmasked.data.mask = TransitionMask();
+    EXPECT_NE(value, LdcrfObjective(unmasked.data, unmasked.layout, 0.3, 1)
+                         .Evaluate(w, absl::MakeSpan(scratch)));
+    ExpectGradientMatchesFiniteDifferences(objective, w, 1e-6);
   }
 }
 

@@ -332,53 +332,81 @@ TEST(LossAugmentedDecodeTest, RejectsMismatchedInputs) {
   EXPECT_NE(st.message().find("-inf"), std::string::npos) << st;
 }
 
-// BoundTerm = max_y 1[F(y*) - F(y) <= FP + FN] (1 - F1) over chunks, by exhaustive search with
-// chunks counted from label strings.
+// BoundTerm = max_y 1[F(y*) - F(y) <= D(y*, y)] (1 - F1) over chunks, D the Hamming distance
+// (default) or chunk FP + FN, by exhaustive search with chunks counted from label strings.
 TEST(BoundTermTest, EqualsBruteForce) {
-  std::mt19937 rng(17);
-  int positive = 0;
-  for (int iter = 0; iter < 300; ++iter) {
-    const int n = std::uniform_int_distribution<int>(1, 4)(rng);
-    const int m = std::uniform_int_distribution<int>(0, 7)(rng);
+  for (const BoundDistance distance : {BoundDistance::kHamming, BoundDistance::kChunks}) {
+    SCOPED_TRACE(distance == BoundDistance::kHamming ? "hamming" : "chunks");
+    std::mt19937 rng(17);
+    int positive = 0;
+    for (int iter = 0; iter < 300; ++iter) {
+      const int n = std::uniform_int_distribution<int>(1, 4)(rng);
+      const int m = std::uniform_int_distribution<int>(0, 7)(rng);
+      const std::vector<std::string> labels = RandomInventory(rng, n);
+      const ChunkTable chunks(labels);
+      std::vector<int> gold(m);
+      for (int& g : gold) g = std::uniform_int_distribution<int>(0, n - 1)(rng);
+      // Scale so F(y*) - F(y) is comparable with chunk error counts.
+      const double scale = std::uniform_real_distribution<double>(0.2, 3.0)(rng);
+      const bool integral = std::bernoulli_distribution(0.5)(rng);
+      Lattice lattice = RandomLattice(rng, m, n, integral, 0.1);
+      if (!integral) {
+        for (int t = 0; t < m; ++t)
+          for (int y = 0; y < n; ++y) lattice.unary(t, y) *= scale;
+      }
+      if (std::bernoulli_distribution(0.8)(rng)) UnmaskPath(rng, gold, &lattice);
+      const double gold_score = lattice.Score(gold);
+      const std::vector<Chunk> gold_chunks = ExtractChunks(Names(labels, gold));
+      double best = kNegInf;
+      ForEachLabeling(m, n, [&](const std::vector<int>& y) {
+        const std::vector<Chunk> pred = ExtractChunks(Names(labels, y));
+        int tp = 0;
+        for (const Chunk& ch : pred)
+          tp += std::find(gold_chunks.begin(), gold_chunks.end(), ch) != gold_chunks.end();
+        const int g = static_cast<int>(gold_chunks.size());
+        const int p = static_cast<int>(pred.size());
+        const double f1 = g + p == 0 ? 1.0 : 2.0 * tp / (g + p);
+        int hamming = 0;
+        for (int t = 0; t < m; ++t) hamming += y[t] != gold[t];
+        const int errors = distance == BoundDistance::kChunks ? (p - tp) + (g - tp) : hamming;
+        const double f = lattice.Score(y);
+        const double term = f != kNegInf && gold_score - f <= errors ? 1 - f1 : 0.0;
+        if (f != kNegInf) best = std::max(best, term);
+      });
+      absl::StatusOr<double> term = BoundTerm(lattice, gold, chunks, distance);
+      if (best == kNegInf) {
+        EXPECT_FALSE(term.ok()) << iter;
+        continue;
+      }
+      ASSERT_TRUE(term.ok()) << iter << ": " << term.status();
+      EXPECT_NEAR(*term, best, 1e-12) << "iter " << iter << " m=" << m << " n=" << n;
+      positive += best > 0;
+    }
+    EXPECT_GT(positive, 50);  // the indicator is not trivially always off
+  }
+}
+
+// The default is the Hamming distance of McAllester's theorem; the two differ on some instances
+// (so the test above sees both).
+TEST(BoundTermTest, HammingIsTheDefaultAndDiffersFromChunks) {
+  std::mt19937 rng(5);
+  int differ = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    const int n = 3, m = std::uniform_int_distribution<int>(2, 6)(rng);
     const std::vector<std::string> labels = RandomInventory(rng, n);
     const ChunkTable chunks(labels);
     std::vector<int> gold(m);
     for (int& g : gold) g = std::uniform_int_distribution<int>(0, n - 1)(rng);
-    // Scale so F(y*) - F(y) is comparable with chunk error counts.
-    const double scale = std::uniform_real_distribution<double>(0.2, 3.0)(rng);
-    const bool integral = std::bernoulli_distribution(0.5)(rng);
-    Lattice lattice = RandomLattice(rng, m, n, integral, 0.1);
-    if (!integral) {
-      for (int t = 0; t < m; ++t)
-        for (int y = 0; y < n; ++y) lattice.unary(t, y) *= scale;
-    }
-    if (std::bernoulli_distribution(0.8)(rng)) UnmaskPath(rng, gold, &lattice);
-    const double gold_score = lattice.Score(gold);
-    const std::vector<Chunk> gold_chunks = ExtractChunks(Names(labels, gold));
-    double best = kNegInf;
-    ForEachLabeling(m, n, [&](const std::vector<int>& y) {
-      const std::vector<Chunk> pred = ExtractChunks(Names(labels, y));
-      int tp = 0;
-      for (const Chunk& ch : pred)
-        tp += std::find(gold_chunks.begin(), gold_chunks.end(), ch) != gold_chunks.end();
-      const int g = static_cast<int>(gold_chunks.size());
-      const int p = static_cast<int>(pred.size());
-      const double f1 = g + p == 0 ? 1.0 : 2.0 * tp / (g + p);
-      const int errors = (p - tp) + (g - tp);
-      const double f = lattice.Score(y);
-      const double term = f != kNegInf && gold_score - f <= errors ? 1 - f1 : 0.0;
-      if (f != kNegInf) best = std::max(best, term);
-    });
-    absl::StatusOr<double> term = BoundTerm(lattice, gold, chunks);
-    if (best == kNegInf) {
-      EXPECT_FALSE(term.ok()) << iter;
-      continue;
-    }
-    ASSERT_TRUE(term.ok()) << iter << ": " << term.status();
-    EXPECT_NEAR(*term, best, 1e-12) << "iter " << iter << " m=" << m << " n=" << n;
-    positive += best > 0;
+    Lattice lattice = RandomLattice(rng, m, n, /*integral=*/false, 0.0);
+    UnmaskPath(rng, gold, &lattice);
+    absl::StatusOr<double> by_default = BoundTerm(lattice, gold, chunks);
+    absl::StatusOr<double> hamming = BoundTerm(lattice, gold, chunks, BoundDistance::kHamming);
+    absl::StatusOr<double> chunk = BoundTerm(lattice, gold, chunks, BoundDistance::kChunks);
+    ASSERT_TRUE(by_default.ok() && hamming.ok() && chunk.ok());
+    EXPECT_EQ(*by_default, *hamming);
+    differ += *hamming != *chunk;
   }
-  EXPECT_GT(positive, 50);  // the indicator is not trivially always off
+  EXPECT_GT(differ, 0);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "gtest/gtest.h"
 #include "train/training_data.h"
 
 namespace chaintag::train_internal {
@@ -112,9 +114,66 @@ void ForEachLabeling(const TrainingData& data, int s, Visit visit) {
   }
 }
 
+// A random transition mask over data's labels that forbids about `share` of the transitions,
+// starts and ends but none the gold labelings use (as training's mask, which allows every
+// transition of the training data).
+inline TransitionMask RandomMask(const TrainingData& data, uint64_t seed, double share = 0.4) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const int n = data.num_labels();
+  TransitionMask mask;
+  mask.num_labels = n;
+  mask.allowed.assign(static_cast<size_t>(n) * n, 1);
+  mask.allowed_start.assign(n, 1);
+  mask.allowed_end.assign(n, 1);
+  for (char& a : mask.allowed) a = u(rng) >= share;
+  for (char& a : mask.allowed_start) a = u(rng) >= share;
+  for (char& a : mask.allowed_end) a = u(rng) >= share;
+  for (int s = 0; s < data.num_sentences(); ++s) {
+    const int64_t begin = data.sentence_offsets[s], end = data.sentence_offsets[s + 1];
+    if (begin == end) continue;
+    mask.allowed_start[data.gold[begin]] = 1;
+    mask.allowed_end[data.gold[end - 1]] = 1;
+    for (int64_t p = begin + 1; p < end; ++p) {
+      mask.allowed[static_cast<size_t>(data.gold[p - 1]) * n + data.gold[p]] = 1;
+    }
+  }
+  return mask;
+}
+
+// Whether `mask` allows labeling `y` (an empty mask allows every labeling).
+inline bool MaskAllows(const TransitionMask& mask, const std::vector<int>& y) {
+  if (mask.num_labels == 0 || y.empty()) return true;
+  const size_t n = static_cast<size_t>(mask.num_labels);
+  if (!mask.allowed_start[y.front()] || !mask.allowed_end[y.back()]) return false;
+  for (size_t t = 1; t < y.size(); ++t) {
+    if (!mask.allowed[y[t - 1] * n + y[t]]) return false;
+  }
+  return true;
+}
+
 inline std::vector<int> GoldLabels(const TrainingData& data, int s) {
   return std::vector<int>(data.gold.begin() + data.sentence_offsets[s],
                           data.gold.begin() + data.sentence_offsets[s + 1]);
+}
+
+// Every coordinate of an objective's gradient (Evaluate(w, gradient) returns the value) against
+// central differences.
+template <typename Objective>
+void ExpectGradientMatchesFiniteDifferences(Objective& objective, const std::vector<double>& w,
+                                            double tolerance) {
+  std::vector<double> g(w.size()), scratch(w.size());
+  objective.Evaluate(w, absl::MakeSpan(g));
+  for (size_t i = 0; i < w.size(); ++i) {
+    constexpr double kH = 1e-5;
+    std::vector<double> plus = w, minus = w;
+    plus[i] += kH;
+    minus[i] -= kH;
+    const double numeric = (objective.Evaluate(plus, absl::MakeSpan(scratch)) -
+                            objective.Evaluate(minus, absl::MakeSpan(scratch))) /
+                           (2 * kH);
+    EXPECT_NEAR(g[i], numeric, tolerance) << "coordinate " << i << " of " << w.size();
+  }
 }
 
 }  // namespace chaintag::train_internal

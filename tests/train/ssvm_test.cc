@@ -33,6 +33,7 @@ double BrutePrimal(const TrainingData& data, const BoundLoss& loss, LossScaling 
     const double gold_score = BruteScore(data, s, gold, w);
     double best = 0;
     ForEachLabeling(data, s, [&](const std::vector<int>& y) {
+      if (!MaskAllows(data.mask, y)) return;  // the labelings tagging can produce
       const double delta = EvaluateLoss(loss, gold, y);
       const double f = BruteScore(data, s, y, w) - gold_score;
       best = std::max(best, scaling == LossScaling::kMargin ? delta + f : delta * (1 + f));
@@ -56,6 +57,26 @@ TEST(SsvmTest, PrimalEqualsBruteForce) {
   }
 }
 
+// The maximisers search only the labelings the transition mask allows (training's data.mask),
+// with token- and chunk-level losses: the primal against enumeration of the allowed labelings.
+TEST(SsvmTest, MaskedPrimalEqualsBruteForceOverAllowedLabelings) {
+  TrainingData data = RandomProblem(15, 6, 5, 3, 7);
+  std::vector<double> w = RandomWeights(16, data.parameters.size(), 2.0);
+  std::shared_ptr<const BoundLoss> hamming = Bind(data, "hamming");
+  const double unmasked = *SsvmPrimal(data, *hamming, LossScaling::kMargin, 0.3, w, 2);
+  data.mask = RandomMask(data, 17, 0.8);
+  for (const char* name : {"hamming", "zero-one", "f1"}) {
+    std::shared_ptr<const BoundLoss> loss = Bind(data, name);
+    for (LossScaling scaling : {LossScaling::kMargin, LossScaling::kSlack}) {
+      absl::StatusOr<double> primal = SsvmPrimal(data, *loss, scaling, 0.3, w, 2);
+      ASSERT_TRUE(primal.ok()) << primal.status();
+      EXPECT_NEAR(*primal, BrutePrimal(data, *loss, scaling, 0.3, w), 1e-9 * std::abs(*primal))
+          << name;
+    }
+  }
+  EXPECT_LT(*SsvmPrimal(data, *hamming, LossScaling::kMargin, 0.3, w, 2), unmasked);
+}
+
 // Weak duality: each pass's dual value (primal - gap) must not exceed any primal value seen, and
 // the gap closes.
 TEST(SsvmTest, BcfwDualBoundsEveryPrimalAndGapCloses) {
@@ -73,10 +94,12 @@ TEST(SsvmTest, BcfwDualBoundsEveryPrimalAndGapCloses) {
         data, *loss, settings, &w, [&](const TrainProgress& p, absl::Span<const double> weights) {
           EXPECT_TRUE(p.duality_gap.has_value());
           EXPECT_GE(*p.duality_gap, -1e-9);
-          // The averaged weights reported are feasible for the primal too: weak duality holds.
+          // The objective reported is that of the averaged weights reported (the ones a model
+          // gets), not the iterate's.
           averaged_primals.push_back(
               BrutePrimal(data, *loss, LossScaling::kMargin, 0.5,
                           std::vector<double>(weights.begin(), weights.end())));
+          EXPECT_NEAR(p.objective, averaged_primals.back(), 1e-9 * p.objective) << name;
           primals.push_back(p.objective);
           duals.push_back(p.objective - *p.duality_gap);
           return true;
@@ -89,7 +112,7 @@ TEST(SsvmTest, BcfwDualBoundsEveryPrimalAndGapCloses) {
     for (double d : duals) EXPECT_LE(d, best_primal + 1e-9) << name;
     // The average converges too.
     EXPECT_LE(averaged_primals.back(), duals.back() * 1.05) << name;
-    EXPECT_LE(primals.back() - duals.back(), 0.02 * primals.back() + 1e-12);
+    EXPECT_LE(primals.back() - duals.back(), 0.04 * primals.back() + 1e-12);
     EXPECT_LT(primals.back() - duals.back(), (primals.front() - duals.front()) / 20);
     // The optimum is well below the value at w = 0 (the sum of the largest losses).
     EXPECT_LT(primals.back(), BrutePrimal(data, *loss, LossScaling::kMargin, 0.5,
@@ -157,6 +180,75 @@ TEST(SsvmTest, SlackScalingLearnsSeparableDataAndIsDeterministic) {
     settings.threads = 2;
     ASSERT_TRUE(TrainSubgradient(data, *loss, settings, &w2, nullptr).ok());
     EXPECT_EQ(w1, w2);
+  }
+}
+
+// A learning rate far too large (1e300) is reported as a diverged run with the cure, not as
+// "infeasible: every labeling of the lattice has score -inf" (issue 27 item 11).
+TEST(SsvmTest, HugeLearningRateIsReportedAsDivergence) {
+  TrainingData data = RandomProblem(3, 20, 5, 3, 6);
+  std::shared_ptr<const BoundLoss> loss = Bind(data, "hamming");
+  SsvmSettings settings;
+  settings.c2 = 1;
+  settings.max_passes = 3;
+  for (const double rate : {1e300, 1e200}) {
+    settings.learning_rate = rate;
+    std::vector<double> w;
+    absl::StatusOr<int> run = TrainSubgradient(data, *loss, settings, &w, nullptr);
+    ASSERT_FALSE(run.ok()) << rate;
+    EXPECT_EQ(run.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(run.status().message().find("training diverged"), std::string::npos) << run.status();
+    EXPECT_NE(run.status().message().find("try a smaller --learning-rate (below 10,"),
+              std::string::npos)
+        << run.status();
+  }
+  settings.learning_rate = 0.1;  // a sane rate still trains
+  std::vector<double> w;
+  EXPECT_TRUE(TrainSubgradient(data, *loss, settings, &w, nullptr).ok());
+}
+
+// A sentence whose exact loss-augmented decoding is over the memory limit (a chunk-level loss on
+// a long sentence) gets the Hamming-loss maximiser with its real loss and one warning naming it,
+// instead of stopping training (issue 27 item 11: "AuxDpDecoder: M*N*R ... exceeds the limit").
+TEST(SsvmTest, SentencesOverTheLossMemoryLimitFallBackWithAWarning) {
+  TrainingData data = RandomProblem(23, 12, 6, 3, 6);
+  std::shared_ptr<const BoundLoss> loss = Bind(data, "f1");  // engine-decoded, not decomposable
+  std::vector<double> w = RandomWeights(24, data.parameters.size(), 1.0);
+  Lattice lattice;
+  ScoreTrainingSentence(data, 0, w.data(), &lattice);
+  const std::vector<int> gold = GoldLabels(data, 0);
+  LossAugmentedScratchPtr tiny = MakeLossAugmentedScratch(64);
+  absl::StatusOr<LossAugmentedResult> approx =
+      LossAugmentedDecode(lattice, gold, *loss, LossScaling::kMargin, tiny.get());
+  ASSERT_TRUE(approx.ok()) << approx.status();
+  EXPECT_TRUE(approx->fallback);
+  EXPECT_DOUBLE_EQ(approx->loss, EvaluateLoss(*loss, gold, approx->labeling.labels));
+  EXPECT_DOUBLE_EQ(approx->value, lattice.Score(approx->labeling.labels) + approx->loss);
+  absl::StatusOr<LossAugmentedResult> exact =
+      LossAugmentedDecode(lattice, gold, *loss, LossScaling::kMargin, nullptr);
+  ASSERT_TRUE(exact.ok());
+  EXPECT_FALSE(exact->fallback);
+  EXPECT_LE(approx->value, exact->value + 1e-9);
+
+  data.loss_max_bytes = 64;  // every sentence is over it
+  SsvmSettings settings;
+  settings.max_passes = 3;
+  settings.threads = 2;
+  std::vector<std::string> warnings;
+  for (const bool bcfw : {true, false}) {
+    data.fallbacks = std::make_shared<FallbackLog>();
+    warnings.clear();
+    auto on_pass = [&](const TrainProgress& p, absl::Span<const double>) {
+      warnings.insert(warnings.end(), p.warnings.begin(), p.warnings.end());
+      return true;
+    };
+    std::vector<double> trained;
+    absl::StatusOr<int> run = bcfw ? TrainBcfw(data, *loss, settings, &trained, on_pass)
+                                   : TrainSubgradient(data, *loss, settings, &trained, on_pass);
+    ASSERT_TRUE(run.ok()) << run.status();
+    ASSERT_EQ(warnings.size(), static_cast<size_t>(data.num_sentences())) << bcfw;  // once each
+    EXPECT_NE(warnings[0].find("(training sentence 1, "), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[0].find("raise --loss-memory-mb"), std::string::npos) << warnings[0];
   }
 }
 

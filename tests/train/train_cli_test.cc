@@ -52,7 +52,8 @@ TEST(TrainCliTest, InfoShowsOptionsIterationsAndInputOptions) {
   r = RunChaintag("info '" + model + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const TrainOptionDef& def : TrainOptionTable()) {
-    if (def.name == "latent" || def.name == "order") {  // recorded for ldcrf / order 2 only
+    // Recorded for ldcrf / order 2 / a changed value / neural encoders only.
+    if (def.recorded && !def.recorded(TrainOptions())) {
       EXPECT_EQ(r.out.find("\n  " + def.name + " "), std::string::npos) << r.out;
       continue;
     }
@@ -68,6 +69,18 @@ TEST(TrainCliTest, InfoShowsOptionsIterationsAndInputOptions) {
                        "\"conllu_label\": \"xpos\", \"np_chunks\": false}"),
             std::string::npos)
       << r.out;
+  // --transitions other than iob is recorded and shown.
+  r = RunChaintag(
+      "train --format conll --preset chunk-conll --max-iterations 5 --transitions observed -o '" +
+      model + "' tests/fixtures/cli/sample.conll");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunChaintag("info '" + model + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n  transitions          observed\n"), std::string::npos) << r.out;
+  r = RunChaintag("train --format conll --preset chunk-conll --transitions most -o '" + model +
+                  "' tests/fixtures/cli/sample.conll");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("expected iob, all or observed"), std::string::npos) << r.err;
 }
 
 // A second-order model end to end: train, info, and every decoding request of `tag`.

@@ -171,6 +171,10 @@ TEST(TrainTest, EarlyStoppingKeepsBestDevWeights) {
   EXPECT_EQ(model->Metadata("iterations"), absl::StrCat(scores.size()));
   EXPECT_EQ(model->Metadata("selected_iteration"), absl::StrCat(selected));
   EXPECT_LT(selected, static_cast<int>(scores.size()));
+  // The recorded objective is that of the weights kept, not of the last iteration's.
+  EXPECT_EQ(model->Metadata("final_objective"),
+            absl::StrCat(recorder.seen[selected - 1].objective));
+  EXPECT_NE(model->Metadata("final_objective"), absl::StrCat(recorder.seen.back().objective));
 }
 
 TEST(TrainTest, RejectsUnlabelledDataAndBadOptions) {
@@ -421,6 +425,142 @@ TEST(TrainTest, EveryTrainerReportsThroughTheObserver) {
     EXPECT_EQ(model->Metadata("iterations"), absl::StrCat(recorder.seen.size())) << what;
     EXPECT_FALSE(model->Metadata("selected_iteration").empty()) << what;
   }
+}
+
+// Training applies the IOB mask tagging applies: a transition the mask forbids (O -> I-NP,
+// B-VP -> I-NP, start -> I-NP) is in no labeling any objective sees, so its weight gets no
+// gradient but the regulariser's and stays exactly 0 (unmasked training pushes it below 0).
+TEST(TrainTest, EveryObjectiveTrainsWithTheTaggingMask) {
+  const std::vector<Sentence> train = ToyCorpus(40, 16);
+  struct Case {
+    Objective objective;
+    Algorithm algorithm;
+    int order;
+  };
+  for (const Case& c :
+       {Case{Objective::kCrf, Algorithm::kLbfgs, 1}, Case{Objective::kCrf, Algorithm::kLbfgs, 2},
+        Case{Objective::kSoftmaxMargin, Algorithm::kOwlqn, 1},
+        Case{Objective::kSsvmMargin, Algorithm::kBcfw, 1},
+        Case{Objective::kSsvmSlack, Algorithm::kSgd, 1},
+        Case{Objective::kPerceptron, Algorithm::kPerceptron, 1}}) {
+    const std::string what = std::string(ObjectiveName(c.objective)) + "/" +
+                             std::string(AlgorithmName(c.algorithm)) + " order " +
+                             std::to_string(c.order);
+    TrainOptions options;
+    options.objective = c.objective;
+    options.algorithm = c.algorithm;
+    options.order = c.order;
+    if (c.algorithm == Algorithm::kOwlqn) options.c1 = 0.1;
+    options.max_iterations = 15;
+    absl::StatusOr<Model> model = Train(options, ToySpec(), train, nullptr, nullptr);
+    ASSERT_TRUE(model.ok()) << what << ": " << model.status();
+    const TransitionMask& mask = model->transition_mask();
+    const int n = model->num_labels();
+    ASSERT_EQ(mask.num_labels, n) << what;
+    const ModelParameters params = model->Parameters();
+    const int i_np = model->LabelId("I-NP");
+    EXPECT_FALSE(mask.allowed_start[i_np]) << what;
+    EXPECT_EQ(params.weights[params.start_offset() + i_np], 0.0) << what;
+    int forbidden = 0;
+    for (int p = 0; p < n; ++p) {
+      for (int y = 0; y < n; ++y) {
+        if (mask.allowed[p * n + y]) continue;
+        ++forbidden;
+        EXPECT_EQ(params.weights[params.transition_offset() + p * n + y], 0.0)
+            << what << ": " << model->labels()[p] << " -> " << model->labels()[y];
+      }
+    }
+    EXPECT_EQ(forbidden, 2) << what;  // O -> I-NP, B-VP -> I-NP
+  }
+}
+
+// --transitions (CRFsuite's feature.possible_transitions): `all` trains every label pair without
+// a mask, so the never-seen O -> I-NP gets a negative weight and the model has no mask;
+// `observed` gives the transitions, start and end labels never seen in training no weight (0 in
+// every objective, no mask) while the seen ones are trained; both are recorded in the metadata.
+TEST(TrainTest, TransitionsChoiceIsHonouredAndRecorded) {
+  const std::vector<Sentence> train = ToyCorpus(40, 16);
+  TrainOptions options;
+  options.max_iterations = 30;
+  options.transitions = Transitions::kAll;
+  absl::StatusOr<Model> all = Train(options, ToySpec(), train, nullptr, nullptr);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->transition_mask().num_labels, 0);
+  EXPECT_EQ(all->Metadata("transitions"), "all");
+  {
+    const ModelParameters params = all->Parameters();
+    const int n = all->num_labels();
+    const int o = all->LabelId("O"), i_np = all->LabelId("I-NP");
+    EXPECT_LT(params.weights[params.transition_offset() + o * n + i_np], 0.0);
+    EXPECT_LT(params.weights[params.start_offset() + i_np], 0.0);
+  }
+  // The default keeps the IOB mask and records nothing (models stay byte-identical).
+  options.transitions = Transitions::kIob;
+  absl::StatusOr<Model> iob = Train(options, ToySpec(), train, nullptr, nullptr);
+  ASSERT_TRUE(iob.ok()) << iob.status();
+  EXPECT_GT(iob->transition_mask().num_labels, 0);
+  EXPECT_EQ(iob->Metadata("transitions"), "");
+
+  // Seen in the toy corpus: start -> B-NP; B-NP -> I-NP; I-NP -> I-NP, B-VP, O; B-VP -> B-NP, O;
+  // ends in I-NP, B-VP or O.
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const Sentence& s : train) {
+    seen.insert({"<s>", s.labels.front()});
+    seen.insert({s.labels.back(), "</s>"});
+    for (int t = 1; t < s.size(); ++t) seen.insert({s.labels[t - 1], s.labels[t]});
+  }
+  struct Case {
+    Objective objective;
+    Algorithm algorithm;
+  };
+  for (const Case& c : {Case{Objective::kCrf, Algorithm::kLbfgs},
+                        Case{Objective::kSoftmaxMargin, Algorithm::kOwlqn},
+                        Case{Objective::kSsvmMargin, Algorithm::kBcfw},
+                        Case{Objective::kSsvmSlack, Algorithm::kSgd},
+                        Case{Objective::kPerceptron, Algorithm::kPerceptron}}) {
+    const std::string what =
+        std::string(ObjectiveName(c.objective)) + "/" + std::string(AlgorithmName(c.algorithm));
+    options = TrainOptions();
+    options.objective = c.objective;
+    options.algorithm = c.algorithm;
+    if (c.algorithm == Algorithm::kOwlqn) options.c1 = 0.01;
+    options.max_iterations = 15;
+    options.transitions = Transitions::kObserved;
+    absl::StatusOr<Model> model = Train(options, ToySpec(), train, nullptr, nullptr);
+    ASSERT_TRUE(model.ok()) << what << ": " << model.status();
+    EXPECT_EQ(model->transition_mask().num_labels, 0) << what;
+    EXPECT_EQ(model->Metadata("transitions"), "observed") << what;
+    const ModelParameters params = model->Parameters();
+    const int n = model->num_labels();
+    int unseen = 0, seen_nonzero = 0;
+    auto check = [&](const std::string& from, const std::string& to, double w) {
+      if (seen.count({from, to})) {
+        seen_nonzero += w != 0.0;
+      } else {
+        ++unseen;
+        EXPECT_EQ(w, 0.0) << what << ": " << from << " -> " << to;
+      }
+    };
+    for (int y = 0; y < n; ++y) {
+      const std::string& label = model->labels()[y];
+      check("<s>", label, params.weights[params.start_offset() + y]);
+      check(label, "</s>", params.weights[params.end_offset() + y]);
+      for (int p = 0; p < n; ++p) {
+        check(model->labels()[p], label, params.weights[params.transition_offset() + p * n + y]);
+      }
+    }
+    EXPECT_EQ(unseen, (n + 2) * n - static_cast<int>(seen.size())) << what;
+    EXPECT_GT(seen_nonzero, 0) << what;
+    EXPECT_GT(TrainAccuracy(*model, train), 0.9) << what;
+  }
+
+  options = TrainOptions();
+  options.transitions = Transitions::kObserved;
+  options.order = 2;
+  absl::StatusOr<Model> refused = Train(options, ToySpec(), train, nullptr, nullptr);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("transitions: observed"), std::string::npos)
+      << refused.status();
 }
 
 // Train (ModelBuilder) -> Save -> Load gives the same weights and the same tags.

@@ -97,6 +97,38 @@ TEST(BuildTrainingDataTest, UnlabelledSentenceIsAnErrorNamingFileAndLine) {
   EXPECT_THAT(std::string(data.status().message()), ::testing::HasSubstr("toy.conll:3"));
 }
 
+// Labels and attribute names a model file cannot store (control characters, whitespace in a
+// label) stop the reading at their FILE:LINE, before training, not the save after it (issue 27
+// item 11).
+TEST(BuildTrainingDataTest, UnstorableLabelsAndAttributesAreErrorsNamingFileAndLine) {
+  absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U00:%x[0,0]\n");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  struct Case {
+    std::vector<std::string> words, labels;
+    std::string message;
+  };
+  for (const Case& c : {
+           Case{{"a", "b"},
+                {"X", "I\u0085NP"},
+                "toy.conll:5: expected the label to be UTF-8 text without whitespace or control "
+                "characters, found U+0085"},
+           Case{{"a", "b"}, {"X", "two words"}, "toy.conll:5: expected the label"},
+           Case{{"a", "b\x7f"},
+                {"X", "Y"},
+                "toy.conll:5: expected the feature attribute to be UTF-8 text without line breaks "
+                "or control characters, found U+007F at byte offset 5 in \"U00:b\\x7F\""},
+       }) {
+    std::vector<Sentence> corpus = {MakeSentence({"a"}, {"X"}, 1),
+                                    MakeSentence(c.words, c.labels, 4)};
+    absl::StatusOr<TrainingData> data = BuildTrainingData(*spec, corpus, 1);
+    ASSERT_FALSE(data.ok()) << c.message;
+    EXPECT_THAT(std::string(data.status().message()), ::testing::HasSubstr(c.message));
+  }
+  // Tabs and non-ASCII letters are fine in attributes.
+  std::vector<Sentence> corpus = {MakeSentence({"caf\u00e9", "a\tb"}, {"X", "Y"}, 1)};
+  EXPECT_TRUE(BuildTrainingData(*spec, corpus, 1).ok());
+}
+
 TEST(ScoreTrainingSentenceTest, MatchesModelParametersScore) {
   TrainingData data = RandomProblem(21, 6, 5, 3, 8);
   std::vector<double> w = RandomWeights(22, data.parameters.size(), 1.0);

@@ -27,8 +27,8 @@ __all__ = ["load", "train", "evaluate", "Model", "Pipeline", "Sentence", "Soluti
 
 
 def _model_dirs():
-    """Directories searched for the shipped models after $CHAINTAG_MODELS: share/chaintag/models
-    two levels above this package (a build tree: build/python/chaintag -> build/share) or four
+    """Directories searched for the shipped models after $CHAINTAG_MODELS: the package's own
+    share/chaintag/models (pip install .), share/chaintag/models two levels above this package (a build tree: build/python/chaintag -> build/share) or four
     (an installation: PREFIX/lib/pythonX.Y/site-packages/chaintag -> PREFIX/share)."""
     here = _os.path.dirname(_os.path.abspath(__file__))
     up = here
@@ -38,7 +38,8 @@ def _model_dirs():
         dirs.append(_os.path.join(up, "share", "chaintag", "models"))
     import sys
     dirs.append(_os.path.join(sys.prefix, "share", "chaintag", "models"))
-    return [dirs[1], dirs[3], dirs[4]]
+    # pip install . puts the models inside the package.
+    return [_os.path.join(here, "share", "chaintag", "models"), dirs[1], dirs[3], dirs[4]]
 
 
 def default_model_paths():

@@ -28,9 +28,12 @@ Mapped: feature.minfreq -> min_feature_count, num_memories -> lbfgs_memory, delt
 period -> period. Accepted with CRFsuite's defaults only (any other value is a ValueError naming
 the reason): feature.possible_states (chaintag's state features are the (attribute, label) pairs
 seen in training: CRFsuite's False), epsilon, linesearch, max_linesearch (chaintag's L-BFGS stops
-on delta/period and uses its own line search). feature.possible_transitions: chaintag keeps a
-weight for every label pair either way (CRFsuite's True); labels that follow IOB also get the
-transition mask (O -> I-X never taken) when tagging.
+on delta/period and uses its own line search). feature.possible_transitions as CRFsuite
+defines it: 1, a weight for every label pair; 0, weights only for the transitions (and first and
+last labels) seen in training, the others scoring 0. When it is never set, chaintag's default
+applies: a weight for every pair and, for labels that follow IOB, the transition mask that
+forbids O -> I-X (never seen in training) in training and tagging. The choice is stored in the
+model (Tagger.info().header["transitions"]: all or observed; absent for the default).
 """
 
 import math as _math
@@ -100,7 +103,7 @@ _FEATURE_PARAMS = [
     ("feature.possible_states", False,
      "Force to generate possible state features (no counterpart: only False)."),
     ("feature.possible_transitions", False,
-     "Force to generate possible transition features (chaintag keeps every label pair)."),
+     "Force to generate possible transition features (never set: chaintag's IOB mask)."),
 ]
 _ALGORITHM_PARAMS = {
     "lbfgs": [
@@ -204,6 +207,7 @@ class BaseTrainer:
                                 % (algorithm,))
         self.algorithm = name
         self._params = {n: d for n, d, _ in _FEATURE_PARAMS + _ALGORITHM_PARAMS[name]}
+        self._explicit = set()  # parameters set by the user (possible_transitions: None = IOB)
         self._help = {n: h for n, _, h in _FEATURE_PARAMS + _ALGORITHM_PARAMS[name]}
 
     def params(self):
@@ -250,6 +254,7 @@ class BaseTrainer:
             raise CRFSuiteError("%s=%r has no counterpart in chaintag (%s); only %r is accepted"
                                 % (name, value, _DEFAULT_ONLY[name], default))
         self._params[name] = value
+        self._explicit.add(name)
 
     def _check_name(self, name):
         if name not in self._params:
@@ -289,6 +294,8 @@ class BaseTrainer:
             kwargs.update(objective="ssvm-margin", max_iterations=p["max_iterations"])
         if p["feature.minfreq"] > 1:
             kwargs["min_feature_count"] = int(_math.ceil(p["feature.minfreq"]))
+        if "feature.possible_transitions" in self._explicit:
+            kwargs["transitions"] = "all" if p["feature.possible_transitions"] else "observed"
         return kwargs
 
     def train(self, model, holdout=-1):

@@ -30,9 +30,12 @@ Constructor arguments of sklearn-crfsuite and what they do here:
     model_filename  when given, the trained model is saved there; an estimator made with the
                     file of an existing model and never fitted tags with that model (as
                     sklearn-crfsuite's)
-    all_possible_transitions  chaintag has a weight for every label pair either way; a model
-                    whose labels follow IOB also keeps the mask that forbids O -> I-X when
-                    tagging (CRFsuite has no such mask)
+    all_possible_transitions  as CRFsuite: True gives every label pair a weight (no mask),
+                    False only the transitions (and first and last labels) seen in training, the
+                    others scoring 0; not given (None): chaintag's default, a weight for every
+                    pair plus the IOB mask that forbids transitions such as O -> I-X never seen
+                    in training. Stored in the model (info()["metadata"]["transitions"]: all,
+                    observed; absent for the default)
     all_possible_states, epsilon, linesearch, max_linesearch, calibration_*, pa_type, c,
     error_sensitive, averaging, variance, gamma, keep_tempfiles, trainer_cls
                     accepted for compatibility and not used (chaintag has no such setting: its
@@ -205,6 +208,8 @@ class CRF(_Base):
             kwargs["min_feature_count"] = int(self.min_freq)
         if self.loss is not None:
             kwargs["loss"] = self.loss
+        if self.all_possible_transitions is not None:
+            kwargs["transitions"] = "all" if self.all_possible_transitions else "observed"
         kwargs["threads"] = int(self.threads or 0)
         if self.options:
             kwargs.update(self.options)
@@ -327,7 +332,8 @@ class CRF(_Base):
         return self._model().tag(xseq, probability=False).labels[-1]
 
     def predict_marginals_single(self, xseq):
-        """Per token, a dict label -> P(label at that token | x) (needs numpy)."""
+        """Per token, a dict label -> P(label at that token | x) (needs numpy: without it an
+        ImportError says so)."""
         if len(xseq) == 0:
             return []
         s = self._model().tag(xseq, marginals=True, probability=False)

@@ -1,0 +1,69 @@
+# Type stubs of the C++ module chaintag._core (src/python/*.cc) for editors and type checkers.
+import os
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+PathLike = Union[str, bytes, os.PathLike]
+Token = Union[str, Tuple[str, ...], List[str], Dict[str, Any]]
+Tokens = Sequence[Token]
+
+class Solution:
+    rank: int
+    labels: List[str]
+    score: float
+    probability: Optional[float]
+    cost: Optional[float]
+
+class Sentence:
+    tokens: List[str]
+    offsets: Optional[List[Tuple[int, int]]]
+    labels: List[Optional[List[str]]]
+    best: Optional[List[str]]
+    score: Optional[float]
+    probability: Optional[float]
+    status: str
+    status_reason: str
+    solutions: List[Solution]
+    marginals: Any  # numpy.ndarray (M x N) with marginals=True, else None
+    label_names: List[str]
+    score_resolution: Optional[float]
+    exact: Optional[bool]
+    hidden_paths: Optional[int]
+    optimal: Optional[bool]
+    nodes: Optional[int]
+    def __len__(self) -> int: ...
+
+class TagStream(Iterator[Sentence]):
+    sentences: int
+    tokens: int
+    def __iter__(self) -> "TagStream": ...
+    def __next__(self) -> Sentence: ...
+
+class Pipeline:
+    models: List["Model"]
+    labels: List[str]
+    def tag(self, x: Tokens, **kwargs: Any) -> Sentence: ...
+    def tag_text(self, text: str, **kwargs: Any) -> List[Sentence]: ...
+    def tag_many(self, xs: Iterable[Tokens], *, threads: int = 1, batch_size: int = 256,
+                 **kwargs: Any) -> TagStream: ...
+
+class Model:
+    labels: List[str]
+    path: str
+    @staticmethod
+    def load(path: PathLike) -> "Model": ...
+    def info(self) -> Dict[str, Any]: ...
+    def save(self, path: PathLike, compress: bool = False) -> None: ...
+    def pipeline(self) -> Pipeline: ...
+    def tag(self, x: Tokens, **kwargs: Any) -> Sentence: ...
+    def tag_text(self, text: str, **kwargs: Any) -> List[Sentence]: ...
+    def tag_many(self, xs: Iterable[Tokens], *, threads: int = 1, batch_size: int = 256,
+                 **kwargs: Any) -> TagStream: ...
+    def probability(self, x: Tokens, y: Sequence[str], *, log: bool = False) -> float: ...
+    def marginal(self, x: Tokens, y: str, t: int) -> float: ...
+    def attributes(self) -> List[str]: ...
+    def state_features(self) -> Dict[Tuple[str, str], float]: ...
+    def transition_features(self) -> Dict[Tuple[str, str], float]: ...
+    def start_features(self) -> Dict[str, float]: ...
+    def end_features(self) -> Dict[str, float]: ...
+
+def evaluate(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> Dict[str, Any]: ...
