@@ -38,65 +38,103 @@ double LmbmSolver::Eta(int64_t j) const {
   return j >= params.transition_offset() && j < params.start_offset() ? 1.0 + eta0_ : 1.0;
 }
 
-void LmbmSolver::Difference(int64_t p, int y, std::vector<std::pair<int64_t, double>>* f) const {
+void LmbmSolver::Gather(int64_t p, Position* at) const {
   const ModelParameters& params = data_.parameters;
-  const int gold = data_.gold[p];
-  f->clear();
+  const int s = sentence_of_[p];
+  at->prev = p == data_.sentence_offsets[s] ? -1 : data_.gold[p - 1];
+  at->next = p + 1 == data_.sentence_offsets[s + 1] ? -1 : data_.gold[p + 1];
+  // An attribute repeated at a position is one feature with the summed value (so f_j^2 is right).
   const int64_t begin = data_.position_offsets[p];
   const absl::Span<const int32_t> attrs = data_.attributes_at(p);
-  for (size_t k = 0; k < attrs.size(); ++k) {
-    const int32_t a = attrs[k];
-    const double v = data_.value(begin + static_cast<int64_t>(k));
-    for (int32_t j = params.attribute_offsets[a]; j < params.attribute_offsets[a + 1]; ++j) {
-      const int label = params.feature_labels[j];
-      if (label == gold) f->emplace_back(j, v);
-      if (label == y) f->emplace_back(j, -v);
-    }
-  }
-  const int s = sentence_of_[p];
-  const int n = n_;
-  if (p == data_.sentence_offsets[s]) {
-    f->emplace_back(params.start_offset() + gold, 1.0);
-    f->emplace_back(params.start_offset() + y, -1.0);
-  } else {
-    const int prev = data_.gold[p - 1];
-    f->emplace_back(params.transition_offset() + int64_t{prev} * n + gold, 1.0);
-    f->emplace_back(params.transition_offset() + int64_t{prev} * n + y, -1.0);
-  }
-  if (p + 1 == data_.sentence_offsets[s + 1]) {
-    f->emplace_back(params.end_offset() + gold, 1.0);
-    f->emplace_back(params.end_offset() + y, -1.0);
-  } else {
-    const int next = data_.gold[p + 1];
-    f->emplace_back(params.transition_offset() + int64_t{gold} * n + next, 1.0);
-    f->emplace_back(params.transition_offset() + int64_t{y} * n + next, -1.0);
-  }
-  // Merge repeated indices (a label pair on both sides, an attribute twice).
-  std::sort(f->begin(), f->end());
+  at->attrs.clear();
+  for (size_t k = 0; k < attrs.size(); ++k)
+    at->attrs.emplace_back(attrs[k], data_.value(begin + static_cast<int64_t>(k)));
+  std::sort(at->attrs.begin(), at->attrs.end());
   size_t out = 0;
-  for (size_t i = 0; i < f->size(); ++i) {
-    if (out > 0 && (*f)[out - 1].first == (*f)[i].first) {
-      (*f)[out - 1].second += (*f)[i].second;
+  for (size_t i = 0; i < at->attrs.size(); ++i) {
+    if (out > 0 && at->attrs[out - 1].first == at->attrs[i].first) {
+      at->attrs[out - 1].second += at->attrs[i].second;
     } else {
-      (*f)[out++] = (*f)[i];
+      at->attrs[out++] = at->attrs[i];
     }
   }
-  f->resize(out);
+  at->attrs.resize(out);
+  // Counting sort of the features by label.
+  at->label_begin.assign(n_ + 1, 0);
+  for (const auto& [a, v] : at->attrs) {
+    for (int32_t j = params.attribute_offsets[a]; j < params.attribute_offsets[a + 1]; ++j)
+      ++at->label_begin[params.feature_labels[j] + 1];
+  }
+  for (int y = 0; y < n_; ++y) at->label_begin[y + 1] += at->label_begin[y];
+  at->items.resize(at->label_begin[n_]);
+  std::vector<int>& fill = at->label_begin;  // advanced while filling, then shifted back
+  for (const auto& [a, v] : at->attrs) {
+    for (int32_t j = params.attribute_offsets[a]; j < params.attribute_offsets[a + 1]; ++j)
+      at->items[fill[params.feature_labels[j]]++] = {j, v};
+  }
+  for (int y = n_; y > 0; --y) at->label_begin[y] = at->label_begin[y - 1];
+  at->label_begin[0] = 0;
+}
+
+int64_t LmbmSolver::Left(const Position& at, int y) const {
+  const ModelParameters& params = data_.parameters;
+  return at.prev < 0 ? params.start_offset() + y
+                     : params.transition_offset() + int64_t{at.prev} * n_ + y;
+}
+
+int64_t LmbmSolver::Right(const Position& at, int y) const {
+  const ModelParameters& params = data_.parameters;
+  return at.next < 0 ? params.end_offset() + y
+                     : params.transition_offset() + int64_t{y} * n_ + at.next;
+}
+
+double LmbmSolver::Score(absl::Span<const double> w, const Position& at, int y) const {
+  double score = w[Left(at, y)] + w[Right(at, y)];
+  for (int i = at.label_begin[y]; i < at.label_begin[y + 1]; ++i)
+    score += w[at.items[i].first] * at.items[i].second;
+  return score;
 }
 
 double LmbmSolver::Pass(std::vector<double>* weights) {
   std::vector<double>& w = *weights;
   std::shuffle(order_.begin(), order_.end(), rng_);
-  std::vector<std::pair<int64_t, double>> f;
   double max_violation = 0.0;
   for (const int64_t p : order_) {
+    Gather(p, &at_);
+    const int gold = data_.gold[p];
+    // The unary parts of phi(y_t) and phi(y) are disjoint (different labels), with eta 1.
+    double q_gold = 0.0;
+    for (int i = at_.label_begin[gold]; i < at_.label_begin[gold + 1]; ++i)
+      q_gold += at_.items[i].second * at_.items[i].second;
     for (int y = 0; y < n_; ++y) {
-      if (y == data_.gold[p]) continue;
-      Difference(p, y, &f);
-      double margin = 0.0, q = 0.0;
-      for (const auto& [j, v] : f) {
-        margin += w[j] * v;
-        q += v * v / Eta(j);
+      if (y == gold) continue;
+      // The label-label part: four weights, merged where they coincide (e.g. prev = y and
+      // next = gold make the transition y -> gold appear with +1 and -1).
+      std::pair<int64_t, double> edges[4] = {{Left(at_, gold), 1.0},
+                                             {Right(at_, gold), 1.0},
+                                             {Left(at_, y), -1.0},
+                                             {Right(at_, y), -1.0}};
+      int edge_count = 0;
+      for (const auto& e : edges) {
+        if (data_.IsFixedWeight(e.first)) continue;  // --transitions observed: no such weight
+        int k = 0;
+        while (k < edge_count && edges[k].first != e.first) ++k;
+        if (k < edge_count) {
+          edges[k].second += e.second;
+        } else {
+          edges[edge_count++] = e;
+        }
+      }
+      double margin = 0.0, q = q_gold;
+      for (int i = at_.label_begin[gold]; i < at_.label_begin[gold + 1]; ++i)
+        margin += w[at_.items[i].first] * at_.items[i].second;
+      for (int i = at_.label_begin[y]; i < at_.label_begin[y + 1]; ++i) {
+        margin -= w[at_.items[i].first] * at_.items[i].second;
+        q += at_.items[i].second * at_.items[i].second;
+      }
+      for (int k = 0; k < edge_count; ++k) {
+        margin += w[edges[k].first] * edges[k].second;
+        q += edges[k].second * edges[k].second / Eta(edges[k].first);
       }
       double& alpha = alpha_[static_cast<size_t>(p) * n_ + y];
       const double g = margin - 1.0;
@@ -108,7 +146,12 @@ double LmbmSolver::Pass(std::vector<double>* weights) {
       const double delta = fresh - alpha;
       if (delta == 0.0) continue;
       alpha = fresh;
-      for (const auto& [j, v] : f) w[j] += delta * v / Eta(j);
+      for (int i = at_.label_begin[gold]; i < at_.label_begin[gold + 1]; ++i)
+        w[at_.items[i].first] += delta * at_.items[i].second;
+      for (int i = at_.label_begin[y]; i < at_.label_begin[y + 1]; ++i)
+        w[at_.items[i].first] -= delta * at_.items[i].second;
+      for (int k = 0; k < edge_count; ++k)
+        w[edges[k].first] += delta * edges[k].second / Eta(edges[k].first);
     }
   }
   return max_violation;
@@ -117,15 +160,14 @@ double LmbmSolver::Pass(std::vector<double>* weights) {
 double LmbmSolver::Primal(absl::Span<const double> w, double* mean_loss) const {
   double regulariser = 0.0;
   for (int64_t j = 0; j < static_cast<int64_t>(w.size()); ++j) regulariser += Eta(j) * w[j] * w[j];
-  std::vector<std::pair<int64_t, double>> f;
+  Position at;
   double loss = 0.0;
   for (int64_t p = 0; p < data_.num_positions(); ++p) {
+    Gather(p, &at);
+    const int gold = data_.gold[p];
+    const double gold_score = Score(w, at, gold);
     for (int y = 0; y < n_; ++y) {
-      if (y == data_.gold[p]) continue;
-      Difference(p, y, &f);
-      double margin = 0.0;
-      for (const auto& [j, v] : f) margin += w[j] * v;
-      loss += std::max(0.0, 1.0 - margin);
+      if (y != gold) loss += std::max(0.0, 1.0 - gold_score + Score(w, at, y));
     }
   }
   if (mean_loss != nullptr) *mean_loss = loss / std::max<int64_t>(1, data_.num_positions());
@@ -146,15 +188,17 @@ double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Passes until the largest projected gradient of a pass is below kViolation, the duality gap is
-// below kGap (relative), or max_iterations passes.
+// Passes until the largest projected gradient of a pass is below kViolation (LIBLINEAR's
+// criterion), the dual objective (monotone under coordinate ascent) rises by less than kStall
+// (relative) in a pass (both as for lmsbn), the duality gap is at most --duality-gap of the
+// primal, or max_iterations passes.
 class LmbmTrainer : public Trainer {
  public:
   explicit LmbmTrainer(const TrainOptions& o) : o_(o) {}
   absl::StatusOr<TrainerRun> Run(TrainingData* data, std::vector<double>* weights,
                                  const IterationCallback& on_iteration) override {
-    constexpr double kViolation = 1e-3;
-    constexpr double kGap = 1e-4;
+    constexpr double kViolation = 0.1;
+    constexpr double kStall = 1e-3;
     if (data->parameters.order != 1) {
       return absl::InvalidArgumentError("objective lmbm: first-order chains only");
     }
@@ -166,6 +210,7 @@ class LmbmTrainer : public Trainer {
     LmbmSolver solver(*data, o_.c2, o_.eta0, o_.seed);
     TrainerRun run;
     const auto start = std::chrono::steady_clock::now();
+    double previous = -std::numeric_limits<double>::infinity();
     for (int it = 1; it <= o_.max_iterations; ++it) {
       const auto pass_start = std::chrono::steady_clock::now();
       const double violation = solver.Pass(weights);
@@ -188,10 +233,17 @@ class LmbmTrainer : public Trainer {
         run.stop_reason = absl::StrCat("largest projected gradient ", violation, " < ", kViolation);
         return run;
       }
-      if (*p.duality_gap <= kGap * std::fabs(p.objective)) {
-        run.stop_reason = absl::StrCat("duality gap ", *p.duality_gap, " <= ", kGap, " (relative)");
+      if (*p.duality_gap <= o_.duality_gap * std::fabs(p.objective)) {
+        run.stop_reason =
+            absl::StrCat("duality gap ", *p.duality_gap, " <= ", o_.duality_gap, " x primal");
         return run;
       }
+      if (dual - previous < kStall * std::fabs(dual)) {
+        run.stop_reason =
+            absl::StrCat("dual objective rose by less than ", kStall, " (relative) in a pass");
+        return run;
+      }
+      previous = dual;
     }
     run.stop_reason = "max_iterations";
     return run;

@@ -32,10 +32,25 @@ class LmbmSolver {
   double Dual(absl::Span<const double> w) const;
   // Regularisation weight eta_j of parameter j: 1 + eta0 for transitions, 1 otherwise.
   double Eta(int64_t j) const;
+  // The dual variables, alpha_{p,y} at p * num_labels + y, each in [0, 1 / (2 c2)] (tests).
+  absl::Span<const double> alpha() const { return alpha_; }
 
  private:
-  // The sparse difference phi_t(y_t) - phi_t(y) of position p and wrong label y, merged by index.
-  void Difference(int64_t p, int y, std::vector<std::pair<int64_t, double>>* f) const;
+  // Position p's unary features grouped by label (label y's are items[label_begin[y] ..
+  // label_begin[y + 1])), each feature once with its summed value, and its gold neighbours
+  // (-1 at a sentence boundary).
+  struct Position {
+    int prev = -1, next = -1;
+    std::vector<std::pair<int32_t, double>> attrs;  // scratch
+    std::vector<int> label_begin;
+    std::vector<std::pair<int64_t, double>> items;
+  };
+  void Gather(int64_t p, Position* at) const;
+  // The left (start, or transition from the gold previous label) and right weights of label y.
+  int64_t Left(const Position& at, int y) const;
+  int64_t Right(const Position& at, int y) const;
+  // The score of label y at the position against the gold neighbours.
+  double Score(absl::Span<const double> w, const Position& at, int y) const;
   const TrainingData& data_;
   double c_, c2_, eta0_;
   std::mt19937_64 rng_;
@@ -43,6 +58,7 @@ class LmbmSolver {
   std::vector<int> sentence_of_;  // per position
   std::vector<double> alpha_;     // P x N (alpha at the gold label stays 0)
   std::vector<int64_t> order_;
+  Position at_;  // Pass's scratch
 };
 
 }  // namespace chaintag::train_internal

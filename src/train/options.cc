@@ -238,7 +238,7 @@ std::vector<TrainOptionDef> MakeTable() {
                                &TrainOptions::period));
   table.push_back(NumberOption(
       "duality_gap",
-      "bcfw: stop when the duality gap is at most this fraction of the primal objective",
+      "bcfw and lmbm: stop when the duality gap is at most this fraction of the primal objective",
       &TrainOptions::duality_gap));
   table.push_back(NumberOption(
       "learning_rate", "sgd: initial step size eta_0 (0 = calibrate on a sample of 500 sentences)",
