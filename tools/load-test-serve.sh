@@ -29,24 +29,11 @@ done
 command -v wrk >/dev/null || { echo "load-test: needs wrk (Debian: apt-get install wrk)" >&2; exit 2; }
 [ -x "$binary" ] || { echo "load-test: no binary $binary (build it first)" >&2; exit 2; }
 
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  if [ -n "$server_pid" ]; then kill -9 "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
-"$binary" serve --host 127.0.0.1 --port 0 --threads "$threads" --max-concurrent 128 \
-  2>"$work/server.err" &
-server_pid=$!
-port=
-for _ in $(seq 1 600); do
-  port=$(sed -nE 's|.*listening on http://127\.0\.0\.1:([0-9]+)/.*|\1|p' "$work/server.err")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/server.err" >&2; exit 1; }
+# shellcheck source=lib/start-serve.sh
+source tools/lib/start-serve.sh
+serve_workdir
+start_serve "$binary" --threads "$threads" --max-concurrent 128
 url="http://127.0.0.1:$port/tag"
 
 body=$(python3 -c 'import json, sys; print(json.dumps({"text": sys.argv[1]}))' "$text")

@@ -6,6 +6,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -48,6 +49,13 @@ T Check(absl::StatusOr<T> value) {
 }
 inline void Check(const absl::Status& status) {
   if (!status.ok()) Raise(status);
+}
+
+// Shortest text that reads back as the same double.
+inline std::string NumberText(double x) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), x);
+  return std::string(buffer, end);
 }
 
 // The name of a value's type ("str", "dict", ...).

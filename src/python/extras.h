@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "chaintag/model.h"
+#include "chaintag/tagging.h"
 #include "chaintag/train.h"
 
 namespace chaintag::python {
@@ -51,6 +52,36 @@ double LabelMarginal(const Model& model, const Sentence& sentence, const py::han
 // model is dropped. `train` must own what it uses: it may outlive the call.
 absl::StatusOr<Model> TrainInterruptibly(std::function<absl::StatusOr<Model>(TrainObserver*)> train,
                                          py::object progress);
+
+// sentences.cc: x for a model trained on attributes (a list of per-token dicts or lists of
+// names); whether a token list looks like attribute input (its first token is a dict); x as a
+// Sentence: a list of str (one column) or of tuples/lists of str (columns, the word first), or
+// with `attributes` per-token attribute dicts or lists of names.
+Sentence AttributeSentenceFrom(const py::handle& x, const char* what);
+bool LooksLikeAttributes(const py::handle& x);
+Sentence SentenceFrom(const py::handle& x, const char* what = "x", bool attributes = false);
+
+// requests.cc: tag()'s keyword arguments as a decoding request (the request table's fields Python
+// offers; None = the default), and forced= for a sentence of m tokens.
+struct RequestArgs {
+  DecodeRequest request;
+  std::vector<std::vector<std::string>> exclude;
+  std::vector<std::string> forced_spec;  // empty: none; else per token label or "_"
+  py::object forced_obj = py::none();    // forced=, resolved per sentence (its length)
+  bool per_sentence = false;             // exclude= or forced= given
+};
+RequestArgs ParseRequest(const Model& last, const py::kwargs& kwargs);
+std::vector<std::string> ForcedFor(const py::object& f, int m);
+
+// training.cc: chaintag.train (files or in-memory (tokens, labels) pairs, trainer options as
+// keyword arguments) and chaintag.evaluate (conlleval-style scores of predicted against gold).
+std::shared_ptr<const Model> TrainModel(const py::object& data, const py::object& preset,
+                                        const py::object& templ, const py::object& template_text,
+                                        const py::object& format, int label_column,
+                                        const std::string& objective, const py::object& loss,
+                                        const py::object& algorithm, const py::object& dev,
+                                        const py::object& progress, const py::kwargs& options);
+py::dict Evaluate(const py::object& gold, const py::object& predicted);
 
 }  // namespace chaintag::python
 

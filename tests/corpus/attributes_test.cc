@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_join.h"
 #include "chaintag/corpus.h"
-#include "corpus/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/corpus_util.h"
 
 namespace chaintag {
 namespace {

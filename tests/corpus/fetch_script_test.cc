@@ -5,8 +5,8 @@
 #include <string>
 
 #include "chaintag/corpus.h"
-#include "corpus/test_util.h"
 #include "gtest/gtest.h"
+#include "support/corpus_util.h"
 
 namespace chaintag {
 namespace {

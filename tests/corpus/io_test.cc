@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "chaintag/corpus.h"
-#include "corpus/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/corpus_util.h"
 
 namespace chaintag {
 namespace {

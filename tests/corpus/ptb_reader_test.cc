@@ -2,8 +2,8 @@
 #include <vector>
 
 #include "chaintag/corpus.h"
-#include "corpus/test_util.h"
 #include "gtest/gtest.h"
+#include "support/corpus_util.h"
 
 namespace chaintag {
 namespace {

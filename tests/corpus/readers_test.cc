@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "chaintag/corpus.h"
-#include "corpus/test_util.h"
 #include "gtest/gtest.h"
+#include "support/corpus_util.h"
 
 namespace chaintag {
 namespace {

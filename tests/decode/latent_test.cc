@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "decode/brute_force.h"
 #include "gtest/gtest.h"
+#include "support/brute_force.h"
 
 namespace chaintag {
 namespace {

@@ -3,8 +3,8 @@
 
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
-#include "decode/brute_force.h"
 #include "gtest/gtest.h"
+#include "support/brute_force.h"
 
 namespace chaintag {
 namespace {

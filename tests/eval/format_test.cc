@@ -4,9 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "chaintag/eval.h"
-#include "eval/eval_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "support/eval_fixture.h"
 
 namespace chaintag {
 namespace {

@@ -16,7 +16,7 @@
 #include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "integration/cli_test_util.h"
+#include "support/cli_test_util.h"
 
 namespace chaintag::testing {
 namespace {

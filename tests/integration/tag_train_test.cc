@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "integration/cli_test_util.h"
+#include "support/cli_test_util.h"
 
 namespace chaintag::testing {
 namespace {

@@ -8,7 +8,7 @@
 #include "chaintag/model.h"
 #include "gtest/gtest.h"
 #include "model/model_file.h"
-#include "model/tiny_model.h"
+#include "support/tiny_model.h"
 
 namespace chaintag {
 namespace {

@@ -20,7 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/compression.h"
-#include "model/tiny_model.h"
+#include "support/tiny_model.h"
 
 namespace chaintag {
 namespace {

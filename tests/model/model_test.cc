@@ -9,7 +9,7 @@
 
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
-#include "model/tiny_model.h"
+#include "support/tiny_model.h"
 
 namespace chaintag {
 namespace {

@@ -6,7 +6,7 @@
 #include "chaintag/model.h"
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
-#include "model/tiny_model.h"
+#include "support/tiny_model.h"
 
 namespace chaintag {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "neural/layers.h"
-#include "neural/toy_task.h"
+#include "support/toy_task.h"
 
 namespace chaintag::neural {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "neural/toy_task.h"
+#include "support/toy_task.h"
 
 namespace chaintag {
 namespace {

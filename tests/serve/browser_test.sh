@@ -15,28 +15,11 @@ if [ -z "$chromium" ]; then
 fi
 mkdir -p "$out"
 rm -f "$out"/page.html "$out"/page.png "$out"/error.html
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  if [ -n "$server_pid" ]; then kill -9 "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
-"$binary" serve --port 0 2>"$work/server.err" &
-server_pid=$!
-port=
-for _ in $(seq 1 600); do
-  port=$(sed -nE 's|.*listening on http://127\.0\.0\.1:([0-9]+)/.*|\1|p' "$work/server.err")
-  [ -n "$port" ] && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.1
-done
-if [ -z "$port" ]; then
-  echo "browser_test: the server did not start:" >&2
-  cat "$work/server.err" >&2
-  exit 1
-fi
+# shellcheck source=../../tools/lib/start-serve.sh
+source "$(dirname "$0")/../../tools/lib/start-serve.sh"
+serve_workdir
+start_serve "$binary" || { echo "browser_test: FAILED" >&2; exit 1; }
 
 # No network but the loopback server: QUIC, background and component traffic off, a fresh profile.
 browse() {

@@ -26,8 +26,8 @@
 #include "boost/beast/http.hpp"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "integration/cli_test_util.h"
 #include "nlohmann/json.hpp"
+#include "support/cli_test_util.h"
 
 extern char** environ;
 

@@ -9,7 +9,7 @@
 #include "chaintag/tagging.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "model/tiny_model.h"
+#include "support/tiny_model.h"
 
 namespace chaintag {
 namespace {

@@ -8,7 +8,7 @@
 #include "chaintag/tagging.h"
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
-#include "train/toy_corpus.h"
+#include "support/toy_corpus.h"
 
 namespace chaintag {
 namespace {

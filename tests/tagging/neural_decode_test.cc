@@ -13,8 +13,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/model_file.h"
-#include "model/tiny_model.h"
 #include "neural/encoder.h"
+#include "support/tiny_model.h"
 
 namespace chaintag {
 namespace {

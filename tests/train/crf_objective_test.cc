@@ -8,7 +8,7 @@
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
 #include "gtest/gtest.h"
-#include "train/random_problem.h"
+#include "support/random_problem.h"
 
 namespace chaintag::train_internal {
 namespace {

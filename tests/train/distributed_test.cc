@@ -14,9 +14,9 @@
 #include "chaintag/model.h"
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
+#include "support/thread_communicator.h"
+#include "support/toy_corpus.h"
 #include "train/dev_scorer.h"
-#include "train/thread_communicator.h"
-#include "train/toy_corpus.h"
 #include "train/training_data.h"
 
 namespace chaintag::train_internal {

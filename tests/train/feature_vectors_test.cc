@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "train/random_problem.h"
+#include "support/random_problem.h"
 
 namespace chaintag::train_internal {
 namespace {

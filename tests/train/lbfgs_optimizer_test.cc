@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "support/random_problem.h"
 #include "train/crf_objective.h"
-#include "train/random_problem.h"
 
 namespace chaintag::train_internal {
 namespace {

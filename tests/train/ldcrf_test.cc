@@ -12,9 +12,9 @@
 #include "chaintag/model.h"
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
+#include "support/random_problem.h"
+#include "support/toy_corpus.h"
 #include "train/ldcrf_objective.h"
-#include "train/random_problem.h"
-#include "train/toy_corpus.h"
 
 namespace chaintag::train_internal {
 namespace {

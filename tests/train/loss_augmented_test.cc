@@ -10,9 +10,9 @@
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
 #include "chaintag/train.h"
-#include "decode/brute_force.h"
 #include "decode/loss_statistics.h"
 #include "gtest/gtest.h"
+#include "support/brute_force.h"
 #include "train/losses.h"
 
 namespace chaintag {

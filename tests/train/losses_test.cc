@@ -10,8 +10,8 @@
 
 #include "chaintag/chunks.h"
 #include "chaintag/train.h"
-#include "decode/brute_force.h"
 #include "gtest/gtest.h"
+#include "support/brute_force.h"
 
 namespace chaintag {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "chaintag/decode.h"
 #include "gtest/gtest.h"
+#include "support/random_problem.h"
 #include "train/losses.h"
-#include "train/random_problem.h"
 
 namespace chaintag::train_internal {
 namespace {

@@ -13,7 +13,7 @@
 #include "chaintag/model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "train/toy_corpus.h"
+#include "support/toy_corpus.h"
 
 namespace chaintag {
 namespace {

@@ -3,12 +3,12 @@
 # and MAJORITY on the held-out tenth of ned.train that tools/train-ner.sh leaves in
 # OUTDIR/work-nl (never on testa), then scores plain, Potts and MAJORITY tagging of ned.testa
 # (entity F1, conlleval counting) with clique statistics and tagging times.
-#   tools/collective-experiment.sh OUTDIR      (after: bash tools/train-ner.sh OUTDIR nl)
+#   tools/experiments/collective-experiment.sh OUTDIR      (after: bash tools/train-ner.sh OUTDIR nl)
 #   BUILD=DIR, CORPORA=DIR, CS="0.25 0.5 1 2 4", FILTERS="all capitalised lower unseen"
 set -euo pipefail
-[ $# -eq 1 ] || { echo "usage: tools/collective-experiment.sh OUTDIR" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: tools/experiments/collective-experiment.sh OUTDIR" >&2; exit 2; }
 out=$1
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 corpora=${CORPORA:-$root/../shared/corpora}/conll2002
 chaintag=${BUILD:-$root/build}/chaintag
 model=$out/nl-ner.model

@@ -1,6 +1,6 @@
 // Reads conlleval-style fixtures ("token ... gold predicted" lines, blank line between sentences).
-#ifndef CHAINTAG_TESTS_EVAL_EVAL_FIXTURE_H_
-#define CHAINTAG_TESTS_EVAL_EVAL_FIXTURE_H_
+#ifndef CHAINTAG_TESTS_SUPPORT_EVAL_FIXTURE_H_
+#define CHAINTAG_TESTS_SUPPORT_EVAL_FIXTURE_H_
 
 #include <fstream>
 #include <sstream>
@@ -48,4 +48,4 @@ inline EvalReport EvaluateFixture(const std::string& name) {
 
 }  // namespace chaintag::testing
 
-#endif  // CHAINTAG_TESTS_EVAL_EVAL_FIXTURE_H_
+#endif  // CHAINTAG_TESTS_SUPPORT_EVAL_FIXTURE_H_

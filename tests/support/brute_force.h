@@ -1,6 +1,6 @@
 // Test helpers: random lattices and exhaustive enumeration of all N^M labelings.
-#ifndef CHAINTAG_TESTS_DECODE_BRUTE_FORCE_H_
-#define CHAINTAG_TESTS_DECODE_BRUTE_FORCE_H_
+#ifndef CHAINTAG_TESTS_SUPPORT_BRUTE_FORCE_H_
+#define CHAINTAG_TESTS_SUPPORT_BRUTE_FORCE_H_
 
 #include <algorithm>
 #include <cmath>
@@ -195,4 +195,4 @@ inline std::vector<Scored> Enumerate(const Lattice& lattice,
 
 }  // namespace chaintag::testing
 
-#endif  // CHAINTAG_TESTS_DECODE_BRUTE_FORCE_H_
+#endif  // CHAINTAG_TESTS_SUPPORT_BRUTE_FORCE_H_

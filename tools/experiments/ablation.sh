@@ -4,12 +4,12 @@
 # trained with --early-stopping 20 on dev, and printed as a table row: the best dev figure and its
 # iteration, accuracy on the dev tokens whose word is in no training file, model size, training
 # wall time and tagging tokens/s (tag_benchmark, one thread, featurization included).
-#   tools/ablation.sh [pos|upos|chunk|np ...]   (default: chunk np pos upos)
+#   tools/experiments/ablation.sh [pos|upos|chunk|np ...]   (default: chunk np pos upos)
 #   CORPORA=DIR, BUILD=DIR, THREADS=N (training threads), CLUSTERS=PATHS (default: computed with
 #   chaintag clusters --clusters 256 --min-count 3 from the unlabeled English text), KEEP=DIR keeps
 #   the models there.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 corpora=${CORPORA:-../shared/corpora}
 build=${BUILD:-build}
 threads=${THREADS:-$(nproc)}

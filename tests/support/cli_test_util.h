@@ -1,6 +1,6 @@
 // Runs the built `chaintag` binary through bash and captures its exit status and output.
-#ifndef CHAINTAG_TESTS_INTEGRATION_CLI_TEST_UTIL_H_
-#define CHAINTAG_TESTS_INTEGRATION_CLI_TEST_UTIL_H_
+#ifndef CHAINTAG_TESTS_SUPPORT_CLI_TEST_UTIL_H_
+#define CHAINTAG_TESTS_SUPPORT_CLI_TEST_UTIL_H_
 
 #include <sys/wait.h>
 
@@ -94,4 +94,4 @@ inline bool HaveSharedCorpora() { return std::filesystem::exists(CHAINTAG_SHARED
 
 }  // namespace chaintag::testing
 
-#endif  // CHAINTAG_TESTS_INTEGRATION_CLI_TEST_UTIL_H_
+#endif  // CHAINTAG_TESTS_SUPPORT_CLI_TEST_UTIL_H_

@@ -16,7 +16,7 @@ algorithm where one exists: majority-exact for MAJORITY; for MAX potentials alph
 markdown table and writes it with an SVG plot (fraction of cliques whose MAP-score ratio is at
 least r, as the paper's Figures 1(d) and 2).
 
-  tools/clique-experiment.py [--binary build/chaintag] [--cliques 25] [--lambdas 0.7,0.8,...]
+  tools/experiments/clique-experiment.py [--binary build/chaintag] [--cliques 25] [--lambdas 0.7,0.8,...]
                              [--out-md docs/clique-experiment.md] [--out-svg docs/clique-experiment.svg]
 """
 import argparse
@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/svgplot.py
 import svgplot  # noqa: E402 (shared SVG helpers)
 
 NODES, LABELS = 100, 24
@@ -138,7 +138,7 @@ def survival_svg(panels, path):
 
 
 def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--binary", default=os.path.join(root, "build", "chaintag"))
     p.add_argument("--cliques", type=int, default=25, help="cliques per lambda and family")
@@ -249,7 +249,7 @@ def main():
               "(`seconds` of `chaintag clique`), medians per clique; time ratios are medians of "
               "per-clique ratios. Scaling of lambda: see the script's docstring. Plot: "
               "[clique-experiment.svg](clique-experiment.svg).\n\n"
-              % ("tools/clique-experiment.py " + " ".join(sys.argv[1:]), args.seed,
+              % ("tools/experiments/clique-experiment.py " + " ".join(sys.argv[1:]), args.seed,
                  args.lambdas, args.cliques, NODES, LABELS))
     for path in (args.out_md, args.out_svg):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

@@ -1,7 +1,7 @@
 // A toy tagging task for the neural tests: label 1 for words ending in "s", 2 for the word after
 // "the", 0 otherwise (the last needs context).
-#ifndef CHAINTAG_TESTS_NEURAL_TOY_TASK_H_
-#define CHAINTAG_TESTS_NEURAL_TOY_TASK_H_
+#ifndef CHAINTAG_TESTS_SUPPORT_TOY_TASK_H_
+#define CHAINTAG_TESTS_SUPPORT_TOY_TASK_H_
 
 #include <random>
 #include <string>
@@ -31,4 +31,4 @@ inline NeuralData MakeToyTask(int count, uint64_t seed) {
 
 }  // namespace chaintag::testing
 
-#endif  // CHAINTAG_TESTS_NEURAL_TOY_TASK_H_
+#endif  // CHAINTAG_TESTS_SUPPORT_TOY_TASK_H_

@@ -1,6 +1,6 @@
 // Test helpers: a tiny hand-built model (ModelBuilder, no trainer) and brute-force references.
-#ifndef CHAINTAG_TESTS_MODEL_TINY_MODEL_H_
-#define CHAINTAG_TESTS_MODEL_TINY_MODEL_H_
+#ifndef CHAINTAG_TESTS_SUPPORT_TINY_MODEL_H_
+#define CHAINTAG_TESTS_SUPPORT_TINY_MODEL_H_
 
 #include <cmath>
 #include <memory>
@@ -126,4 +126,4 @@ void ForEachLabeling(int m, int n, Fn&& fn) {
 
 }  // namespace chaintag::testing_model
 
-#endif  // CHAINTAG_TESTS_MODEL_TINY_MODEL_H_
+#endif  // CHAINTAG_TESTS_SUPPORT_TINY_MODEL_H_

@@ -2,10 +2,10 @@
 # Installs chaintag into PREFIX (a new or empty directory), builds and runs tests/consumer against
 # the installed package with find_package(chaintag), then runs PREFIX/bin/chaintag on a sample from
 # a directory outside the source tree.
-#   tools/check-install.sh PREFIX        (uses the Release build in build/, BUILD=DIR to change)
+#   tools/ci/check-install.sh PREFIX        (uses the Release build in build/, BUILD=DIR to change)
 set -euo pipefail
-[ $# -eq 1 ] || { echo "usage: tools/check-install.sh PREFIX" >&2; exit 2; }
-cd "$(dirname "$0")/.."
+[ $# -eq 1 ] || { echo "usage: tools/ci/check-install.sh PREFIX" >&2; exit 2; }
+cd "$(dirname "$0")/../.."
 source_dir=$(pwd)
 mkdir -p "$1"
 prefix=$(cd "$1" && pwd)

@@ -1,7 +1,7 @@
 // In-process ranks for tests: RunRanks(P, fn) runs fn(communicator) on P threads whose
 // collectives meet through shared slots, standing in for P MPI processes.
-#ifndef CHAINTAG_TESTS_TRAIN_THREAD_COMMUNICATOR_H_
-#define CHAINTAG_TESTS_TRAIN_THREAD_COMMUNICATOR_H_
+#ifndef CHAINTAG_TESTS_SUPPORT_THREAD_COMMUNICATOR_H_
+#define CHAINTAG_TESTS_SUPPORT_THREAD_COMMUNICATOR_H_
 
 #include <barrier>
 #include <cstring>
@@ -85,4 +85,4 @@ inline void RunRanks(int ranks, const std::function<void(Communicator*)>& fn) {
 
 }  // namespace chaintag::testing
 
-#endif  // CHAINTAG_TESTS_TRAIN_THREAD_COMMUNICATOR_H_
+#endif  // CHAINTAG_TESTS_SUPPORT_THREAD_COMMUNICATOR_H_

@@ -10,7 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
-#include "integration/cli_test_util.h"
+#include "support/cli_test_util.h"
 
 namespace chaintag {
 namespace {

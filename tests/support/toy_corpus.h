@@ -1,7 +1,7 @@
 // Builds small synthetic training corpora: one word column, labels from a tiny grammar written by
 // each test, token t of sentence i on line i * 10 + t + 1 of a file named "toy".
-#ifndef CHAINTAG_TESTS_TRAIN_TOY_CORPUS_H_
-#define CHAINTAG_TESTS_TRAIN_TOY_CORPUS_H_
+#ifndef CHAINTAG_TESTS_SUPPORT_TOY_CORPUS_H_
+#define CHAINTAG_TESTS_SUPPORT_TOY_CORPUS_H_
 
 #include <cstdint>
 #include <random>
@@ -42,4 +42,4 @@ class ToyCorpusBuilder {
 
 }  // namespace chaintag::testing
 
-#endif  // CHAINTAG_TESTS_TRAIN_TOY_CORPUS_H_
+#endif  // CHAINTAG_TESTS_SUPPORT_TOY_CORPUS_H_

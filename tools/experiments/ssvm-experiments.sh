@@ -4,14 +4,14 @@
 # memory and dev F1. Each run keeps its best-dev iteration (--dev), as tools/train-models.sh does.
 # Logs (one progress line per iteration / pass, BCFW duality gaps included) and models go to OUT.
 #
-#   tools/ssvm-experiments.sh [NAME...]     (default: all; names: crf softmax-margin
+#   tools/experiments/ssvm-experiments.sh [NAME...]     (default: all; names: crf softmax-margin
 #                                            ssvm-margin-hamming ssvm-margin-f1
 #                                            ssvm-slack-hamming ssvm-slack-f1)
 # Environment: BUILD (default build), CORPORA (default ../shared/corpora), OUT (default
 # /tmp/chaintag-ssvm), THREADS (default 2), SSVM_C2 (default 1), and per-run pass limits
 # HAMMING_PASSES (40), F1_PASSES (8).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${BUILD:-build}
 corpora=${CORPORA:-../shared/corpora}
 out=${OUT:-/tmp/chaintag-ssvm}

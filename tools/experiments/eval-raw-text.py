@@ -3,7 +3,7 @@
 model, aligns the predicted tokens to the gold words by character span, and reports XPOS accuracy
 over the gold words (a gold word without a predicted token of exactly its span counts as an error).
 
-    tools/eval-raw-text.py [--model models/en-pos.model] [--chaintag build/chaintag] FILE.conllu
+    tools/experiments/eval-raw-text.py [--model models/en-pos.model] [--chaintag build/chaintag] FILE.conllu
 """
 import argparse
 import pathlib
@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 def read_conllu(path):

@@ -3,9 +3,9 @@
 # chunks mapped to O, as en-np is trained): the CRF and LDCRFs with K hidden states per label,
 # dev NP F1 with ldi / bhp / marginal decoding, training seconds per iteration, tagging tokens/s,
 # and the share of dev sentences LDI certifies at 10 / 100 / 1000 hidden paths.
-#   tools/ldcrf-experiment.sh [K ...]     (default: 2 3 4; BUILD=DIR, CORPORA=DIR, ITERATIONS=N)
+#   tools/experiments/ldcrf-experiment.sh [K ...]     (default: 2 3 4; BUILD=DIR, CORPORA=DIR, ITERATIONS=N)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 corpora=${CORPORA:-../shared/corpora}
 chaintag=$(realpath "${BUILD:-build}/chaintag")
 iterations=${ITERATIONS:-80}

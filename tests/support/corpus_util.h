@@ -1,6 +1,6 @@
 // Helpers shared by the corpus tests.
-#ifndef CHAINTAG_TESTS_CORPUS_TEST_UTIL_H_
-#define CHAINTAG_TESTS_CORPUS_TEST_UTIL_H_
+#ifndef CHAINTAG_TESTS_SUPPORT_CORPUS_UTIL_H_
+#define CHAINTAG_TESTS_SUPPORT_CORPUS_UTIL_H_
 
 #include <filesystem>
 #include <optional>
@@ -64,4 +64,4 @@ class TempDir {
 
 }  // namespace chaintag::testing
 
-#endif  // CHAINTAG_TESTS_CORPUS_TEST_UTIL_H_
+#endif  // CHAINTAG_TESTS_SUPPORT_CORPUS_UTIL_H_

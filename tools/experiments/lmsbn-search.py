@@ -11,7 +11,7 @@ per sentence its length, nodes expanded and whether the search proved optimality
 and writes an SVG: nodes against sentence length for the best- and the worst-fitting model, and
 mean / median / 90th-percentile nodes against the training loss.
 
-  tools/lmsbn-search.py --train TRAIN... --dev DEV [--format conll] [--label xpos]
+  tools/experiments/lmsbn-search.py --train TRAIN... --dev DEV [--format conll] [--label xpos]
                         [--preset chunk-history] [--settings 1:1,2:1,4:1,100:1,100:10]
                         [--binary build/chaintag] [--work build/lmsbn-search] [--reuse]
                         [--out docs/lmsbn-search.svg] [--threads 2]
@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tools/svgplot.py
 import svgplot  # noqa: E402
 
 
@@ -150,7 +150,7 @@ def plot(results, path):
 
 
 def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--train", nargs="+", required=True)
     p.add_argument("--dev", required=True)

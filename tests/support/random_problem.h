@@ -1,6 +1,6 @@
 // Random tiny training problems shared by the train module's tests.
-#ifndef CHAINTAG_TESTS_TRAIN_RANDOM_PROBLEM_H_
-#define CHAINTAG_TESTS_TRAIN_RANDOM_PROBLEM_H_
+#ifndef CHAINTAG_TESTS_SUPPORT_RANDOM_PROBLEM_H_
+#define CHAINTAG_TESTS_SUPPORT_RANDOM_PROBLEM_H_
 
 #include <cstdint>
 #include <random>
@@ -178,4 +178,4 @@ void ExpectGradientMatchesFiniteDifferences(Objective& objective, const std::vec
 
 }  // namespace chaintag::train_internal
 
-#endif  // CHAINTAG_TESTS_TRAIN_RANDOM_PROBLEM_H_
+#endif  // CHAINTAG_TESTS_SUPPORT_RANDOM_PROBLEM_H_
