@@ -16,7 +16,7 @@
 #include "chaintag/train.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "train/toy_corpus.h"
+#include "support/toy_corpus.h"
 #include "train/training_data.h"
 
 namespace chaintag {

@@ -4,14 +4,14 @@
 # token accuracy for POS) and tagging speed (one `chaintag tag` run on dev, 1 thread, wall time
 # including model loading). No --dev selection: every model keeps its last iteration.
 #
-#   tools/family-comparison.sh chunk|pos [NAME...]   (default: crf ssvm lmsbn lmbm)
+#   tools/experiments/family-comparison.sh chunk|pos [NAME...]   (default: crf ssvm lmsbn lmbm)
 # chunk: CoNLL-2000 (`chunk` preset; lmsbn: `chunk-history`, the same observation templates with
 # label history in place of the bigram B). pos: EWT XPOS (`pos`; lmsbn: `pos-history`).
 # Environment: BUILD (default build), CORPORA (default ../shared/corpora), OUT (default
 # /tmp/chaintag-families), THREADS (training threads, default 2), NICE (default 10).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-task=${1:?usage: tools/family-comparison.sh chunk|pos [NAME...]}
+cd "$(dirname "$0")/../.."
+task=${1:?usage: tools/experiments/family-comparison.sh chunk|pos [NAME...]}
 shift
 build=${BUILD:-build}
 corpora=${CORPORA:-../shared/corpora}
