@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Sentences/s of each decoding mode of `chaintag tag` over a corpus (default: CoNLL-2000 dev with
-# models/en-chunk.model), end to end including reading, featurization and output.
-#   tools/bench-decode-modes.sh [MODEL] [CORPUS]     (BUILD=DIR, THREADS=N)
+# models/en-chunk.model), end to end including reading, featurization and output; then plain and
+# binding-range rows for a second-order model (MODEL2; by default a chunk-conll --order 2 model
+# trained for 40 iterations on CoNLL-2000 train, cached in $BUILD/bench-models/, ~3 min once).
+#   tools/bench-decode-modes.sh [MODEL] [CORPUS]     (BUILD=DIR, THREADS=N, MODEL2=FILE|none)
+# "x plain" is relative to the plain row of the same model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
+corpora=${CORPORA:-../shared/corpora}
 model=${1:-models/en-chunk.model}
-corpus=${2:-${CORPORA:-../shared/corpora}/conll2000/dev.txt}
+corpus=${2:-$corpora/conll2000/dev.txt}
 threads=${THREADS:-1}
 sentences=$(awk 'BEGIN{n=0; s=0} NF{s=1} !NF{if(s)n++; s=0} END{if(s)n++; print n}' "$corpus")
 modes=(
@@ -20,16 +24,38 @@ modes=(
   "diverse 3-best D=2|--diverse 3 --min-distance 2"
   "diverse 5-best D=2|--diverse 5 --min-distance 2"
 )
-printf '| mode | seconds | sentences/s | x plain |\n|---|---|---|---|\n'
+model2=${MODEL2:-}
+if [ -z "$model2" ] && [ $# -eq 0 ]; then
+  model2=$build/bench-models/chunk-conll-order2.model
+  if [ ! -f "$model2" ]; then
+    echo "bench: training $model2 (chunk-conll, --order 2, 40 iterations)" >&2
+    mkdir -p "$(dirname "$model2")"
+    "$build/chaintag" train --format conll --preset chunk-conll --order 2 --max-iterations 40 \
+      -o "$model2" "$corpora/conll2000/train.txt" 2>/dev/null
+  fi
+fi
+[ "$model2" != none ] || model2=""
+second_order=(
+  "plain, second order|"
+  "binding score range (0..100), second order|--score-range=0..100"
+)
+
+# Prints one row: name, seconds, sentences/s, and the time relative to the first row of its group.
 plain=""
-for entry in "${modes[@]}"; do
-  name=${entry%%|*}
-  flags=${entry#*|}
+run() {
+  local name=$1 m=$2 flags=$3
+  local start end secs
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  "$build/chaintag" tag -m "$model" --format conll --threads "$threads" --output-format jsonl $flags "$corpus" > /dev/null
+  "$build/chaintag" tag -m "$m" --format conll --threads "$threads" --output-format jsonl $flags "$corpus" > /dev/null
   end=$(date +%s.%N)
   secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
   [ -n "$plain" ] || plain=$secs
   awk -v n="$name" -v s="$secs" -v c="$sentences" -v p="$plain" 'BEGIN { printf "| %s | %.2f | %.0f | %.2f |\n", n, s, c / s, s / p }'
-done
+}
+printf '| mode | seconds | sentences/s | x plain |\n|---|---|---|---|\n'
+for entry in "${modes[@]}"; do run "${entry%%|*}" "$model" "${entry#*|}"; done
+if [ -n "$model2" ]; then
+  plain=""
+  for entry in "${second_order[@]}"; do run "${entry%%|*}" "$model2" "${entry#*|}"; done
+fi

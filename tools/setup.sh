@@ -12,8 +12,6 @@ packages=(
   libboost-dev libboost-program-options-dev libboost-iostreams-dev libboost-graph-dev
   nlohmann-json3-dev
   libabsl-dev
-  libgtest-dev libgmock-dev
-  libbenchmark-dev
   liblbfgs-dev
   libboost-mpi-dev openmpi-bin libopenmpi-dev
   libeigen3-dev libfasttext-dev

@@ -29,6 +29,13 @@ class Communicator {
   // Root's `bytes` on every rank.
   virtual void Broadcast(std::string* bytes, int root) = 0;
   virtual void Barrier() = 0;
+  // Rank `from`'s `bytes` on rank `to`; every other rank gets an empty string. Every rank calls
+  // it (the default broadcasts; the MPI communicator sends point to point).
+  virtual std::string SendTo(std::string_view bytes, int from, int to) {
+    std::string b = rank() == from ? std::string(bytes) : std::string();
+    Broadcast(&b, from);
+    return rank() == to ? b : std::string();
+  }
   // What this rank's collectives have cost so far (for the scaling figures): calls, payload
   // bytes handed in, and wall time inside them (waiting for slower ranks included).
   struct Stats {

@@ -365,6 +365,15 @@ struct TrainDataInfo {
   // and sentences; rank r featurizes sentences i = r (mod size) and the ranks sum their shares,
   // so every rank returns the model one process would train. Null: this process alone.
   Communicator* ranks = nullptr;
+  // Checkpoints (docs/distributed.md): with checkpoint_every > 0 the optimiser state and the dev
+  // tracking are written atomically to `checkpoint` (by rank 0) every that many iterations; a
+  // non-empty `resume` continues from such a file, which must come from the same options and
+  // data. Either runs chaintag's own restartable L-BFGS/OWL-QN instead of libLBFGS (crf,
+  // softmax-margin, ldcrf), so the model differs slightly from one trained without them; a run
+  // stopped and resumed writes the same bytes as one that ran straight through.
+  std::string checkpoint;
+  int checkpoint_every = 0;
+  std::string resume;
 };
 
 // Supplies training sentences one at a time (e.g. SentenceReader::Next over the training files):

@@ -252,12 +252,18 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
               Communicator* ranks) {
   // Outputs: one stream, or one file per input in an existing directory (RunTag checked them).
   std::error_code ec;
-  const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
-  // Over MPI ranks: rank r tags byte range r of every file into part files beside the outputs,
-  // which rank 0 joins at the end.
+  bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
+  // Over MPI ranks: rank r tags byte range r of every file into a temporary file of its own
+  // (PartFile), and rank 0 receives the parts in order and writes the outputs at the end.
   const bool distributed = IsDistributed(ranks);
   const int rank = distributed ? ranks->rank() : 0;
   const int num_ranks = distributed ? ranks->size() : 1;
+  if (distributed) {
+    // Only rank 0 writes, so what it sees decides (the others need not see the output at all).
+    int64_t is_dir = rank == 0 && output_dir ? 1 : 0;
+    ranks->SumInt64(absl::MakeSpan(&is_dir, 1));
+    output_dir = is_dir != 0;
+  }
   if (distributed) {
     if (raw_text) {
       return UsageError(cmd,
@@ -266,17 +272,13 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
     }
     if (output_path == "-") {
       return UsageError(cmd,
-                        "tagging over MPI ranks needs -o FILE or -o DIR on a file system every "
-                        "rank sees (each rank writes its part beside the output)");
+                        "tagging over MPI ranks needs -o FILE or -o DIR (rank 0 writes the "
+                        "outputs)");
     }
     if (request.exclusions || request.collective.has_value()) {
       return UsageError(cmd, "--exclude and --collective read whole inputs; tag in one process");
     }
   }
-  // The final output of input `fi` (one file for all inputs unless -o is a directory).
-  auto output_of = [&](size_t fi) {
-    return output_dir ? OutputPathFor(output_path, files[fi], output_format) : output_path;
-  };
   std::vector<int64_t> sentences_per_file(files.size(), 0);
   int64_t total_bytes = 0;
   for (const std::string& f : files) {
@@ -287,12 +289,13 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
   TagWriter writer(model_ptrs, output_format, raw_text, request.Constrained(), reader_options,
                    request.marginals_min);
   std::unique_ptr<Output> out;
+  std::ostream* sink = nullptr;  // out's stream, or this rank's part over MPI ranks
   CollectiveSummary summary;
   BatchTagger tagger(
       model_ptrs, request, threads,
       [&](const TagResult& r) {
         if (r.document != nullptr && r.document_first) summary.Add(*r.document);
-        return writer.Write(r, out->stream());
+        return writer.Write(r, *sink);
       },
       exclude_file);
   Progress progress(total_bytes);
@@ -311,14 +314,19 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
     auto opened = Output::Open(path);
     if (!opened.ok()) return opened.status();
     out = std::move(*opened);
+    sink = &out->stream();
     return absl::OkStatus();
   };
-  auto open_part = [&](size_t fi) -> absl::Status {
-    auto opened = Output::Open(PartPath(output_of(fi), static_cast<int>(fi), rank));
-    if (!opened.ok()) return opened.status();
-    out = std::move(*opened);
-    return absl::OkStatus();
-  };
+  // Over MPI ranks: the bytes of part (input, rank) at [input * num_ranks + rank].
+  std::unique_ptr<PartFile> part;
+  std::vector<int64_t> part_bytes(files.size() * num_ranks, 0);
+  int64_t part_written = 0;
+  if (distributed) {
+    absl::StatusOr<std::unique_ptr<PartFile>> created = PartFile::Create();
+    if (!created.ok()) return Fail(cmd, created.status());
+    part = *std::move(created);
+    sink = &part->stream();
+  }
 
   TextSegmenter segmenter(text_options);
   std::vector<Sentence> segmented;
@@ -326,9 +334,7 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
   int64_t input_sentences = 0;
   for (size_t fi = 0; fi < files.size(); ++fi) {
     const std::string& file = files[fi];
-    if (distributed) {
-      if (absl::Status s = open_part(fi); !s.ok()) return Fail(cmd, s);
-    } else if (fi == 0 || output_dir) {
+    if (!distributed && (fi == 0 || output_dir)) {
       if (absl::Status s = open_output(file); !s.ok()) return Fail(cmd, s);
     }
     int64_t file_sentences = 0;
@@ -386,7 +392,10 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
     sentences_per_file[fi] = file_sentences;
     if (distributed) {
       if (absl::Status s = tagger.Flush(); !s.ok()) return Fail(cmd, s);
-      if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
+      absl::StatusOr<int64_t> written = part->Written();
+      if (!written.ok()) return Fail(cmd, written.status());
+      part_bytes[fi * num_ranks + rank] = *written - part_written;
+      part_written = *written;
       continue;
     }
     if (output_dir || fi + 1 == files.size()) {
@@ -408,6 +417,7 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
   if (distributed) {
     // Every part is written once all ranks are here; the counts are the whole inputs'.
     ranks->SumInt64(absl::MakeSpan(sentences_per_file));
+    ranks->SumInt64(absl::MakeSpan(part_bytes));
     for (size_t fi = 0; fi < files.size(); ++fi) {
       if (sentences_per_file[fi] == 0 && (output_dir || fi + 1 == files.size())) {
         return Fail(cmd, absl::InvalidArgumentError(
@@ -415,19 +425,19 @@ int TagInputs(const std::string& cmd, const std::vector<std::string>& files,
                                           ": no sentences found (empty input)")));
       }
     }
-    if (rank == 0) {
-      for (size_t fi = 0; fi < files.size(); ++fi) {
-        if (fi == 0 || output_dir) {
-          if (absl::Status s = open_output(files[fi]); !s.ok()) return Fail(cmd, s);
-        }
-        if (absl::Status s =
-                AppendParts(output_of(fi), static_cast<int>(fi), num_ranks, out->stream());
+    for (size_t fi = 0; fi < files.size(); ++fi) {
+      if (rank == 0 && (fi == 0 || output_dir)) {
+        if (absl::Status s = open_output(files[fi]); !s.ok()) return Fail(cmd, s);
+      }
+      for (int r = 0; r < num_ranks; ++r) {
+        if (absl::Status s = SendPartToRoot(ranks, r, part_bytes[fi * num_ranks + r], part.get(),
+                                            rank == 0 ? &out->stream() : nullptr);
             !s.ok()) {
           return Fail(cmd, s);
         }
-        if (output_dir || fi + 1 == files.size()) {
-          if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
-        }
+      }
+      if (rank == 0 && (output_dir || fi + 1 == files.size())) {
+        if (absl::Status s = out->Commit(); !s.ok()) return Fail(cmd, s);
       }
     }
   }

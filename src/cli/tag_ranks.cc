@@ -1,11 +1,18 @@
 #include "cli/tag_ranks.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <istream>
 #include <memory>
 #include <streambuf>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -125,27 +132,64 @@ absl::Status ForEachSentenceInRange(const std::string& file, const ByteRange& ra
   }
 }
 
-std::string PartPath(const std::string& output, int index, int rank) {
-  const std::filesystem::path path(output);
-  return (path.parent_path() /
-          absl::StrCat(".", path.filename().string(), ".part-", index, "-", rank))
-      .string();
+PartFile::PartFile(std::string path) : path_(std::move(path)) {}
+
+absl::StatusOr<std::unique_ptr<PartFile>> PartFile::Create() {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) return absl::NotFoundError(absl::StrCat("temporary directory: ", ec.message()));
+  std::string path = (dir / "chaintag-tag-part-XXXXXX").string();
+  const int fd = mkstemp(path.data());
+  if (fd < 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot create a temporary file: ", std::strerror(errno)));
+  }
+  auto part = std::unique_ptr<PartFile>(new PartFile(path));
+  part->file_.open(path, std::ios::in | std::ios::out | std::ios::trunc | std::ios::binary);
+  // Unlinked at once: the open stream keeps the data until it is closed or the process ends.
+  unlink(path.c_str());
+  close(fd);
+  if (!part->file_) return absl::PermissionDeniedError(absl::StrCat(path, ": cannot open"));
+  return part;
 }
 
-absl::Status AppendParts(const std::string& output, int index, int parts, std::ostream& out) {
-  for (int r = 0; r < parts; ++r) {
-    const std::string part = PartPath(output, index, r);
-    std::ifstream in(part, std::ios::binary);
-    if (!in) {
-      return absl::NotFoundError(absl::StrCat(part, ": expected the part rank ", r,
-                                              " wrote (is the output directory shared by every "
-                                              "rank?)"));
+absl::StatusOr<int64_t> PartFile::Written() {
+  file_.flush();
+  const std::streamoff at = file_.tellp();
+  if (!file_ || at < 0) {
+    return absl::DataLossError(
+        absl::StrCat(path_, ": write error in the temporary file of this rank's output (",
+                     std::strerror(errno), "; is $TMPDIR full?)"));
+  }
+  return static_cast<int64_t>(at);
+}
+
+absl::StatusOr<std::string> PartFile::Read(int64_t n) {
+  std::string bytes(static_cast<size_t>(n), '\0');
+  file_.seekg(read_at_);
+  file_.read(bytes.data(), n);
+  if (file_.gcount() != n) {
+    return absl::DataLossError(absl::StrCat(path_,
+                                            ": read error in the temporary file of this "
+                                            "rank's output"));
+  }
+  read_at_ += n;
+  return bytes;
+}
+
+absl::Status SendPartToRoot(Communicator* ranks, int from, int64_t bytes, PartFile* part,
+                            std::ostream* out) {
+  constexpr int64_t kChunk = int64_t{4} << 20;
+  for (int64_t at = 0; at < bytes; at += kChunk) {
+    const int64_t n = std::min(kChunk, bytes - at);
+    std::string chunk;
+    if (ranks->rank() == from) {
+      absl::StatusOr<std::string> read = part->Read(n);
+      if (!read.ok()) return read.status();
+      chunk = *std::move(read);
     }
-    // Streaming an empty buffer would set the output's failbit.
-    if (in.peek() != std::ifstream::traits_type::eof()) out << in.rdbuf();
-    in.close();
-    std::error_code ec;
-    std::filesystem::remove(part, ec);
+    const std::string got = ranks->SendTo(chunk, from, 0);
+    if (out != nullptr) out->write(got.data(), static_cast<std::streamsize>(got.size()));
   }
   return absl::OkStatus();
 }

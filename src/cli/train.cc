@@ -77,6 +77,12 @@ int RunTrain(const std::vector<std::string>& args) {
       "word clusters (a paths file, BITSTRING<TAB>WORD<TAB>COUNT lines, as chaintag clusters "
       "writes) read by the cluster() template function; stored in the model")(
       "dev", po::value<std::vector<std::string>>(), "development file(s), scored every iteration")(
+      "checkpoint", po::value<std::string>(),
+      "save the optimiser state to this file (atomically) every --checkpoint-every iterations; "
+      "crf, softmax-margin and ldcrf (see docs/distributed.md)")(
+      "checkpoint-every", po::value<int>(), "iterations between checkpoints (default 10)")(
+      "resume", po::value<std::string>(),
+      "continue from a checkpoint written with the same options and training data")(
       "mpi", po::bool_switch(),
       "train over MPI ranks even when no MPI launcher is detected (mpirun is detected without "
       "it; see docs/distributed.md)");
@@ -102,6 +108,23 @@ int RunTrain(const std::vector<std::string>& args) {
           output, FilesRead(vm, {"dev", "lexicon", "lexicon2", "clusters", "template"}));
       !s.ok()) {
     return UsageError(cmd, std::string(s.message()));
+  }
+  if (vm.count("checkpoint-every") && !vm.count("checkpoint")) {
+    return UsageError(cmd, "--checkpoint-every needs --checkpoint FILE");
+  }
+  const int checkpoint_every = vm.count("checkpoint-every") ? vm["checkpoint-every"].as<int>() : 10;
+  if (checkpoint_every < 1) {
+    return UsageError(
+        cmd, absl::StrCat("--checkpoint-every: expected at least 1, found ", checkpoint_every));
+  }
+  if (vm.count("checkpoint")) {
+    std::vector<InputFile> inputs =
+        FilesRead(vm, {"dev", "lexicon", "lexicon2", "clusters", "template"});
+    inputs.push_back({output, "--output"});
+    if (absl::Status s = CheckOutputIsNotAnInput(vm["checkpoint"].as<std::string>(), inputs);
+        !s.ok()) {
+      return UsageError(cmd, std::string(s.message()));
+    }
   }
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
@@ -180,6 +203,11 @@ int RunTrain(const std::vector<std::string>& args) {
   // Fail before hours of training, not after.
   if (lead) {
     if (absl::Status s = CheckWritable(output); !s.ok()) return Fail(cmd, s);
+    if (vm.count("checkpoint")) {
+      if (absl::Status s = CheckWritable(vm["checkpoint"].as<std::string>()); !s.ok()) {
+        return Fail(cmd, s);
+      }
+    }
   }
 
   std::vector<Sentence> dev;
@@ -228,6 +256,14 @@ int RunTrain(const std::vector<std::string>& args) {
                                absl::StrJoin(vm["dev"].as<std::vector<std::string>>(), " "));
   }
   info.ranks = *ranks;
+  if (vm.count("checkpoint")) {
+    info.checkpoint = vm["checkpoint"].as<std::string>();
+    info.checkpoint_every = checkpoint_every;
+  }
+  if (vm.count("resume")) {
+    info.resume = vm["resume"].as<std::string>();
+    if (lead) std::cerr << "chaintag train: resuming from " << info.resume << "\n";
+  }
   ProgressPrinter progress;
   auto model = Train(train_options, *spec, train, dev.empty() ? nullptr : &dev,
                      lead ? &progress : nullptr, info);

@@ -97,6 +97,31 @@ class MpiCommunicator : public Communicator {
     }
   }
 
+  std::string SendTo(std::string_view bytes, int from, int to) override {
+    if (rank() != from && rank() != to) return std::string();
+    if (from == to) return std::string(bytes);
+    constexpr int kTag = 29;
+    if (rank() == from) {
+      Timed timed(&stats_, static_cast<int64_t>(bytes.size()));
+      int64_t n = static_cast<int64_t>(bytes.size());
+      MPI_Send(&n, 1, MPI_INT64_T, to, kTag, world_);
+      for (int64_t at = 0; at < n; at += kSlice) {
+        MPI_Send(bytes.data() + at, static_cast<int>(std::min<int64_t>(kSlice, n - at)), MPI_CHAR,
+                 to, kTag, world_);
+      }
+      return std::string();
+    }
+    Timed timed(&stats_, 0);
+    int64_t n = 0;
+    MPI_Recv(&n, 1, MPI_INT64_T, from, kTag, world_, MPI_STATUS_IGNORE);
+    std::string out(static_cast<size_t>(n), '\0');
+    for (int64_t at = 0; at < n; at += kSlice) {
+      MPI_Recv(out.data() + at, static_cast<int>(std::min<int64_t>(kSlice, n - at)), MPI_CHAR, from,
+               kTag, world_, MPI_STATUS_IGNORE);
+    }
+    return out;
+  }
+
   void Barrier() override {
     Timed timed(&stats_, 0);
     world_.barrier();

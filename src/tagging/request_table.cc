@@ -559,7 +559,11 @@ absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collect
       options.split_long_sentences = false;
       MajorityWeightEstimator estimator(last, c);
       absl::Status read = ReadAll(draft_.collective_train, options, &estimator);
-      auto w = read.ok() ? estimator.Finish() : read;
+      if (!read.ok()) {
+        if (read_error != nullptr) *read_error = true;
+        return read;
+      }
+      absl::StatusOr<std::vector<double>> w = estimator.Finish();
       if (!w.ok()) {
         if (read_error != nullptr) *read_error = true;
         return w.status();

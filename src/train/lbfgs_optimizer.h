@@ -1,5 +1,7 @@
 // Minimisation of an Objective with libLBFGS: L-BFGS (Nocedal 1980) or, with an L1 term,
-// OWL-QN (Andrew and Gao 2007). Reused by every smooth objective in src/train.
+// OWL-QN (Andrew and Gao 2007). Reused by every smooth objective in src/train. With checkpoints
+// (--checkpoint, --resume) chaintag's own restartable L-BFGS/OWL-QN runs instead, whose state can
+// be saved between iterations (libLBFGS keeps it inside lbfgs()).
 #ifndef CHAINTAG_TRAIN_LBFGS_OPTIMIZER_H_
 #define CHAINTAG_TRAIN_LBFGS_OPTIMIZER_H_
 
@@ -10,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "train/crf_objective.h"
+#include "train/lbfgs_state.h"
 #include "train/trainer.h"
 
 namespace chaintag {
@@ -24,6 +27,9 @@ struct LbfgsSettings {
   // Weights that stay at their starting value (their gradient is taken as 0): transitions
   // without a weight (--transitions observed).
   std::vector<int64_t> fixed;
+  // When enabled, the restartable optimiser runs (its iterates differ from libLBFGS's in the
+  // line search, so the model differs slightly from one trained without checkpoints).
+  LbfgsCheckpoints checkpoints;
 };
 
 struct LbfgsResult {

@@ -44,6 +44,7 @@ class LbfgsTrainer : public Trainer {
     settings.max_iterations = options_.max_iterations;
     settings.epsilon = options_.tolerance;
     settings.period = options_.period;
+    settings.checkpoints = checkpoints_;
     settings.fixed = data->FixedTransitionWeights();
     absl::StatusOr<LbfgsResult> result = MinimizeLbfgs(objective, settings, weights, on_iteration);
     if (!result.ok()) return result.status();
@@ -51,7 +52,13 @@ class LbfgsTrainer : public Trainer {
                       result->stopped_by_caller ? "early stopping" : result->reason};
   }
 
+  absl::Status SetCheckpoints(const LbfgsCheckpoints& checkpoints) override {
+    checkpoints_ = checkpoints;
+    return absl::OkStatus();
+  }
+
  private:
+  LbfgsCheckpoints checkpoints_;
   TrainOptions options_;
   std::shared_ptr<const BoundLoss> loss_;
 };

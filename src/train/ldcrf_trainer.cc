@@ -32,13 +32,20 @@ class LdcrfTrainer : public Trainer {
     settings.max_iterations = options_.max_iterations;
     settings.epsilon = options_.tolerance;
     settings.period = options_.period;
+    settings.checkpoints = checkpoints_;
     absl::StatusOr<LbfgsResult> result = MinimizeLbfgs(objective, settings, weights, on_iteration);
     if (!result.ok()) return result.status();
     return TrainerRun{result->iterations,
                       result->stopped_by_caller ? "early stopping" : result->reason};
   }
 
+  absl::Status SetCheckpoints(const LbfgsCheckpoints& checkpoints) override {
+    checkpoints_ = checkpoints;
+    return absl::OkStatus();
+  }
+
  private:
+  LbfgsCheckpoints checkpoints_;
   TrainOptions options_;
   LatentLayout layout_;
   int threads_;

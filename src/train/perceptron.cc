@@ -1,23 +1,161 @@
 #include "train/perceptron.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
+#include "train/distributed.h"
 #include "train/losses.h"
 
 namespace chaintag {
 namespace train_internal {
 
+namespace {
+
+// Decodes sentence s under `weights` and hands the perceptron update (gold minus predicted
+// features where they differ) to `update`; counts the wrongly labelled tokens.
+template <typename Update>
+absl::Status UpdateOnSentence(const TrainingData& data, int s, const BoundLoss& loss,
+                              const double* weights, Lattice* lattice,
+                              LossAugmentedScratch* scratch, const Update& update,
+                              int64_t* mistakes) {
+  const ModelParameters& params = data.parameters;
+  const int n = params.num_labels;
+  ScoreTrainingSentence(data, s, weights, lattice);
+  const int64_t first = data.sentence_offsets[s];
+  const int m = data.sentence_size(s);
+  const int32_t* gold = data.gold.data() + first;
+  absl::StatusOr<LossAugmentedResult> best = LossAugmentedDecode(
+      *lattice, absl::MakeConstSpan(gold, m), loss, LossScaling::kMargin, scratch);
+  if (!best.ok()) return best.status();
+  if (best->fallback) data.fallbacks->Note(s);
+  const std::vector<int>& pred = best->labeling.labels;
+  for (int t = 0; t < m; ++t) {
+    if (gold[t] != pred[t]) {
+      ++*mistakes;
+      const int64_t p = first + t;
+      for (int64_t k = data.position_offsets[p]; k < data.position_offsets[p + 1]; ++k) {
+        const int32_t a = data.position_attributes[k];
+        const double v = data.value(k);
+        update(data.FindFeature(a, gold[t]), v);
+        const int64_t f = data.FindFeature(a, pred[t]);
+        if (f >= 0) update(f, -v);
+      }
+    }
+    if (t > 0 && (gold[t - 1] != pred[t - 1] || gold[t] != pred[t])) {
+      update(params.transition_offset() + int64_t{gold[t - 1]} * n + gold[t], 1.0);
+      update(params.transition_offset() + int64_t{pred[t - 1]} * n + pred[t], -1.0);
+    }
+  }
+  if (gold[0] != pred[0]) {
+    update(params.start_offset() + gold[0], 1.0);
+    update(params.start_offset() + pred[0], -1.0);
+  }
+  if (gold[m - 1] != pred[m - 1]) {
+    update(params.end_offset() + gold[m - 1], 1.0);
+    update(params.end_offset() + pred[m - 1], -1.0);
+  }
+  return absl::OkStatus();
+}
+
+// Fisher-Yates with our own draws, so the order is the same with every standard library.
+void Shuffle(std::mt19937_64& rng, std::vector<int>* order) {
+  for (int i = static_cast<int>(order->size()) - 1; i > 0; --i) {
+    const int j = static_cast<int>(rng() % static_cast<uint64_t>(i + 1));
+    std::swap((*order)[i], (*order)[j]);
+  }
+}
+
+// Weights are mixed as fixed-point integers (2^-kMixBits units) summed exactly over the ranks,
+// so the mixture does not depend on the order in which the ranks' shares arrive.
+constexpr int kMixBits = 32;
+constexpr double kMixLimit = 0x1.0p30;
+
+// The mean over the ranks of `values` (in place), exact up to the fixed-point rounding.
+absl::Status MixOverRanks(Communicator* ranks, std::vector<double>* values) {
+  std::vector<int64_t> fixed(values->size());
+  for (size_t i = 0; i < values->size(); ++i) {
+    const double x = (*values)[i];
+    if (!(std::abs(x) < kMixLimit)) {
+      return absl::OutOfRangeError(absl::StrCat("perceptron over MPI ranks: weight ", x,
+                                                " is beyond the 2^30 the exact "
+                                                "parameter mixing holds"));
+    }
+    fixed[i] = std::llround(std::ldexp(x, kMixBits));
+  }
+  // Every rank checked its own values; an error on one rank ends the job (MPI_Abort).
+  SumOverRanks(ranks, absl::MakeSpan(fixed));
+  const double scale = std::ldexp(1.0, -kMixBits) / ranks->size();
+  for (size_t i = 0; i < values->size(); ++i) (*values)[i] = static_cast<double>(fixed[i]) * scale;
+  return absl::OkStatus();
+}
+
+// Iterative parameter mixing (McDonald, Hall and Mann 2010, Algorithm 2, uniform mixture): every
+// epoch each rank runs one averaged-perceptron pass over its own shuffled sentences starting from
+// the mixed weights; the ranks' final weights are averaged into the next start, and their
+// per-pass averaged weights into the model's running average over epochs. Deterministic for a
+// given number of ranks.
+absl::StatusOr<int> TrainPerceptronIpm(const TrainingData& data, const BoundLoss& loss, int epochs,
+                                       uint64_t seed, std::vector<double>* w,
+                                       const IterationCallback& on_epoch) {
+  const int64_t size = data.parameters.size();
+  std::vector<double> weights(size, 0.0), weighted_updates(size, 0.0), averaged(size, 0.0);
+  std::vector<double> average_sum(size, 0.0);
+  w->assign(size, 0.0);
+  std::vector<int> order(data.num_sentences());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(seed + static_cast<uint64_t>(data.ranks->rank()));
+  Lattice lattice;
+  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch(data.loss_max_bytes);
+  int epoch = 0;
+  for (epoch = 1; epoch <= epochs; ++epoch) {
+    Shuffle(rng, &order);
+    std::fill(weighted_updates.begin(), weighted_updates.end(), 0.0);
+    double step = 1.0;
+    auto update = [&](int64_t f, double delta) {
+      if (data.IsFixedWeight(f)) return;
+      weights[f] += delta;
+      weighted_updates[f] += step * delta;
+    };
+    int64_t mistakes = 0;
+    for (int s : order) {
+      if (absl::Status st = UpdateOnSentence(data, s, loss, weights.data(), &lattice, scratch.get(),
+                                             update, &mistakes);
+          !st.ok()) {
+        return st;
+      }
+      step += 1.0;
+    }
+    for (int64_t i = 0; i < size; ++i) averaged[i] = weights[i] - weighted_updates[i] / step;
+    if (absl::Status st = MixOverRanks(data.ranks, &weights); !st.ok()) return st;
+    if (absl::Status st = MixOverRanks(data.ranks, &averaged); !st.ok()) return st;
+    SumOverRanks(data.ranks, absl::MakeSpan(&mistakes, 1));
+    for (int64_t i = 0; i < size; ++i) {
+      average_sum[i] += averaged[i];
+      (*w)[i] = average_sum[i] / epoch;
+    }
+    TrainProgress progress;
+    progress.iteration = epoch;
+    progress.objective = static_cast<double>(mistakes);
+    progress.warnings = data.TakeFallbackWarnings();
+    if (on_epoch && !on_epoch(progress, *w)) break;
+  }
+  return std::min(epoch, epochs);
+}
+
+}  // namespace
+
 absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const BoundLoss& loss,
                                             int epochs, uint64_t seed, std::vector<double>* w,
                                             const IterationCallback& on_epoch) {
-  const ModelParameters& params = data.parameters;
-  const int n = params.num_labels;
-  const int64_t size = params.size();
+  if (IsDistributed(data.ranks)) return TrainPerceptronIpm(data, loss, epochs, seed, w, on_epoch);
+  const int64_t size = data.parameters.size();
   std::vector<double> weights(size, 0.0);
   // Averaged weights are weights - sum_c c * update_c / c_final (lazy averaging).
   std::vector<double> weighted_updates(size, 0.0);
@@ -35,46 +173,13 @@ absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const Boun
     weighted_updates[f] += step * delta;
   };
   for (epoch = 1; epoch <= epochs; ++epoch) {
-    // Fisher-Yates with our own draws, so the order is the same with every standard library.
-    for (int i = static_cast<int>(order.size()) - 1; i > 0; --i) {
-      const int j = static_cast<int>(rng() % static_cast<uint64_t>(i + 1));
-      std::swap(order[i], order[j]);
-    }
+    Shuffle(rng, &order);
     int64_t mistakes = 0;
     for (int s : order) {
-      ScoreTrainingSentence(data, s, weights.data(), &lattice);
-      const int64_t first = data.sentence_offsets[s];
-      const int m = data.sentence_size(s);
-      const int32_t* gold = data.gold.data() + first;
-      absl::StatusOr<LossAugmentedResult> best = LossAugmentedDecode(
-          lattice, absl::MakeConstSpan(gold, m), loss, LossScaling::kMargin, scratch.get());
-      if (!best.ok()) return best.status();
-      if (best->fallback) data.fallbacks->Note(s);
-      const std::vector<int>& pred = best->labeling.labels;
-      for (int t = 0; t < m; ++t) {
-        if (gold[t] != pred[t]) {
-          ++mistakes;
-          const int64_t p = first + t;
-          for (int64_t k = data.position_offsets[p]; k < data.position_offsets[p + 1]; ++k) {
-            const int32_t a = data.position_attributes[k];
-            const double v = data.value(k);
-            update(data.FindFeature(a, gold[t]), v);
-            const int64_t f = data.FindFeature(a, pred[t]);
-            if (f >= 0) update(f, -v);
-          }
-        }
-        if (t > 0 && (gold[t - 1] != pred[t - 1] || gold[t] != pred[t])) {
-          update(params.transition_offset() + int64_t{gold[t - 1]} * n + gold[t], 1.0);
-          update(params.transition_offset() + int64_t{pred[t - 1]} * n + pred[t], -1.0);
-        }
-      }
-      if (gold[0] != pred[0]) {
-        update(params.start_offset() + gold[0], 1.0);
-        update(params.start_offset() + pred[0], -1.0);
-      }
-      if (gold[m - 1] != pred[m - 1]) {
-        update(params.end_offset() + gold[m - 1], 1.0);
-        update(params.end_offset() + pred[m - 1], -1.0);
+      if (absl::Status st = UpdateOnSentence(data, s, loss, weights.data(), &lattice, scratch.get(),
+                                             update, &mistakes);
+          !st.ok()) {
+        return st;
       }
       step += 1.0;
     }

@@ -16,9 +16,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "chaintag/decode.h"
+#include "model/model_file.h"
 #include "string_view_compat.h"
+#include "train/checkpoint.h"
 #include "train/dev_scorer.h"
 #include "train/distributed.h"
 #include "train/ldcrf_objective.h"
@@ -115,6 +118,29 @@ class IterationTracker {
   const std::optional<double>& best_score() const { return best_score_; }
   const std::string& dev_metric() const { return dev_metric_; }
   std::vector<double>& best_weights() { return best_weights_; }
+
+  // What a checkpoint keeps, and restoring it on resume.
+  train_internal::TrackerState Save() const {
+    return {iterations_,
+            last_objective_,
+            best_score_.has_value(),
+            best_score_.value_or(0),
+            best_iteration_,
+            best_objective_,
+            since_best_,
+            dev_metric_,
+            best_weights_};
+  }
+  void Restore(train_internal::TrackerState t) {
+    iterations_ = t.iterations;
+    last_objective_ = t.last_objective;
+    if (t.has_best) best_score_ = t.best_score;
+    best_iteration_ = t.best_iteration;
+    best_objective_ = t.best_objective;
+    since_best_ = t.since_best;
+    dev_metric_ = std::move(t.dev_metric);
+    best_weights_ = std::move(t.best_weights);
+  }
 
  private:
   const int early_stopping_;
@@ -233,6 +259,28 @@ absl::StatusOr<train_internal::TrainerRun> RunLmsbn(const TrainOptions& o, const
   return run;
 }
 
+// The options a checkpoint must be resumed with: every trainer option but the thread count.
+std::string CheckpointOptions(const TrainOptions& o) {
+  std::string out;
+  for (const TrainOptionDef& def : TrainOptionTable()) {
+    if (def.name != "threads") absl::StrAppend(&out, def.name, "=", def.get(o), "\n");
+  }
+  return out;
+}
+
+// The training data of every rank, as a checkpoint identifies it.
+train_internal::DataFingerprint FingerprintOf(const TrainingData& data) {
+  int64_t totals[] = {data.num_sentences(), data.num_positions()};
+  train_internal::SumOverRanks(data.ranks, absl::MakeSpan(totals));
+  std::string bytes = absl::StrJoin(data.labels, "\n");
+  bytes.append(reinterpret_cast<const char*>(data.empirical.data()),
+               data.empirical.size() * sizeof(int32_t));
+  bytes.append(reinterpret_cast<const char*>(data.weighted_empirical.data()),
+               data.weighted_empirical.size() * sizeof(double));
+  return {totals[0], totals[1], data.num_labels(), static_cast<int64_t>(data.parameters.size()),
+          model_file::Crc32c(bytes)};
+}
+
 // The body of both Train overloads: sentences are pulled once and featurized as they come.
 absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSpec& spec,
                                     train_internal::SentencePull next_sentence,
@@ -271,14 +319,27 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   }
   absl::StatusOr<LossSpec> loss_spec = LossSpecOf(o);
   if (!loss_spec.ok()) return loss_spec.status();
-  if (IsDistributed(info.ranks) &&
+  const bool checkpointing = info.checkpoint_every > 0 || !info.resume.empty();
+  if (checkpointing &&
       (lmsbn || neural || (o.algorithm != Algorithm::kLbfgs && o.algorithm != Algorithm::kOwlqn))) {
+    return absl::UnimplementedError(absl::StrCat(
+        "checkpoints: objective ", ToAbsl(ObjectiveName(o.objective)), " with algorithm ",
+        ToAbsl(AlgorithmName(o.algorithm)), neural ? " and a neural encoder" : "",
+        " cannot be saved or resumed (crf, softmax-margin and ldcrf with lbfgs or owlqn can)"));
+  }
+  if (info.checkpoint_every > 0 && info.checkpoint.empty()) {
+    return absl::InvalidArgumentError("checkpoints: an interval was given without a file");
+  }
+  if (IsDistributed(info.ranks) &&
+      (lmsbn || neural ||
+       (o.algorithm != Algorithm::kLbfgs && o.algorithm != Algorithm::kOwlqn &&
+        o.algorithm != Algorithm::kPerceptron))) {
     return absl::UnimplementedError(absl::StrCat(
         "training over ", info.ranks->size(), " MPI ranks: objective ",
         ToAbsl(ObjectiveName(o.objective)), " with algorithm ", ToAbsl(AlgorithmName(o.algorithm)),
         neural ? " and a neural encoder" : "",
-        " is not distributed yet (crf, softmax-margin and ldcrf with lbfgs or owlqn are); run "
-        "it in one process"));
+        " is not distributed yet (crf, softmax-margin and ldcrf with lbfgs or owlqn, and the "
+        "perceptron, are); run it in one process"));
   }
   // Neural and hybrid models also need the words and labels (the featurized corpus has neither).
   std::vector<std::vector<std::string>> words, word_labels;
@@ -361,6 +422,32 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
                                                train_internal::MakeLdcrfTrainer(o, latent, threads))
                                          : train_internal::MakeTrainer(o, *loss, threads);
     if (!trainer.ok()) return trainer.status();
+    std::optional<train_internal::Checkpoint> resumed;
+    if (checkpointing) {
+      const std::string options_text = CheckpointOptions(o);
+      const train_internal::DataFingerprint fingerprint = FingerprintOf(data);
+      train_internal::LbfgsCheckpoints checkpoints;
+      if (!info.resume.empty()) {
+        // The optimiser keeps 2m + 2 vectors, the tracker one more; the rest is small.
+        const int64_t max_bytes = (2 * int64_t{o.lbfgs_memory} + 4) * fingerprint.weights * 8 +
+                                  static_cast<int64_t>(options_text.size()) + (1 << 20);
+        absl::StatusOr<train_internal::Checkpoint> read =
+            train_internal::ReadCheckpoint(info.resume, options_text, fingerprint, max_bytes);
+        if (!read.ok()) return read.status();
+        resumed = *std::move(read);
+        tracker.Restore(std::move(resumed->tracker));
+        checkpoints.resume = &resumed->optimizer;
+      }
+      checkpoints.every = info.checkpoint_every;
+      const bool lead = !IsDistributed(info.ranks) || info.ranks->rank() == 0;
+      checkpoints.save = [&, options_text, fingerprint,
+                          lead](const train_internal::LbfgsState& state) -> absl::Status {
+        if (!lead) return absl::OkStatus();
+        return train_internal::WriteCheckpoint(info.checkpoint, options_text, fingerprint,
+                                               tracker.Save(), state);
+      };
+      if (absl::Status s = (*trainer)->SetCheckpoints(checkpoints); !s.ok()) return s;
+    }
     run = (*trainer)->Run(&data, &weights, [&](const TrainProgress& p, absl::Span<const double> w) {
       return tracker.OnIteration(p, w);
     });
@@ -405,6 +492,7 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   builder.AddMetadata("selected_iteration", absl::StrCat(tracker.selected_iteration()));
   builder.AddMetadata("final_objective", absl::StrCat(tracker.final_objective()));
   builder.AddMetadata("stop_reason", run->stop_reason);
+  if (checkpointing) builder.AddMetadata("optimizer", "chaintag restartable L-BFGS/OWL-QN");
   if (tracker.best_score().has_value()) {
     builder.AddMetadata("dev_metric", tracker.dev_metric());
     builder.AddMetadata("dev_score", absl::StrCat(*tracker.best_score()));

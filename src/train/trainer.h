@@ -13,6 +13,7 @@
 #include "absl/types/span.h"
 #include "chaintag/latent.h"
 #include "chaintag/train.h"
+#include "train/lbfgs_state.h"
 #include "train/training_data.h"
 
 namespace chaintag {
@@ -39,6 +40,13 @@ class Trainer {
   // may rewrite in place (the CRF objective turns attribute ids into feature offsets).
   virtual absl::StatusOr<TrainerRun> Run(TrainingData* data, std::vector<double>* weights,
                                          const IterationCallback& on_iteration) = 0;
+  // Saves the optimiser state (--checkpoint) or starts from a saved one (--resume); only the
+  // L-BFGS/OWL-QN trainers can.
+  virtual absl::Status SetCheckpoints(const LbfgsCheckpoints& /*checkpoints*/) {
+    return absl::UnimplementedError(
+        "checkpoints: only the L-BFGS/OWL-QN trainers (crf, softmax-margin, ldcrf) save and "
+        "resume their state");
+  }
 };
 
 // The trainer of resolved options (ResolveTrainOptions) for `loss` bound to data's labels;

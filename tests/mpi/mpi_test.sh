@@ -3,7 +3,9 @@
 #   1. `mpirun -np 3 chaintag train` writes the byte-identical model of one process (crf with 1
 #      and 2 threads per rank, softmax-margin order 2, min-feature-count 2 with a dev file);
 #   2. `mpirun -np 3 chaintag tag -o DIR` and `-o FILE` write what one process writes;
-#   3. a rank killed during training ends the job non-zero within seconds, without a model;
+#   3. checkpoints: a rank killed during training ends the job non-zero within seconds, without a
+#      model, and --resume from its last checkpoint writes the model of a run never stopped;
+#      damaged or mismatched checkpoints are refused;
 #   4. the documented fan-out recipe (GNU parallel, or xargs -P without it) equals one process.
 # Usage: mpi_test.sh CHAINTAG_BINARY [RANKS]. Small generated corpora: well under a minute.
 set -euo pipefail
@@ -60,6 +62,22 @@ for f in one/*; do cmp "$f" "many/$(basename "$f")" || fail "tag -o DIR: $f diff
 cmp one.conll many.conll || fail "tag -o FILE differs"
 echo "mpi_test: ok: tag -o DIR and -o FILE: $ranks ranks = one process"
 
+# The ranks' parts live in unlinked temporary files of their own: nothing is left in $TMPDIR, in
+# the output's directory or in /dev, after success or failure.
+mkdir parts-tmp
+ls -A /dev >dev-before.txt
+TMPDIR=$PWD/parts-tmp "${mpirun[@]}" -x TMPDIR "$bin" tag -m crf-1-thread.1.model --format conll \
+  -o /dev/null test.txt
+ls -A /dev | diff dev-before.txt - || fail "tag -o /dev/null left files in /dev"
+{ cat test.txt; printf 'word\n\n'; } >broken.txt  # a token line without its label column
+mkdir failed
+if TMPDIR=$PWD/parts-tmp "${mpirun[@]}" -x TMPDIR "$bin" tag -m crf-1-thread.1.model \
+  --format conll -o failed broken.txt 2>failed.log; then
+  fail "tag of a broken file succeeded"
+fi
+[ -z "$(find parts-tmp failed -mindepth 1)" ] || fail "failed tag left: $(find parts-tmp failed -mindepth 1)"
+echo "mpi_test: ok: tag parts leave nothing behind (-o /dev/null; a failed run: $(grep -m1 broken.txt failed.log))"
+
 # Fan-out recipe of docs/distributed.md: one file per sentence block, tagged in parallel.
 awk 'BEGIN { RS = ""; ORS = "\n\n" } { print > sprintf("block-%04d.conll", int((NR - 1) / 100)) }' test.txt
 if command -v parallel >/dev/null; then
@@ -70,10 +88,26 @@ fi
 cat block-*.conll.out | cmp - one/test.txt.conll || fail "fan-out recipe differs"
 echo "mpi_test: ok: fan-out recipe = one process"
 
-# A rank killed mid-training: the job must end non-zero within seconds and write no model.
+# The perceptron by iterative parameter mixing: the same bytes on every run for a given P.
+for run in 1 2; do
+  "${mpirun[@]}" "$bin" train --format conll --preset chunk --objective perceptron \
+    --max-iterations 5 --dev dev.txt -o "perceptron.$run.model" train.txt 2>"perceptron.$run.log" ||
+    { cat "perceptron.$run.log" >&2; fail "perceptron over $ranks ranks failed"; }
+done
+cmp perceptron.1.model perceptron.2.model || fail "perceptron: two runs over $ranks ranks differ"
+echo "mpi_test: ok: perceptron (parameter mixing), $ranks ranks, two runs identical:" \
+  "$(grep -m1 'iter    5' perceptron.1.log)"
+
+# Checkpoints: a run with --checkpoint over the ranks writes the model of one process with it.
+same_model checkpoint-owlqn --algorithm owlqn --c1 0.5 --checkpoint ck.bin --checkpoint-every 4 \
+  --max-iterations 30
+
+# A rank killed mid-training: the job must end non-zero within seconds and write no model; then
+# --resume from its last checkpoint completes it with the model of a run that was never stopped.
 generate 3000 17 >long.txt
-"${mpirun[@]}" "$bin" train --format conll --preset chunk --threads 1 --max-iterations 100000 \
-  --tolerance 0 -o killed.model long.txt >killed.log 2>&1 &
+long=(train --format conll --preset chunk --threads 1 --max-iterations 100 --tolerance 0)
+"${mpirun[@]}" "$bin" "${long[@]}" --checkpoint killed.ckpt --checkpoint-every 5 \
+  -o killed.model long.txt >killed.log 2>&1 &
 job=$!
 victim=""
 for _ in $(seq 1 300); do
@@ -82,11 +116,12 @@ for _ in $(seq 1 300); do
       victim=$p
     fi
   done
-  # Wait until training has started (the summary line is printed after featurization).
-  if [ -n "$victim" ] && grep -q "^iter" killed.log; then break; fi
+  # Wait until training has saved its first checkpoint.
+  if [ -n "$victim" ] && [ -e killed.ckpt ]; then break; fi
   sleep 0.1
 done
 [ -n "$victim" ] || fail "killed rank: rank 1 never started"
+[ -e killed.ckpt ] || fail "killed rank: no checkpoint was written"
 kill -9 "$victim"
 start=$(date +%s)
 for _ in $(seq 1 300); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
@@ -99,4 +134,35 @@ wait "$job" || rc=$?
 [ "$rc" -ne 0 ] || fail "killed rank: the job exited 0"
 [ ! -e killed.model ] || fail "killed rank: a model was written"
 grep -q "exited on signal 9" killed.log || { cat killed.log >&2; fail "killed rank: no message"; }
-echo "mpi_test: ok: killed rank 1: exit $rc after $(($(date +%s) - start)) s: $(grep -m1 'signal 9' killed.log)"
+echo "mpi_test: ok: killed rank 1 at $(grep -c '^iter' killed.log) iterations: exit $rc after" \
+  "$(($(date +%s) - start)) s: $(grep -m1 'signal 9' killed.log)"
+"${mpirun[@]}" "$bin" "${long[@]}" --resume killed.ckpt --checkpoint killed.ckpt --checkpoint-every 5 \
+  -o resumed.model long.txt 2>resumed.log || { cat resumed.log >&2; fail "resume failed"; }
+"$bin" "${long[@]}" --checkpoint straight.ckpt -o straight.model long.txt 2>straight.log ||
+  { cat straight.log >&2; fail "straight run failed"; }
+cmp straight.model resumed.model || fail "resumed model differs from the straight run"
+echo "mpi_test: ok: resumed from the checkpoint of iteration" \
+  "$(awk '/^iter/ { print $2 - 1; exit }' resumed.log): model = one process that ran straight through ($(wc -c <straight.model) bytes)"
+
+# Checkpoint files are user input: damaged, foreign or mismatched files are refused.
+refused() {  # refused FILE EXPECTED-MESSAGE OPTIONS...
+  local file=$1 expected=$2
+  shift 2
+  if "$bin" "${long[@]}" "$@" --resume "$file" -o never.model long.txt 2>refused.log; then
+    fail "resume from $file succeeded"
+  fi
+  grep -q "$expected" refused.log || { cat refused.log >&2; fail "resume $file: no '$expected'"; }
+  [ ! -e never.model ] || fail "resume $file: a model was written"
+  echo "mpi_test: ok: refused: $(tail -1 refused.log)"
+}
+head -c 1000 straight.ckpt >truncated.ckpt
+refused truncated.ckpt "checksum mismatch"
+cp straight.ckpt flipped.ckpt
+printf '\x55' | dd of=flipped.ckpt bs=1 seek=5000 conv=notrunc status=none
+refused flipped.ckpt "checksum mismatch"
+refused long.txt "not a chaintag checkpoint"
+refused straight.ckpt "other training options (saved c2=1, now c2=2)" --c2 2
+"$bin" train --format conll --preset chunk --threads 1 --max-iterations 100 --tolerance 0 \
+  --resume straight.ckpt -o never.model train.txt 2>refused.log && fail "other data accepted"
+grep -q "other training data" refused.log || { cat refused.log >&2; fail "no data message"; }
+echo "mpi_test: ok: refused: $(tail -1 refused.log)"

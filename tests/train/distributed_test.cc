@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/model.h"
 #include "chaintag/train.h"
@@ -209,13 +210,32 @@ TEST(DistributedTrainTest, EndLabelsOfOneRanksSentencesReachEveryRank) {
   ExpectSameForRanks(iob_mask, nullptr, iobes);
 }
 
+TEST(DistributedTrainTest, PerceptronByParameterMixingIsDeterministicAndLearns) {
+  TrainOptions options;
+  options.objective = ::chaintag::Objective::kPerceptron;
+  options.max_iterations = 6;
+  const std::vector<Sentence> train = ToyChunks(90, 3);
+  const std::vector<Sentence> dev = ToyChunks(30, 4);
+  for (int ranks : {2, 3}) {
+    // Every rank returns the same model (TrainBytes checks), and a second run the same bytes.
+    const std::string first = TrainBytes(options, train, &dev, ranks);
+    EXPECT_EQ(TrainBytes(options, train, &dev, ranks), first) << ranks << " ranks";
+    absl::StatusOr<Model> model = Model::FromBytes(first, "ipm");
+    ASSERT_TRUE(model.ok()) << model.status();
+    // The mixed model tags the (regular) dev language nearly perfectly, as one process does.
+    double score = 0;
+    ASSERT_TRUE(absl::SimpleAtod(model->Metadata("dev_score"), &score));
+    EXPECT_GT(score, 95.0) << ranks << " ranks";
+  }
+}
+
 TEST(DistributedTrainTest, UndistributedTrainersAreRefusedOnEveryRank) {
-  TrainOptions perceptron;
-  perceptron.objective = ::chaintag::Objective::kPerceptron;
+  TrainOptions ssvm;
+  ssvm.objective = ::chaintag::Objective::kSsvmMargin;
   TrainOptions neural;
   neural.encoder = ::chaintag::EncoderKind::kHybrid;
   const std::vector<Sentence> train = ToyChunks(10, 1);
-  for (const TrainOptions& options : {perceptron, neural}) {
+  for (const TrainOptions& options : {ssvm, neural}) {
     std::mutex mu;
     int refused = 0;
     RunRanks(2, [&](Communicator* c) {
