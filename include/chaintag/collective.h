@@ -37,6 +37,9 @@ inline constexpr double kMaxCliqueWork = 4e9;
 // The exact MAJORITY algorithm solves up to n*m flow problems on n*m edges: refused when
 // n*m exceeds this.
 inline constexpr int64_t kMaxMajorityExactCells = 10000;
+// |node potential|, |table value|, |W[a][y]| and |lambda| at most this: a larger value absorbs
+// the others in double sums (6.7e52 + 1 == 6.7e52), so no algorithm's answer would mean anything.
+inline constexpr double kMaxCliqueMagnitude = 1e12;
 
 // The three families of Section 3.
 enum class CliquePotentialFamily {
@@ -50,12 +53,13 @@ enum class CliquePotentialFamily {
 class CliquePotential {
  public:
   // MAX or SUM from a table: table[y][k] = f_y(k) for k = 0..max_nodes (every row the same
-  // length, max_nodes + 1). Values must be finite.
+  // length, max_nodes + 1). Values must be finite and at most kMaxCliqueMagnitude in magnitude.
   static absl::StatusOr<CliquePotential> MaxOf(std::vector<std::vector<double>> table);
   static absl::StatusOr<CliquePotential> SumOf(std::vector<std::vector<double>> table);
-  // Linear MAJORITY with an m x m matrix W (w[a][y]), finite values.
+  // Linear MAJORITY with an m x m matrix W (w[a][y]), finite values of magnitude at most
+  // kMaxCliqueMagnitude.
   static absl::StatusOr<CliquePotential> Majority(std::vector<std::vector<double>> w);
-  // Homogeneous Potts: lambda * sum_y n_y^2 (SUM).
+  // Homogeneous Potts: lambda * sum_y n_y^2 (SUM). |lambda| <= kMaxCliqueMagnitude here and below.
   static absl::StatusOr<CliquePotential> Potts(double lambda, int num_labels, int max_nodes);
   // Negative entropy: lambda * sum_y n_y log n_y, with 0 log 0 = 0 (SUM).
   static absl::StatusOr<CliquePotential> NegativeEntropy(double lambda, int num_labels,
@@ -65,6 +69,8 @@ class CliquePotential {
                                                   int max_nodes);
 
   CliquePotentialFamily family() const { return family_; }
+  // How it was made: "potts", "entropy", "makespan", "max", "sum" or "majority" (for messages).
+  const char* kind() const { return kind_; }
   int num_labels() const { return num_labels_; }
   // Largest clique this potential is defined for (kMaxCliqueNodes for MAJORITY).
   int max_nodes() const { return max_nodes_; }
@@ -79,7 +85,12 @@ class CliquePotential {
 
  private:
   CliquePotential() = default;
+  // MAX or SUM from a table; `user_values` also applies the magnitude cap.
+  static absl::StatusOr<CliquePotential> FromTable(CliquePotentialFamily family, const char* kind,
+                                                   std::vector<std::vector<double>> table,
+                                                   bool user_values);
   CliquePotentialFamily family_ = CliquePotentialFamily::kSum;
+  const char* kind_ = "sum";
   int num_labels_ = 0;
   int max_nodes_ = 0;
   std::shared_ptr<const std::vector<double>> table_;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -15,7 +16,10 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-absl::Status CheckTable(const std::vector<std::vector<double>>& table, const char* what) {
+// `what` names the table in messages ("majority W"); user-given tables also get the magnitude
+// cap, tables derived from a capped lambda do not (lambda * n^2 may exceed it).
+absl::Status CheckTable(const std::vector<std::vector<double>>& table, const std::string& what,
+                        bool check_magnitude) {
   if (table.empty()) return absl::InvalidArgumentError(absl::StrCat(what, ": no labels"));
   if (static_cast<int64_t>(table.size()) > kMaxCliqueLabels) {
     return absl::InvalidArgumentError(
@@ -26,18 +30,30 @@ absl::Status CheckTable(const std::vector<std::vector<double>>& table, const cha
       return absl::InvalidArgumentError(absl::StrCat(what, ": row ", y, " has ", table[y].size(),
                                                      " values, row 0 has ", table[0].size()));
     }
-    for (double v : table[y]) {
+    for (size_t k = 0; k < table[y].size(); ++k) {
+      const double v = table[y][k];
       if (!std::isfinite(v)) {
         return absl::InvalidArgumentError(
-            absl::StrCat(what, ": row ", y, " has a non-finite value"));
+            absl::StrCat(what, "[", y, "][", k, "] is not a finite number"));
+      }
+      if (check_magnitude && std::abs(v) > kMaxCliqueMagnitude) {
+        return absl::InvalidArgumentError(absl::StrCat(what, "[", y, "][", k, "] = ", v,
+                                                       " is larger in magnitude than the limit ",
+                                                       kMaxCliqueMagnitude));
       }
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckShape(double lambda, int num_labels, int max_nodes) {
-  if (!std::isfinite(lambda)) return absl::InvalidArgumentError("lambda must be finite");
+absl::Status CheckShape(const char* kind, double lambda, int num_labels, int max_nodes) {
+  if (!std::isfinite(lambda)) {
+    return absl::InvalidArgumentError(absl::StrCat(kind, " lambda must be a finite number"));
+  }
+  if (std::abs(lambda) > kMaxCliqueMagnitude) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kind, " lambda ", lambda, " is larger in magnitude than the limit ", kMaxCliqueMagnitude));
+  }
   if (num_labels < 1 || num_labels > kMaxCliqueLabels) {
     return absl::InvalidArgumentError(
         absl::StrCat("number of labels ", num_labels, " is outside 1..", kMaxCliqueLabels));
@@ -56,15 +72,20 @@ absl::Status CheckShape(double lambda, int num_labels, int max_nodes) {
 
 }  // namespace
 
-absl::StatusOr<CliquePotential> CliquePotential::MaxOf(std::vector<std::vector<double>> table) {
-  if (auto s = CheckTable(table, "max table"); !s.ok()) return s;
+absl::StatusOr<CliquePotential> CliquePotential::FromTable(CliquePotentialFamily family,
+                                                           const char* kind,
+                                                           std::vector<std::vector<double>> table,
+                                                           bool user_values) {
+  const std::string what = absl::StrCat(kind, " table");
+  if (auto s = CheckTable(table, what, user_values); !s.ok()) return s;
   if (table[0].empty() || static_cast<int64_t>(table[0].size()) - 1 > kMaxCliqueNodes) {
     return absl::InvalidArgumentError(
-        absl::StrCat("max table: rows must hold f_y(0..n) with n <= ", kMaxCliqueNodes, ", got ",
+        absl::StrCat(what, ": rows must hold f_y(0..n) with n <= ", kMaxCliqueNodes, ", got ",
                      table[0].size(), " values"));
   }
   CliquePotential p;
-  p.family_ = CliquePotentialFamily::kMax;
+  p.family_ = family;
+  p.kind_ = kind;
   p.num_labels_ = static_cast<int>(table.size());
   p.max_nodes_ = static_cast<int>(table[0].size()) - 1;
   auto flat = std::make_shared<std::vector<double>>();
@@ -73,24 +94,23 @@ absl::StatusOr<CliquePotential> CliquePotential::MaxOf(std::vector<std::vector<d
   return p;
 }
 
+absl::StatusOr<CliquePotential> CliquePotential::MaxOf(std::vector<std::vector<double>> table) {
+  return FromTable(CliquePotentialFamily::kMax, "max", std::move(table), true);
+}
+
 absl::StatusOr<CliquePotential> CliquePotential::SumOf(std::vector<std::vector<double>> table) {
-  auto p = MaxOf(std::move(table));
-  if (!p.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("sum", p.status().message().substr(3)));  // "max table: ..." -> "sum ..."
-  }
-  p->family_ = CliquePotentialFamily::kSum;
-  return p;
+  return FromTable(CliquePotentialFamily::kSum, "sum", std::move(table), true);
 }
 
 absl::StatusOr<CliquePotential> CliquePotential::Majority(std::vector<std::vector<double>> w) {
-  if (auto s = CheckTable(w, "majority W"); !s.ok()) return s;
+  if (auto s = CheckTable(w, "majority W", true); !s.ok()) return s;
   if (w[0].size() != w.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("majority W must be square: ", w.size(), " rows of ", w[0].size(), " values"));
   }
   CliquePotential p;
   p.family_ = CliquePotentialFamily::kMajority;
+  p.kind_ = "majority";
   p.num_labels_ = static_cast<int>(w.size());
   p.max_nodes_ = kMaxCliqueNodes;
   auto flat = std::make_shared<std::vector<double>>();
@@ -101,30 +121,33 @@ absl::StatusOr<CliquePotential> CliquePotential::Majority(std::vector<std::vecto
 
 absl::StatusOr<CliquePotential> CliquePotential::Potts(double lambda, int num_labels,
                                                        int max_nodes) {
-  if (auto s = CheckShape(lambda, num_labels, max_nodes); !s.ok()) return s;
+  if (auto s = CheckShape("potts", lambda, num_labels, max_nodes); !s.ok()) return s;
   std::vector<double> row(max_nodes + 1);
   for (int k = 0; k <= max_nodes; ++k) row[k] = lambda * k * static_cast<double>(k);
-  return SumOf(std::vector<std::vector<double>>(num_labels, row));
+  return FromTable(CliquePotentialFamily::kSum, "potts",
+                   std::vector<std::vector<double>>(num_labels, row), false);
 }
 
 absl::StatusOr<CliquePotential> CliquePotential::NegativeEntropy(double lambda, int num_labels,
                                                                  int max_nodes) {
-  if (auto s = CheckShape(lambda, num_labels, max_nodes); !s.ok()) return s;
+  if (auto s = CheckShape("entropy", lambda, num_labels, max_nodes); !s.ok()) return s;
   std::vector<double> row(max_nodes + 1, 0.0);
   for (int k = 1; k <= max_nodes; ++k) row[k] = lambda * k * std::log(static_cast<double>(k));
-  return SumOf(std::vector<std::vector<double>>(num_labels, row));
+  return FromTable(CliquePotentialFamily::kSum, "entropy",
+                   std::vector<std::vector<double>>(num_labels, row), false);
 }
 
 absl::StatusOr<CliquePotential> CliquePotential::Makespan(double lambda, int power, int num_labels,
                                                           int max_nodes) {
-  if (auto s = CheckShape(lambda, num_labels, max_nodes); !s.ok()) return s;
+  if (auto s = CheckShape("makespan", lambda, num_labels, max_nodes); !s.ok()) return s;
   if (power != 1 && power != 2) {
     return absl::InvalidArgumentError(
         absl::StrCat("makespan power must be 1 (linear) or 2 (square), got ", power));
   }
   std::vector<double> row(max_nodes + 1);
   for (int k = 0; k <= max_nodes; ++k) row[k] = lambda * (power == 1 ? k : double{1} * k * k);
-  return MaxOf(std::vector<std::vector<double>>(num_labels, row));
+  return FromTable(CliquePotentialFamily::kMax, "makespan",
+                   std::vector<std::vector<double>>(num_labels, row), false);
 }
 
 int CliquePotential::MajorityLabel(absl::Span<const int> counts) {
@@ -182,6 +205,11 @@ absl::StatusOr<Clique> Clique::Create(int num_nodes, int num_labels,
     if (!std::isfinite(node_potentials[i])) {
       return absl::InvalidArgumentError(absl::StrCat(
           "node ", i / num_labels, " label ", i % num_labels, ": node potential is not finite"));
+    }
+    if (std::abs(node_potentials[i]) > kMaxCliqueMagnitude) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node ", i / num_labels, " label ", i % num_labels, ": node potential ",
+          node_potentials[i], " is larger in magnitude than the limit ", kMaxCliqueMagnitude));
     }
   }
   if (potential.num_labels() != num_labels) {

@@ -62,8 +62,13 @@ long Cap(int y, int a, int k) { return y < a ? k - 1 : k; }
 absl::StatusOr<CliqueSolution> MajorityExactFixed(const Clique& clique, FixedNode fixed) {
   const CliquePotential& potential = clique.potential();
   if (potential.family() != CliquePotentialFamily::kMajority) {
-    return absl::InvalidArgumentError(
-        "majority-exact solves MAJORITY potentials only; for MAX potentials alpha-pass is exact");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "majority-exact solves MAJORITY potentials only; this clique's potential is ",
+        potential.kind(),
+        potential.family() == CliquePotentialFamily::kMax
+            ? " (a MAX potential), for which alpha-pass is exact"
+            : " (a SUM potential): use alpha-pass (exact for two labels), alpha-pass-2, icm or "
+              "exact"));
   }
   const int n = clique.num_nodes();
   const int m = clique.num_labels();
@@ -145,17 +150,19 @@ absl::StatusOr<CliqueSolution> MajorityExactFixed(const Clique& clique, FixedNod
   std::sort(open.begin(), open.end(),
             [](const Bound& x, const Bound& y) { return x.value > y.value; });
 
-  // Integer costs: cost_uy = round((top - psi) * scale) >= 0 for every a.
-  double top = -kInf, bottom = kInf;
+  // Integer costs per majority label a: cost_uy = round((top_a - psi) * scale_a) >= 0, where
+  // only row a of W enters, so a large weight in another row costs this subproblem no precision.
+  std::vector<double> top(m, -kInf), scale(m, 1.0);
   for (int a = 0; a < m; ++a) {
+    double bottom = kInf;
     for (int u = 0; u < n; ++u) {
       for (int y = 0; y < m; ++y) {
-        top = std::max(top, psi(a, u, y));
+        top[a] = std::max(top[a], psi(a, u, y));
         bottom = std::min(bottom, psi(a, u, y));
       }
     }
+    if (top[a] > bottom) scale[a] = kCostScale / (top[a] - bottom);
   }
-  const double scale = top > bottom ? kCostScale / (top - bottom) : 1.0;
 
   // Vertices: source, n nodes, m labels, a collector for labels other than a, sink.
   const int source = 0, first_label = 1 + n, collector = 1 + n + m, sink = 2 + n + m;
@@ -168,7 +175,7 @@ absl::StatusOr<CliqueSolution> MajorityExactFixed(const Clique& clique, FixedNod
       builder.Add(source, 1 + u, 1, 0.0);
       for (int y = 0; y < m; ++y) {
         if (u == fixed.node && y != fixed.label) continue;
-        const double cost = std::round((top - psi(a, u, y)) * scale);
+        const double cost = std::round((top[a] - psi(a, u, y)) * scale[a]);
         node_edges[u].push_back({y, builder.Add(1 + u, first_label + y, 1, cost)});
       }
     }

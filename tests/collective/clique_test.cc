@@ -242,6 +242,60 @@ TEST(CliqueAlgorithmTest, MajorityExactEqualsBruteForce) {
   }
 }
 
+// The clique_json fuzzer's crash (tests/fuzz/seeds/clique_json/majority-huge-weight.jsonl): a
+// MAJORITY weight of 6.7e52 is refused, naming the entry; 1e12 (the cap) in a row of W that the
+// best labeling does not use no longer costs the other rows their precision (costs are quantised
+// per majority label).
+TEST(CliqueAlgorithmTest, HugeWeightsAreRefusedOrSolvedExactly) {
+  auto c = ParseCliqueJson(
+      R"({"potentials": [[2, 0, 2], [0, 1, 1]], "potential": {"type": "majority", "W": [[1, 1, 1], )"
+      R"([66666666666666666666666666666666666666666666666666660.5, 2, 1], [1, 0, 1e-3]]}})");
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(std::string(c.status().message()),
+              HasSubstr("majority W[1][0] = 6.66667e+52 is larger in magnitude than the limit "
+                        "1e+12"));
+  for (double big : {kMaxCliqueMagnitude, -kMaxCliqueMagnitude}) {
+    auto w = CliquePotential::Majority({{1, 1, 1}, {1, 2, 1}, {big, 0, 1e-3}});
+    ASSERT_TRUE(w.ok()) << w.status();
+    auto clique = Clique::Create(2, 3, {2, 0, 2, 0, 1, 1}, *w);
+    ASSERT_TRUE(clique.ok());
+    auto flow = MajorityExactMap(*clique);
+    auto exact = BruteForceMap(*clique);
+    ASSERT_TRUE(flow.ok() && exact.ok());
+    EXPECT_NEAR(flow->score, exact->score, 1e-9) << big;
+  }
+  EXPECT_THAT(
+      std::string(
+          Clique::Create(1, 2, {0, -2e12}, *CliquePotential::Potts(1, 2, 1)).status().message()),
+      HasSubstr("node 0 label 1: node potential -2e+12 is larger in magnitude"));
+  EXPECT_THAT(std::string(CliquePotential::SumOf({{0, 1e13}}).status().message()),
+              HasSubstr("sum table[0][1] = 1e+13 is larger in magnitude"));
+  EXPECT_THAT(std::string(CliquePotential::MaxOf({{0, 1}, {0, NAN}}).status().message()),
+              HasSubstr("max table[1][1] is not a finite number"));
+}
+
+// Each message names what the user gave: the potential's type and the field.
+TEST(CliqueAlgorithmTest, MessagesNameThePotentialGiven) {
+  auto potts = CliquePotential::Potts(1e308, 3, 4);
+  ASSERT_FALSE(potts.ok());
+  EXPECT_EQ(potts.status().message(),
+            "potts lambda 1e+308 is larger in magnitude than the limit 1e+12");
+  EXPECT_THAT(std::string(CliquePotential::NegativeEntropy(INFINITY, 3, 4).status().message()),
+              HasSubstr("entropy lambda must be a finite number"));
+  EXPECT_THAT(std::string(CliquePotential::Makespan(-2e12, 1, 3, 4).status().message()),
+              HasSubstr("makespan lambda -2e+12"));
+  auto sum = Clique::Create(2, 2, {0, 1, 1, 0}, *CliquePotential::Potts(1, 2, 2));
+  ASSERT_TRUE(sum.ok());
+  EXPECT_EQ(MajorityExactMap(*sum).status().message(),
+            "majority-exact solves MAJORITY potentials only; this clique's potential is potts (a "
+            "SUM potential): use alpha-pass (exact for two labels), alpha-pass-2, icm or exact");
+  auto max = Clique::Create(2, 2, {0, 1, 1, 0}, *CliquePotential::Makespan(1, 2, 2, 2));
+  ASSERT_TRUE(max.ok());
+  EXPECT_EQ(MajorityExactMap(*max).status().message(),
+            "majority-exact solves MAJORITY potentials only; this clique's potential is makespan "
+            "(a MAX potential), for which alpha-pass is exact");
+}
+
 TEST(CliqueAlgorithmTest, IcmAndAlphaPassNeverExceedTheExactMap) {
   RandomCliques r(5);
   for (int trial = 0; trial < 400; ++trial) {

@@ -87,7 +87,19 @@ TEST(CliqueCommandTest, RefusalsAreClear) {
   EXPECT_THAT(r.err, HasSubstr("unknown clique algorithm"));
   r = RunChaintag("clique --algorithm majority-exact tests/fixtures/cli/cliques.jsonl");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("cliques.jsonl:1: majority-exact solves MAJORITY potentials only"));
+  EXPECT_THAT(r.err, HasSubstr("cliques.jsonl:1: majority-exact solves MAJORITY potentials only; "
+                               "this clique's potential is potts (a SUM potential)"));
+  // Magnitudes above 1e12 are refused naming the field (the clique_json fuzzer's crash).
+  r = RunChaintag("clique tests/fuzz/seeds/clique_json/majority-huge-weight.jsonl");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("majority-huge-weight.jsonl:1: majority W[1][0] = 6.66667e+52 is "
+                               "larger in magnitude than the limit 1e+12"));
+  r = RunChaintag("clique",
+                  "echo '{\"potentials\": [[1, 2]], \"potential\": {\"type\": \"potts\", "
+                  "\"lambda\": 1e308}}' | ");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("<stdin>:1: potts lambda 1e+308 is larger in magnitude than the "
+                               "limit 1e+12"));
   r = RunChaintag("clique --algorithm alpha-pass-2",
                   "sed -n 4p tests/fixtures/cli/cliques.jsonl | ");
   EXPECT_EQ(r.exit_code, 1);
