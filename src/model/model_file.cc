@@ -743,10 +743,17 @@ class FileDescriptor {
 // not a model (even /dev/zero) costs a few bytes, and nothing past the declared size is read.
 absl::StatusOr<Model> LoadFile(const std::string& path) {
   namespace mf = model_file;
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO that has no writer returns at once instead of waiting forever;
+  // cleared below, so a writer that is there is read to its end.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open model file: ", std::strerror(errno)));
+  }
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": cannot read model file: ", std::strerror(errno)));
   }
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) {
@@ -777,6 +784,12 @@ absl::StatusOr<Model> LoadFile(const std::string& path) {
   absl::StatusOr<size_t> got = read_some(head.data(), head.size());
   if (!got.ok()) return got.status();
   head.resize(*got);
+  if (head.empty() && S_ISFIFO(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        ": a FIFO with no writer: nothing to read (start the program that writes the model "
+        "first)"));
+  }
   if (mf::IsGzip(head)) {
     size_t head_pos = 0;
     const mf::ByteSource source = [&](char* buffer, size_t n) -> absl::StatusOr<size_t> {
