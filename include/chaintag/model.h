@@ -90,8 +90,10 @@ enum class ModelFileCompression { kNone, kGzip };
 // How a model scores and decodes: a first-order linear chain (Viterbi over a Lattice) or the
 // left-to-right large-margin model (LMSBN: every position scored from the input and the whole
 // label history, decoded by branch-and-bound; branch_and_bound.h).
-enum class ModelFamily { kLinearChain, kLmsbn };
-// "linear-chain" or "lmsbn" (the name `chaintag info` shows and the model file stores).
+// LMBM (Miao and Rao's large-margin Boltzmann machine) is a first-order chain trained by dual
+// coordinate descent: it scores and decodes as kLinearChain.
+enum class ModelFamily { kLinearChain, kLmsbn, kLmbm };
+// "linear-chain", "lmsbn" or "lmbm" (the name `chaintag info` shows and the model file stores).
 std::string_view ModelFamilyName(ModelFamily family);
 
 class ModelBuilder;

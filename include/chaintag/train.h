@@ -150,6 +150,9 @@ enum class Objective {
   kLdcrf,  // latent-dynamic CRF: sum_i -log sum_{h -> y_i} P(h | x_i) over hidden states (--latent)
   kLmsbn,  // sum over tokens of the multiclass hinge with gold label history + c2 |w|^2
            // (left-to-right large-margin model, Miao and Rao; decoded by branch-and-bound)
+  kLmbm,   // sum over tokens and wrong labels of the hinge of the label against both gold
+           // neighbours + c2 (|w|^2 + eta0 |w_transitions|^2) (large-margin Boltzmann machine,
+           // Miao and Rao; a chain decoded by Viterbi)
 };
 // Which label transitions a model has (CRFsuite's feature.possible_transitions, sklearn-crfsuite's
 // all_possible_transitions), chosen in TrainingTransitionMask.
@@ -211,6 +214,7 @@ struct TrainOptions {
   // CRF convention (no 1/2): objective += c1 * |w|_1 + c2 * |w|^2.
   double c1 = 0.0;
   double c2 = 1.0;
+  double eta0 = 1.0;  // lmbm: extra L2 on the label-label weights, c2 * eta0 |w_transitions|^2
   int max_iterations = 1000;   // L-BFGS iterations, or passes (epochs) of the other algorithms
   int min_feature_count = 1;   // attributes seen fewer times in training are dropped
   int threads = 0;             // 0 = all cores; the result is identical for every value

@@ -613,7 +613,15 @@ absl::Status Validate(const Model& model, const std::string& name) {
 }  // namespace
 
 std::string_view ModelFamilyName(ModelFamily family) {
-  return family == ModelFamily::kLmsbn ? "lmsbn" : "linear-chain";
+  switch (family) {
+    case ModelFamily::kLmsbn:
+      return "lmsbn";
+    case ModelFamily::kLmbm:
+      return "lmbm";
+    case ModelFamily::kLinearChain:
+      break;
+  }
+  return "linear-chain";
 }
 
 namespace model_file {
@@ -943,7 +951,7 @@ std::string Model::ToBytes() const {
     sections.emplace_back(mf::kLexicon2, spec_.lexicon2()->Serialize());
   }
   // Linear chains write no family section, so their files stay as they were.
-  if (family_ == ModelFamily::kLmsbn) {
+  if (family_ != ModelFamily::kLinearChain) {
     sections.emplace_back(mf::kFamily, std::string(ModelFamilyName(family_)));
   }
   {
@@ -1211,12 +1219,15 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   if (found[mf::kFamily] != nullptr) {
     const std::string_view family =
         bytes.substr(found[mf::kFamily]->offset, found[mf::kFamily]->length);
-    if (family != "lmsbn") {
-      return absl::DataLossError(
-          absl::StrCat(name, ": section 'family': expected the model family 'lmsbn', found '",
-                       ToAbsl(family.substr(0, 32)), "' (written by a newer chaintag?)"));
+    if (family == "lmsbn") {
+      model.family_ = ModelFamily::kLmsbn;
+    } else if (family == "lmbm" && !model.latent()) {
+      model.family_ = ModelFamily::kLmbm;  // a first-order chain: decoded as one
+    } else {
+      return absl::DataLossError(absl::StrCat(
+          name, ": section 'family': expected the model family 'lmsbn' or 'lmbm', found '",
+          ToAbsl(family.substr(0, 32)), "' (written by a newer chaintag?)"));
     }
-    model.family_ = ModelFamily::kLmsbn;
   }
   if (model.family_ != ModelFamily::kLmsbn && model.spec().num_history_templates() > 0) {
     return absl::DataLossError(absl::StrCat(

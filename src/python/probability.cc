@@ -16,7 +16,7 @@ namespace chaintag::python {
 namespace {
 
 void CheckChainModel(const Model& model) {
-  if (model.family() != ModelFamily::kLinearChain || model.latent()) {
+  if (model.family() == ModelFamily::kLmsbn || model.latent()) {
     throw py::value_error(
         "probability/marginal: for linear-chain models (latent-dynamic and lmsbn models have no "
         "such probability here)");

@@ -27,7 +27,7 @@ std::vector<py::str> StateNames(const Model& model) {
 }
 
 void CheckChain(const Model& model) {
-  if (model.family() != ModelFamily::kLinearChain) {
+  if (model.family() == ModelFamily::kLmsbn) {
     throw py::value_error(absl::StrCat("weights: this is a ",
                                        std::string(ModelFamilyName(model.family())),
                                        " model; state and transition weights are those of "

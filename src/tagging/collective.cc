@@ -79,7 +79,7 @@ absl::Status CheckCollectiveRequest(const Model& model, const DecodeRequest& req
   if (!request.collective.has_value()) return absl::OkStatus();
   if (absl::Status s = request.Validate(); !s.ok()) return s;
   const CollectiveOptions& c = *request.collective;
-  if (model.family() != ModelFamily::kLinearChain || model.latent() || model.order() != 1) {
+  if (model.family() == ModelFamily::kLmsbn || model.latent() || model.order() != 1) {
     return absl::InvalidArgumentError(
         "--collective needs a first-order linear-chain model (not latent-dynamic, second-order or "
         "lmsbn)");

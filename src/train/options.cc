@@ -34,6 +34,7 @@ constexpr EnumName<Objective> kObjectives[] = {
     {Objective::kPerceptron, "perceptron"},
     {Objective::kLdcrf, "ldcrf"},
     {Objective::kLmsbn, "lmsbn"},
+    {Objective::kLmbm, "lmbm"},
 };
 constexpr EnumName<Algorithm> kAlgorithms[] = {
     {Algorithm::kAuto, "auto"},   {Algorithm::kLbfgs, "lbfgs"},
@@ -155,17 +156,18 @@ std::vector<TrainOptionDef> MakeTable() {
       "losses), ssvm-margin, ssvm-slack (structural SVM, margin or slack scaling, any loss), "
       "perceptron, ldcrf (latent-dynamic CRF: hidden states per label, see latent), "
       "or lmsbn (left-to-right large-margin model: per-token multiclass hinge with "
-      "gold label history, history templates, branch-and-bound decoding)",
+      "gold label history, history templates, branch-and-bound decoding), or lmbm (large-margin "
+      "Boltzmann machine: per-token hinge against both gold neighbours, eta0, Viterbi decoding)",
       &TrainOptions::objective, kObjectives));
   table.push_back(EnumOption(
       "algorithm",
       "auto (by objective), lbfgs (L2), owlqn (L1 / elastic net, needs c1 > 0), bcfw "
       "(block-coordinate Frank-Wolfe, ssvm-margin), sgd (averaged stochastic subgradient, "
-      "ssvm-margin or ssvm-slack), perceptron or dcd (dual coordinate descent, lmsbn)",
+      "ssvm-margin or ssvm-slack), perceptron or dcd (dual coordinate descent, lmsbn and lmbm)",
       &TrainOptions::algorithm, kAlgorithms));
   table.push_back(Row(
       "loss",
-      "auto (none for crf, perceptron and lmsbn, hamming otherwise), none, hamming, "
+      "auto (none for crf, perceptron, lmsbn and lmbm, hamming otherwise), none, hamming, "
       "normalized-hamming, "
       "weighted-hamming, zero-one, fp, precision, recall, f1, fbeta:B, iou or label-count",
       [](TrainOptions* o, std::string_view v) -> absl::Status {
@@ -213,6 +215,11 @@ std::vector<TrainOptionDef> MakeTable() {
   table.push_back(NumberOption(
       "c2", "L2 coefficient: objective += c2 * sum w^2 (CRFsuite convention)", &TrainOptions::c2));
   table.push_back(NumberOption(
+      "eta0", "lmbm: extra L2 on the label-label weights, objective += c2 * eta0 * sum w_trans^2",
+      &TrainOptions::eta0));
+  // Recorded for lmbm models only, so other models stay byte-identical.
+  table.back().recorded = [](const TrainOptions& o) { return o.objective == Objective::kLmbm; };
+  table.push_back(NumberOption(
       "max_iterations", "maximum L-BFGS iterations, or passes of bcfw, sgd and the perceptron",
       &TrainOptions::max_iterations));
   table.push_back(NumberOption("min_feature_count", "drop attributes seen fewer times in training",
@@ -232,7 +239,7 @@ std::vector<TrainOptionDef> MakeTable() {
                                &TrainOptions::period));
   table.push_back(NumberOption(
       "duality_gap",
-      "bcfw: stop when the duality gap is at most this fraction of the primal objective",
+      "bcfw and lmbm: stop when the duality gap is at most this fraction of the primal objective",
       &TrainOptions::duality_gap));
   table.push_back(NumberOption(
       "learning_rate", "sgd: initial step size eta_0 (0 = calibrate on a sample of 500 sentences)",
@@ -413,6 +420,7 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
         o.algorithm = Algorithm::kPerceptron;
         break;
       case Objective::kLmsbn:
+      case Objective::kLmbm:
         o.algorithm = Algorithm::kDcd;
         break;
     }
@@ -423,21 +431,24 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
                     : o.objective == Objective::kSsvmMargin
                         ? (a == Algorithm::kBcfw || a == Algorithm::kSgd)
                     : o.objective == Objective::kSsvmSlack ? a == Algorithm::kSgd
-                    : o.objective == Objective::kLmsbn     ? a == Algorithm::kDcd
-                                                           : a == Algorithm::kPerceptron;
+                    : o.objective == Objective::kLmsbn || o.objective == Objective::kLmbm
+                        ? a == Algorithm::kDcd
+                        : a == Algorithm::kPerceptron;
   if (!fits) {
     return bad(
         absl::StrCat("algorithm: objective ", ToAbsl(ObjectiveName(o.objective)), " expects ",
                      smooth                                  ? "lbfgs or owlqn"
                      : o.objective == Objective::kSsvmMargin ? "bcfw or sgd"
                      : o.objective == Objective::kSsvmSlack  ? "sgd"
-                     : o.objective == Objective::kLmsbn      ? "dcd"
-                                                             : "perceptron"),
+                     : o.objective == Objective::kLmsbn || o.objective == Objective::kLmbm
+                         ? "dcd"
+                         : "perceptron"),
         ToAbsl(AlgorithmName(a)));
   }
   if (!o.loss.has_value()) {
     o.loss = o.objective == Objective::kCrf || o.objective == Objective::kPerceptron ||
-                     o.objective == Objective::kLdcrf || o.objective == Objective::kLmsbn
+                     o.objective == Objective::kLdcrf || o.objective == Objective::kLmsbn ||
+                     o.objective == Objective::kLmbm
                  ? LossKind::kNone
                  : LossKind::kHamming;
     o.fbeta = 1.0;
@@ -452,6 +463,12 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
   }
   if (o.objective == Objective::kLmsbn && !(o.c2 > 0)) {
     return bad("c2: lmsbn expects c2 > 0", o.c2);
+  }
+  if (o.objective == Objective::kLmbm) {
+    if (spec->kind != LossKind::kNone)
+      return bad("loss: the lmbm objective has its own per-token hinge (no --loss)", loss_name);
+    if (!(o.c2 > 0)) return bad("c2: lmbm expects c2 > 0", o.c2);
+    if (!(o.eta0 >= 0) || !std::isfinite(o.eta0)) return bad("eta0: expected >= 0", o.eta0);
   }
   if (o.objective == Objective::kCrf && spec->kind != LossKind::kNone) {
     return bad("loss: the crf objective has no loss (use --objective softmax-margin)", loss_name);

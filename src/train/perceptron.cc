@@ -96,6 +96,64 @@ absl::Status MixOverRanks(Communicator* ranks, std::vector<double>* values) {
   return absl::OkStatus();
 }
 
+// The perceptron's weights with lazy averaging: averaged weights are weights - sum_c c *
+// update_c / c_final (Daume 2006), so an update costs only the features it touches.
+class AveragedWeights {
+ public:
+  explicit AveragedWeights(const TrainingData& data)
+      : data_(data),
+        weights_(data.parameters.size(), 0.0),
+        weighted_updates_(data.parameters.size(), 0.0),
+        scratch_(MakeLossAugmentedScratch(data.loss_max_bytes)) {}
+
+  // One pass over `order`; returns the wrongly labelled tokens.
+  absl::StatusOr<int64_t> Pass(const BoundLoss& loss, const std::vector<int>& order) {
+    auto update = [&](int64_t f, double delta) {
+      if (data_.IsFixedWeight(f)) return;  // a transition without a weight (transitions observed)
+      weights_[f] += delta;
+      weighted_updates_[f] += step_ * delta;
+    };
+    int64_t mistakes = 0;
+    for (int s : order) {
+      if (absl::Status st = UpdateOnSentence(data_, s, loss, weights_.data(), &lattice_,
+                                             scratch_.get(), update, &mistakes);
+          !st.ok()) {
+        return st;
+      }
+      step_ += 1.0;
+    }
+    return mistakes;
+  }
+  void Averaged(std::vector<double>* out) const {
+    for (size_t i = 0; i < weights_.size(); ++i) {
+      (*out)[i] = weights_[i] - weighted_updates_[i] / step_;
+    }
+  }
+  // Starts a new average from the current weights.
+  void RestartAverage() {
+    std::fill(weighted_updates_.begin(), weighted_updates_.end(), 0.0);
+    step_ = 1.0;
+  }
+  std::vector<double>& weights() { return weights_; }
+
+ private:
+  const TrainingData& data_;
+  std::vector<double> weights_, weighted_updates_;
+  double step_ = 1.0;
+  Lattice lattice_;
+  LossAugmentedScratchPtr scratch_;
+};
+
+// Reports an epoch; false stops training.
+bool ReportEpoch(const TrainingData& data, int epoch, int64_t mistakes,
+                 const std::vector<double>& w, const IterationCallback& on_epoch) {
+  TrainProgress progress;
+  progress.iteration = epoch;
+  progress.objective = static_cast<double>(mistakes);
+  progress.warnings = data.TakeFallbackWarnings();
+  return !on_epoch || on_epoch(progress, w);
+}
+
 // Iterative parameter mixing (McDonald, Hall and Mann 2010, Algorithm 2, uniform mixture): every
 // epoch each rank runs one averaged-perceptron pass over its own shuffled sentences starting from
 // the mixed weights; the ranks' final weights are averaged into the next start, and their
@@ -105,46 +163,27 @@ absl::StatusOr<int> TrainPerceptronIpm(const TrainingData& data, const BoundLoss
                                        uint64_t seed, std::vector<double>* w,
                                        const IterationCallback& on_epoch) {
   const int64_t size = data.parameters.size();
-  std::vector<double> weights(size, 0.0), weighted_updates(size, 0.0), averaged(size, 0.0);
-  std::vector<double> average_sum(size, 0.0);
+  AveragedWeights weights(data);
+  std::vector<double> averaged(size, 0.0), average_sum(size, 0.0);
   w->assign(size, 0.0);
   std::vector<int> order(data.num_sentences());
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(seed + static_cast<uint64_t>(data.ranks->rank()));
-  Lattice lattice;
-  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch(data.loss_max_bytes);
   int epoch = 0;
   for (epoch = 1; epoch <= epochs; ++epoch) {
     Shuffle(rng, &order);
-    std::fill(weighted_updates.begin(), weighted_updates.end(), 0.0);
-    double step = 1.0;
-    auto update = [&](int64_t f, double delta) {
-      if (data.IsFixedWeight(f)) return;
-      weights[f] += delta;
-      weighted_updates[f] += step * delta;
-    };
-    int64_t mistakes = 0;
-    for (int s : order) {
-      if (absl::Status st = UpdateOnSentence(data, s, loss, weights.data(), &lattice, scratch.get(),
-                                             update, &mistakes);
-          !st.ok()) {
-        return st;
-      }
-      step += 1.0;
-    }
-    for (int64_t i = 0; i < size; ++i) averaged[i] = weights[i] - weighted_updates[i] / step;
-    if (absl::Status st = MixOverRanks(data.ranks, &weights); !st.ok()) return st;
+    weights.RestartAverage();
+    absl::StatusOr<int64_t> mistakes = weights.Pass(loss, order);
+    if (!mistakes.ok()) return mistakes.status();
+    weights.Averaged(&averaged);
+    if (absl::Status st = MixOverRanks(data.ranks, &weights.weights()); !st.ok()) return st;
     if (absl::Status st = MixOverRanks(data.ranks, &averaged); !st.ok()) return st;
-    SumOverRanks(data.ranks, absl::MakeSpan(&mistakes, 1));
+    SumOverRanks(data.ranks, absl::MakeSpan(&*mistakes, 1));
     for (int64_t i = 0; i < size; ++i) {
       average_sum[i] += averaged[i];
       (*w)[i] = average_sum[i] / epoch;
     }
-    TrainProgress progress;
-    progress.iteration = epoch;
-    progress.objective = static_cast<double>(mistakes);
-    progress.warnings = data.TakeFallbackWarnings();
-    if (on_epoch && !on_epoch(progress, *w)) break;
+    if (!ReportEpoch(data, epoch, *mistakes, *w, on_epoch)) break;
   }
   return std::min(epoch, epochs);
 }
@@ -155,40 +194,18 @@ absl::StatusOr<int> TrainAveragedPerceptron(const TrainingData& data, const Boun
                                             int epochs, uint64_t seed, std::vector<double>* w,
                                             const IterationCallback& on_epoch) {
   if (IsDistributed(data.ranks)) return TrainPerceptronIpm(data, loss, epochs, seed, w, on_epoch);
-  const int64_t size = data.parameters.size();
-  std::vector<double> weights(size, 0.0);
-  // Averaged weights are weights - sum_c c * update_c / c_final (lazy averaging).
-  std::vector<double> weighted_updates(size, 0.0);
-  w->assign(size, 0.0);
+  AveragedWeights weights(data);
+  w->assign(data.parameters.size(), 0.0);
   std::vector<int> order(data.num_sentences());
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(seed);
-  Lattice lattice;
-  LossAugmentedScratchPtr scratch = MakeLossAugmentedScratch(data.loss_max_bytes);
-  double step = 1.0;
   int epoch = 0;
-  auto update = [&](int64_t f, double delta) {
-    if (data.IsFixedWeight(f)) return;  // a transition without a weight (transitions observed)
-    weights[f] += delta;
-    weighted_updates[f] += step * delta;
-  };
   for (epoch = 1; epoch <= epochs; ++epoch) {
     Shuffle(rng, &order);
-    int64_t mistakes = 0;
-    for (int s : order) {
-      if (absl::Status st = UpdateOnSentence(data, s, loss, weights.data(), &lattice, scratch.get(),
-                                             update, &mistakes);
-          !st.ok()) {
-        return st;
-      }
-      step += 1.0;
-    }
-    for (int64_t i = 0; i < size; ++i) (*w)[i] = weights[i] - weighted_updates[i] / step;
-    TrainProgress progress;
-    progress.iteration = epoch;
-    progress.objective = static_cast<double>(mistakes);
-    progress.warnings = data.TakeFallbackWarnings();
-    if (on_epoch && !on_epoch(progress, *w)) break;
+    absl::StatusOr<int64_t> mistakes = weights.Pass(loss, order);
+    if (!mistakes.ok()) return mistakes.status();
+    weights.Averaged(w);
+    if (!ReportEpoch(data, epoch, *mistakes, *w, on_epoch)) break;
   }
   return std::min(epoch, epochs);
 }

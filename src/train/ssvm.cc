@@ -4,6 +4,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -13,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/lattice.h"
+#include "train/distributed.h"
 #include "train/feature_vectors.h"
 #include "train/losses.h"
 #include "train/parallel.h"
@@ -225,8 +227,9 @@ class ScaledAveragedWeights {
   bool averaging_ = false;
 };
 
-absl::Status CheckSettings(const TrainingData& data, const SsvmSettings& settings) {
-  if (data.num_sentences() == 0) {
+absl::Status CheckSettings(const TrainingData& data, const SsvmSettings& settings,
+                           int num_sentences = -1) {
+  if ((num_sentences < 0 ? data.num_sentences() : num_sentences) == 0) {
     return absl::InvalidArgumentError("training data: expected sentences, found none");
   }
   if (!(settings.c2 > 0)) {
@@ -452,6 +455,122 @@ class BatchDecoder {
 // result is the same on every machine.
 constexpr int kBatchSize = 8;
 
+// What SGD needs of one sentence's maximiser: its loss, H_i and, when H_i > 0 and it is not the
+// gold labeling, the sparse subgradient (phi(y^) - phi(y_i)), times Delta under slack scaling.
+struct StepInput {
+  double loss = 0;
+  double hinge = 0;
+  std::vector<std::pair<int64_t, double>> entries;
+};
+
+// Sentences by global index: over P ranks, sentence g is rank g mod P's local sentence g / P
+// (TrainingData keeps i = r mod P), so every rank can follow the single-process order.
+class GlobalBatches {
+ public:
+  GlobalBatches(const TrainingData& data, LossScaling scaling, BatchDecoder* decoder)
+      : data_(data), scaling_(scaling), decoder_(decoder), accumulator_(data.parameters.size()) {
+    ranks_ = IsDistributed(data.ranks) ? data.ranks : nullptr;
+    int64_t total = data.num_sentences();
+    if (ranks_ != nullptr) SumOverRanks(ranks_, absl::MakeSpan(&total, 1));
+    total_ = static_cast<int>(total);
+  }
+  int total() const { return total_; }
+
+  // Decodes global `batch` at weights raw / divisor (each rank its own sentences) and returns
+  // every sentence's StepInput in batch order on every rank.
+  absl::StatusOr<const std::vector<StepInput>*> Decode(absl::Span<const int> batch,
+                                                       const double* raw, double divisor,
+                                                       double* seconds) {
+    const int p = ranks_ == nullptr ? 1 : ranks_->size();
+    const int rank = ranks_ == nullptr ? 0 : ranks_->rank();
+    mine_.clear();
+    for (int g : batch) {
+      if (g % p == rank) mine_.push_back(g / p);
+    }
+    if (absl::Status st = decoder_->Decode(mine_, raw, divisor, seconds); !st.ok()) return st;
+    inputs_.assign(batch.size(), StepInput());
+    const int n = data_.num_labels();
+    std::string bytes;
+    size_t k = 0;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (batch[i] % p != rank) continue;
+      const int s = mine_[k];
+      const BatchDecoder::Result& r = decoder_->results()[k++];
+      StepInput& in = inputs_[i];
+      in.loss = r.loss;
+      in.hinge = r.hinge;
+      absl::Span<const int> gold = GoldOf(data_, s);
+      if (r.hinge > 0 && !std::equal(gold.begin(), gold.end(), r.labels.begin(), r.labels.end())) {
+        const double scale = scaling_ == LossScaling::kSlack ? r.loss : 1.0;
+        const int m = data_.sentence_size(s);
+        unary_.assign(static_cast<size_t>(m) * n, 0.0);
+        transition_.assign(static_cast<size_t>(n) * n + 2 * n, 0.0);
+        AddLabeling(n, r.labels, scale, unary_.data(), transition_.data());
+        AddLabeling(n, gold, -scale, unary_.data(), transition_.data());
+        in.entries = accumulator_.Build(data_, s, unary_.data(), transition_.data()).entries;
+      }
+      if (ranks_ != nullptr) {
+        const uint64_t header[] = {i, in.entries.size()};
+        bytes.append(reinterpret_cast<const char*>(header), sizeof(header));
+        bytes.append(reinterpret_cast<const char*>(&in.loss), sizeof(double));
+        bytes.append(reinterpret_cast<const char*>(&in.hinge), sizeof(double));
+        bytes.append(reinterpret_cast<const char*>(in.entries.data()),
+                     in.entries.size() * sizeof(in.entries[0]));
+      }
+    }
+    if (ranks_ != nullptr) {
+      // The exact bytes of every rank's results, so each rank applies the same numbers.
+      for (const std::string& part : ranks_->AllGather(bytes)) {
+        size_t at = 0;
+        while (at < part.size()) {
+          uint64_t header[2];
+          std::memcpy(header, part.data() + at, sizeof(header));
+          at += sizeof(header);
+          StepInput& in = inputs_[header[0]];
+          std::memcpy(&in.loss, part.data() + at, sizeof(double));
+          std::memcpy(&in.hinge, part.data() + at + sizeof(double), sizeof(double));
+          at += 2 * sizeof(double);
+          in.entries.resize(header[1]);
+          std::memcpy(static_cast<void*>(in.entries.data()), part.data() + at,
+                      header[1] * sizeof(in.entries[0]));
+          at += header[1] * sizeof(in.entries[0]);
+        }
+      }
+    }
+    return &inputs_;
+  }
+
+  // The sum of `per_sentence` (this rank's sentences, local order) over every rank's sentences in
+  // global order, as one process adds them.
+  double SumInOrder(const std::vector<double>& per_sentence, double start) {
+    if (ranks_ == nullptr) {
+      for (double x : per_sentence) start += x;
+      return start;
+    }
+    std::vector<std::string> parts = ranks_->AllGather(std::string_view(
+        reinterpret_cast<const char*>(per_sentence.data()), per_sentence.size() * sizeof(double)));
+    const int p = ranks_->size();
+    for (int g = 0; g < total_; ++g) {
+      double x;
+      std::memcpy(&x, parts[g % p].data() + static_cast<size_t>(g / p) * sizeof(double),
+                  sizeof(double));
+      start += x;
+    }
+    return start;
+  }
+
+ private:
+  const TrainingData& data_;
+  LossScaling scaling_;
+  BatchDecoder* decoder_;
+  Communicator* ranks_ = nullptr;
+  int total_ = 0;
+  FeatureAccumulator accumulator_;
+  std::vector<double> unary_, transition_;
+  std::vector<int> mine_;
+  std::vector<StepInput> inputs_;
+};
+
 // One pass of SGD over `order` from step `*step`: decay, then the subgradient of H_i
 // ((phi(y^) - phi(y_i)), times Delta(y^) under slack scaling) for each sentence. Averaging (from
 // `average_from` on) follows each step. Adds the losses of the maximisers to *loss_sum.
@@ -468,46 +587,29 @@ bool AllFinite(const std::vector<double>& w) {
   return std::all_of(w.begin(), w.end(), [](double x) { return std::isfinite(x); });
 }
 
-absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling,
-                             const std::vector<int>& order, double eta0, double lambda,
+absl::Status SubgradientPass(const std::vector<int>& order, double eta0, double lambda,
                              int64_t average_from, ScaledAveragedWeights* weights,
-                             BatchDecoder* decoder, int64_t* step, double* inference_seconds,
+                             GlobalBatches* batches, int64_t* step, double* inference_seconds,
                              double* loss_sum) {
-  const int n = data.num_labels();
-  FeatureAccumulator accumulator(data.parameters.size());
-  std::vector<double> unary, transition;
   for (size_t begin = 0; begin < order.size(); begin += kBatchSize) {
     const size_t end = std::min(order.size(), begin + kBatchSize);
     absl::Span<const int> batch(order.data() + begin, end - begin);
-    if (absl::Status st =
-            decoder->Decode(batch, weights->raw().data(), weights->divisor(), inference_seconds);
-        !st.ok()) {
+    absl::StatusOr<const std::vector<StepInput>*> inputs =
+        batches->Decode(batch, weights->raw().data(), weights->divisor(), inference_seconds);
+    if (!inputs.ok()) {
       if (!std::isfinite(weights->divisor()) || !AllFinite(weights->raw())) {
         return Diverged(eta0, lambda, "the weights are no longer finite");
       }
-      return st;
+      return inputs.status();
     }
-    for (size_t i = 0; i < batch.size(); ++i) {
-      const int s = batch[i];
-      const BatchDecoder::Result& r = decoder->results()[i];
+    for (const StepInput& in : **inputs) {
       const double eta = eta0 / (1.0 + lambda * eta0 * static_cast<double>(*step));
       // A decay factor of 0 or less (eta * lambda >= 1) zeroes or flips the weights each step.
       if (!(eta * lambda < 1.0))
         return Diverged(eta0, lambda, "the step size times the regularisation is at least 1");
       weights->Decay(1.0 - eta * lambda);
-      *loss_sum += r.loss;
-      absl::Span<const int> gold = GoldOf(data, s);
-      if (r.hinge > 0 && !std::equal(gold.begin(), gold.end(), r.labels.begin(), r.labels.end())) {
-        const double scale = scaling == LossScaling::kSlack ? r.loss : 1.0;
-        const int m = data.sentence_size(s);
-        unary.assign(static_cast<size_t>(m) * n, 0.0);
-        transition.assign(static_cast<size_t>(n) * n + 2 * n, 0.0);
-        AddLabeling(n, r.labels, scale, unary.data(), transition.data());
-        AddLabeling(n, gold, -scale, unary.data(), transition.data());
-        const FeatureAccumulator::Sparse& g =
-            accumulator.Build(data, s, unary.data(), transition.data());
-        for (const auto& [f, value] : g.entries) weights->Add(f, -eta * value);
-      }
+      *loss_sum += in.loss;
+      for (const auto& [f, value] : in.entries) weights->Add(f, -eta * value);
       ++*step;
       if (*step >= average_from) {
         weights->Average(1.0 / static_cast<double>(*step - average_from + 1));
@@ -522,15 +624,19 @@ absl::Status SubgradientPass(const TrainingData& data, LossScaling scaling,
 absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& loss,
                                      const SsvmSettings& settings, std::vector<double>* w,
                                      const IterationCallback& on_pass) {
-  if (absl::Status s = CheckSettings(data, settings); !s.ok()) return s;
+  BatchDecoder decoder(data, loss, settings.scaling, settings.threads);
+  // Over MPI ranks every rank follows the single-process order of global sentence indices,
+  // decodes its own sentences of each batch and applies every rank's updates in that order, so
+  // the model is the single-process one byte for byte.
+  GlobalBatches batches(data, settings.scaling, &decoder);
+  const int num_sentences = batches.total();
+  if (absl::Status s = CheckSettings(data, settings, num_sentences); !s.ok()) return s;
   const ModelParameters& params = data.parameters;
-  const int num_sentences = data.num_sentences();
   // Per-sentence objective (lambda / 2) |w|^2 + H_i sums to c2 |w|^2 + sum_i H_i.
   const double lambda = 2.0 * settings.c2 / num_sentences;
   std::vector<int> order(num_sentences);
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(settings.seed);
-  BatchDecoder decoder(data, loss, settings.scaling, settings.threads);
   constexpr int64_t kNever = INT64_MAX;
 
   // eta_t = eta_0 / (1 + lambda eta_0 t); eta_0 calibrated (as CRFsuite's l2sgd does) by one
@@ -547,9 +653,8 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
       ScaledAveragedWeights trial(params.size());
       int64_t step = 0;
       double unused_seconds = 0, unused_loss = 0;
-      if (absl::Status st =
-              SubgradientPass(data, settings.scaling, sample, candidate, lambda, kNever, &trial,
-                              &decoder, &step, &unused_seconds, &unused_loss);
+      if (absl::Status st = SubgradientPass(sample, candidate, lambda, kNever, &trial, &batches,
+                                            &step, &unused_seconds, &unused_loss);
           !st.ok()) {
         return st;
       }
@@ -559,11 +664,10 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
       for (size_t begin = 0; begin < sample.size(); begin += kBatchSize) {
         absl::Span<const int> batch(sample.data() + begin,
                                     std::min<size_t>(kBatchSize, sample.size() - begin));
-        if (absl::Status st = decoder.Decode(batch, trial_w.data(), 1.0, &unused_seconds);
-            !st.ok()) {
-          return st;
-        }
-        for (const BatchDecoder::Result& r : decoder.results()) value += r.hinge;
+        absl::StatusOr<const std::vector<StepInput>*> inputs =
+            batches.Decode(batch, trial_w.data(), 1.0, &unused_seconds);
+        if (!inputs.ok()) return inputs.status();
+        for (const StepInput& in : **inputs) value += in.hinge;
       }
       if (eta0 <= 0 || value < best) {
         best = value;
@@ -581,9 +685,8 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
     double inference_seconds = 0, loss_sum = 0;
     Shuffle(&rng, &order);
     // Averaging starts with the second pass (the first pass's iterates are far from the optimum).
-    if (absl::Status st =
-            SubgradientPass(data, settings.scaling, order, eta0, lambda, num_sentences, &weights,
-                            &decoder, &step, &inference_seconds, &loss_sum);
+    if (absl::Status st = SubgradientPass(order, eta0, lambda, num_sentences, &weights, &batches,
+                                          &step, &inference_seconds, &loss_sum);
         !st.ok()) {
       return st;
     }
@@ -591,10 +694,15 @@ absl::StatusOr<int> TrainSubgradient(const TrainingData& data, const BoundLoss& 
     if (!AllFinite(*w)) return Diverged(eta0, lambda, "the weights are no longer finite");
     TrainProgress report;
     report.iteration = pass;
-    absl::StatusOr<double> primal =
-        Primal(data, loss, settings.scaling, settings.c2, *w, settings.threads, decoder.hints());
-    if (!primal.ok()) return primal.status();
-    report.objective = *primal;
+    std::vector<SentenceEvaluation> eval;
+    if (absl::Status st = EvaluateAll(data, loss, settings.scaling, *w, settings.threads, nullptr,
+                                      decoder.hints(), &eval);
+        !st.ok()) {
+      return st;
+    }
+    std::vector<double> hinges;
+    for (const SentenceEvaluation& e : eval) hinges.push_back(e.hinge);
+    report.objective = batches.SumInOrder(hinges, settings.c2 * SquaredNorm(*w));
     report.mean_loss = loss_sum / num_sentences;
     report.inference_seconds = inference_seconds;
     report.pass_seconds = Seconds(pass_start);

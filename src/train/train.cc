@@ -333,13 +333,13 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   if (IsDistributed(info.ranks) &&
       (lmsbn || neural ||
        (o.algorithm != Algorithm::kLbfgs && o.algorithm != Algorithm::kOwlqn &&
-        o.algorithm != Algorithm::kPerceptron))) {
+        o.algorithm != Algorithm::kPerceptron && o.algorithm != Algorithm::kSgd))) {
     return absl::UnimplementedError(absl::StrCat(
         "training over ", info.ranks->size(), " MPI ranks: objective ",
         ToAbsl(ObjectiveName(o.objective)), " with algorithm ", ToAbsl(AlgorithmName(o.algorithm)),
         neural ? " and a neural encoder" : "",
-        " is not distributed yet (crf, softmax-margin and ldcrf with lbfgs or owlqn, and the "
-        "perceptron, are); run it in one process"));
+        " is not distributed yet (crf, softmax-margin and ldcrf with lbfgs or owlqn, the "
+        "perceptron, and ssvm-margin or ssvm-slack with sgd are); run it in one process"));
   }
   // Neural and hybrid models also need the words and labels (the featurized corpus has neither).
   std::vector<std::vector<std::string>> words, word_labels;
@@ -476,6 +476,7 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   ModelBuilder builder(std::move(labels), spec, std::move(attributes), std::move(params),
                        std::move(mask));
   if (lmsbn) builder.SetFamily(ModelFamily::kLmsbn);
+  if (o.objective == Objective::kLmbm) builder.SetFamily(ModelFamily::kLmbm);
   builder.Prune();
   builder.SetInputOptions(info.input);
   if (!latent.empty()) builder.SetLatentLayout(latent);

@@ -24,8 +24,10 @@ absl::StatusOr<std::unique_ptr<Trainer>> MakeTrainer(const TrainOptions& resolve
       return MakeSsvmTrainer(resolved, std::move(loss), threads);
     case Algorithm::kPerceptron:
       return MakePerceptronTrainer(resolved, std::move(loss));
+    case Algorithm::kDcd:
+      if (resolved.objective == Objective::kLmbm) return MakeLmbmTrainer(resolved);
+      break;  // lmsbn trains apart (RunLmsbn), without a chain trainer
     case Algorithm::kAuto:
-    case Algorithm::kDcd:  // lmsbn trains apart (TrainLmsbn), without a chain trainer
       break;
   }
   return absl::InvalidArgumentError(

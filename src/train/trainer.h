@@ -62,6 +62,8 @@ std::unique_ptr<Trainer> MakeSsvmTrainer(const TrainOptions& resolved,
                                          std::shared_ptr<const BoundLoss> loss, int threads);
 std::unique_ptr<Trainer> MakePerceptronTrainer(const TrainOptions& resolved,
                                                std::shared_ptr<const BoundLoss> loss);
+// LMBM (objective lmbm, algorithm dcd): dual coordinate descent over per-position hinges (lmbm.h).
+std::unique_ptr<Trainer> MakeLmbmTrainer(const TrainOptions& resolved);
 // The latent-dynamic CRF (objective ldcrf) on data already over `layout`'s hidden states
 // (ExpandToHiddenStates); MakeTrainer cannot make it, since it needs the layout.
 std::unique_ptr<Trainer> MakeLdcrfTrainer(const TrainOptions& resolved, LatentLayout layout,

@@ -72,6 +72,7 @@ INSTANTIATE_TEST_SUITE_P(
             "--objective ssvm-margin --algorithm sgd --c2 0.1 --loss recall --loss-level chunk",
             "ssvm-margin", "sgd", "recall", "pass "},
         ObjectiveCase{"--objective perceptron", "perceptron", "perceptron", "none", "iter "},
+        ObjectiveCase{"--objective lmbm --c2 0.01 --eta0 0.5", "lmbm", "dcd", "none", "pass "},
         ObjectiveCase{"--algorithm perceptron", "perceptron", "perceptron", "none", "iter "}),
     [](const ::testing::TestParamInfo<ObjectiveCase>& info) {
       std::string name = std::string(info.param.objective) + "_" + info.param.loss + "_" +
@@ -293,6 +294,49 @@ TEST(LmsbnCliTest, TrainInfoTagAndRefusals) {
   EXPECT_THAT(bound.err, HasSubstr("not supported on an lmsbn model"));
   RunResult zero = RunChaintag("tag -m '" + model + "' --bb-max-nodes 0 " + kFixture);
   EXPECT_EQ(zero.exit_code, 2) << zero.err;
+}
+
+}  // namespace
+}  // namespace chaintag::testing
+
+namespace chaintag::testing {
+namespace {
+
+// Issue 28: an LMBM trains from the CLI, names its family and eta0, and decodes as a chain: counts,
+// k-best with probabilities and marginals all run; a second-order LMBM is refused.
+TEST(LmbmCliTest, TrainInfoAndChainRequests) {
+  TempDir dir;
+  const std::string model = (dir.path() / "lmbm.model").string();
+  RunResult r = RunChaintag(
+      std::string("train --format conll --preset chunk-conll --objective lmbm --eta0 0.5 -o '") +
+      model + "' " + kFixture);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RunResult info = RunChaintag("info '" + model + "'");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_THAT(info.out, HasSubstr("family         lmbm\n"));
+  EXPECT_THAT(info.out, MatchesRegex("(.|\n)*eta0 +0\\.5\n(.|\n)*"));
+  RunResult json = RunChaintag("info --json '" + model + "'");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"family\": \"lmbm\""));
+  RunResult kbest = RunChaintag("tag -m '" + model +
+                                "' --format conll --count 'chunk:NP=..3' --kbest 3 "
+                                "--output-format jsonl " +
+                                kFixture);
+  ASSERT_EQ(kbest.exit_code, 0) << kbest.err;
+  EXPECT_THAT(kbest.out, MatchesRegex("\\{.*\"solutions\": \\[(\\{[^}]*\"probability\": "
+                                      "[^}]*\\}, ){2}\\{.*\n(.|\n)*"));
+  RunResult marginals = RunChaintag(
+      "tag -m '" + model + "' --format conll --marginals --output-format jsonl " + kFixture);
+  EXPECT_THAT(marginals.out, HasSubstr("\"marginals\": "));
+  EXPECT_EQ(marginals.exit_code, 0) << marginals.err;
+  RunResult eval = RunChaintag("eval -m '" + model + "' " + kFixture);
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_THAT(eval.out, HasSubstr("FB1: 100.00"));
+  RunResult second =
+      RunChaintag("train --format conll --preset chunk-conll --objective lmbm --order 2 -o '" +
+                  (dir.path() / "o2.model").string() + "' " + kFixture);
+  EXPECT_EQ(second.exit_code, 2) << second.err;
+  EXPECT_THAT(second.err, HasSubstr("lmbm"));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # MPI end-to-end checks (docs/distributed.md), run by ctest when chaintag is built with MPI:
 #   1. `mpirun -np 3 chaintag train` writes the byte-identical model of one process (crf with 1
-#      and 2 threads per rank, softmax-margin order 2, min-feature-count 2 with a dev file);
+#      and 2 threads per rank, softmax-margin order 2, min-feature-count 2 with a dev file,
+#      ssvm-slack by SGD); the perceptron (parameter mixing) gives the same bytes on every run;
 #   2. `mpirun -np 3 chaintag tag -o DIR` and `-o FILE` write what one process writes;
 #   3. checkpoints: a rank killed during training ends the job non-zero within seconds, without a
 #      model, and --resume from its last checkpoint writes the model of a run never stopped;
@@ -50,6 +51,7 @@ same_model crf-1-thread --threads 1 --max-iterations 40
 same_model crf-2-threads --threads 2 --max-iterations 40
 same_model softmax-margin-order-2 --objective softmax-margin --order 2 --max-iterations 15
 same_model min-count-dev --min-feature-count 2 --dev dev.txt --max-iterations 20
+same_model ssvm-slack-sgd --objective ssvm-slack --max-iterations 3 --threads 2
 
 # Tagging: one output per input in a directory, and all inputs into one file.
 mkdir one many

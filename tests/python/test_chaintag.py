@@ -308,6 +308,41 @@ class LmsbnTest(unittest.TestCase):
         self.assertEqual(chaintag.Model.load(CHUNK_MODEL).info()["family"], "linear-chain")
 
 
+class LmbmTest(unittest.TestCase):
+    """LMBM models (issue 28): trained with eta0, a chain for every request, save/load."""
+
+    def test_train_info_chain_requests_and_round_trip(self):
+        m = chaintag.train(TRAIN, preset="pos", objective="lmbm", eta0=0.5, c2=0.01)
+        info = m.info()
+        self.assertEqual(info["family"], "lmbm")
+        self.assertEqual(info["metadata"]["eta0"], "0.5")
+        self.assertEqual(info["metadata"]["algorithm"], "dcd")
+        s = m.tag(["The", "cat", "sleeps"], kbest=2)
+        self.assertEqual(s.best, ["DT", "NN", "VBZ"])
+        self.assertTrue(0 < s.probability <= 1)
+        self.assertGreaterEqual(s.solutions[0].score, s.solutions[1].score)
+        self.assertIsNone(s.nodes)  # Viterbi, not a search
+        self.assertAlmostEqual(m.probability(["The", "cat", "sleeps"], s.best), s.probability)
+        self.assertGreater(len(m.transition_features()), 0)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "lmbm.model")
+            m.save(path)
+            again = chaintag.Model.load(path)
+            self.assertEqual(again.info()["family"], "lmbm")
+            k = again.tag(["The", "cat", "sleeps"], kbest=2)
+            self.assertEqual([(x.labels, x.score) for x in k.solutions],
+                             [(x.labels, x.score) for x in s.solutions])
+            self.assertEqual(again.transition_features(), m.transition_features())
+
+    def test_eta0_shrinks_the_transition_weights(self):
+        def transitions(eta0):
+            m = chaintag.train(TRAIN, preset="pos", objective="lmbm", eta0=eta0, c2=0.01)
+            return sum(w * w for w in m.transition_features().values())
+        self.assertLess(transitions(50.0), 0.5 * transitions(0.0))
+        with self.assertRaises(ValueError):
+            chaintag.train(TRAIN, preset="pos", objective="lmbm", eta0=-1.0)
+
+
 class TagManyTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

@@ -210,6 +210,20 @@ TEST(DistributedTrainTest, EndLabelsOfOneRanksSentencesReachEveryRank) {
   ExpectSameForRanks(iob_mask, nullptr, iobes);
 }
 
+TEST(DistributedTrainTest, SsvmSgdModelIsByteIdenticalForAnyRanks) {
+  TrainOptions margin;
+  margin.objective = ::chaintag::Objective::kSsvmMargin;
+  margin.algorithm = ::chaintag::Algorithm::kSgd;
+  margin.max_iterations = 4;
+  margin.threads = 2;
+  ExpectSameForRanks(margin);
+  TrainOptions slack;
+  slack.objective = ::chaintag::Objective::kSsvmSlack;
+  slack.max_iterations = 3;
+  const std::vector<Sentence> dev = ToyChunks(15, 9);
+  ExpectSameForRanks(slack, &dev);
+}
+
 TEST(DistributedTrainTest, PerceptronByParameterMixingIsDeterministicAndLearns) {
   TrainOptions options;
   options.objective = ::chaintag::Objective::kPerceptron;

@@ -270,7 +270,8 @@ TEST(TrainEnumTest, EveryNameRoundTripsAndBadNamesFail) {
       {"ssvm-slack", Objective::kSsvmSlack},
       {"perceptron", Objective::kPerceptron},
       {"ldcrf", Objective::kLdcrf},
-      {"lmsbn", Objective::kLmsbn}};
+      {"lmsbn", Objective::kLmsbn},
+      {"lmbm", Objective::kLmbm}};
   for (const auto& [name, value] : objectives) {
     absl::StatusOr<Objective> parsed = ParseObjective(name);
     ASSERT_TRUE(parsed.ok()) << name;
@@ -300,7 +301,7 @@ TEST(TrainEnumTest, EveryNameRoundTripsAndBadNamesFail) {
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.status().message(),
               absl::StrCat("option objective: expected crf, softmax-margin, ssvm-margin, "
-                           "ssvm-slack, perceptron, ldcrf or lmsbn, found \"",
+                           "ssvm-slack, perceptron, ldcrf, lmsbn or lmbm, found \"",
                            bad, "\""));
   }
   for (const std::string bad : {"", "LBFGS", "newton", "owl-qn", "crf"}) {
