@@ -3,6 +3,7 @@
 #include "model/model_file.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -758,11 +759,6 @@ absl::StatusOr<Model> LoadFile(const std::string& path) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open model file: ", std::strerror(errno)));
   }
-  const int flags = ::fcntl(fd.get(), F_GETFL);
-  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
-    return absl::DataLossError(
-        absl::StrCat(path, ": cannot read model file: ", std::strerror(errno)));
-  }
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) {
     return absl::DataLossError(
@@ -771,6 +767,25 @@ absl::StatusOr<Model> LoadFile(const std::string& path) {
   if (S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": expected a model file, found a directory"));
+  }
+  // A FIFO whose writer is starting gets 10 s to write; one with no writer is refused after it.
+  if (S_ISFIFO(st.st_mode)) {
+    pollfd ready{fd.get(), POLLIN, 0};
+    int polled;
+    do {
+      polled = ::poll(&ready, 1, 10000);
+    } while (polled < 0 && errno == EINTR);
+    if (polled == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path,
+                       ": a FIFO with no writer: nothing to read after 10 s (start the "
+                       "program that writes the model first)"));
+    }
+  }
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": cannot read model file: ", std::strerror(errno)));
   }
   const bool regular = S_ISREG(st.st_mode);
   absl::Status read_error;
