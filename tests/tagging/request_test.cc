@@ -135,6 +135,7 @@ TEST(DecodeRequestTest, ValidateCapsEveryNumber) {
   EXPECT_TRUE(invalid([](DecodeRequest& r) { r.max_memory_bytes = 1000; }));
   DecodeRequest at_cap;
   at_cap.score_range = true;
+  at_cap.score_upper = 1;  // a score range needs width (lower 0)
   at_cap.score_max_states = DecodeRequest::kMaxScoreStates;
   EXPECT_TRUE(at_cap.Validate().ok());
 }
