@@ -421,7 +421,8 @@ absl::StatusOr<std::vector<Labeling>> DiverseKBest(
 // resolution and the call returns ResourceExhausted rather than a false "infeasible".
 // The two engines it runs share `max_bytes`; ResourceExhausted when even so they would not fit.
 // Without `constraints` it runs one pass instead (cells keep both their highest and lowest exact
-// partial, whole cells are dropped or freed on them), with `max_states` partials per label and
+// partial, whole cells are dropped or freed on them: a free cell, which no completion can lift
+// above `upper`, keeps only its highest partial, exactly), with `max_states` partials per label and
 // position, r also coarsened to fit a budget of cell updates (about 1M, a few ms: the state budget
 // is set by time, not by a count), and refined while the answer is undecided and the budget allows.
 // A range that does not bind costs one Viterbi: when the best labeling (under the constraints)

@@ -461,9 +461,11 @@ namespace {
 // order the label before y, quantised partial k) over per-label windows of k, each cell keeping the
 // highest and the lowest exact partial score with their back-pointers (what the generic engine
 // needs two runs for). The exact extremes decide, after each position, whether a whole cell can be
-// dropped (no completion reaches the range) or is "free" (every completion lands in it; one free
-// cell per label and history keeps the best of those). A cell's predecessor lies at k minus the
-// rounded increment, so each (label, predecessor label) pair is one shifted pass over a window.
+// dropped (no completion reaches the range) or is "free" (no completion overshoots the range, so
+// the highest partial has the best in-range completion if any has one; one free cell per label and
+// history keeps the best of those, and partials the rounding bound already shows free skip the
+// window). A cell's predecessor lies at k minus the rounded increment, so each (label,
+// predecessor label) pair is one shifted pass over a window.
 class RangeDp {
  public:
   RangeDp(const Lattice& lattice, double lower, double upper)
@@ -474,6 +476,32 @@ class RangeDp {
         lower_(lower),
         upper_(upper) {
     ChainBounds(lattice, &best_rest_, &worst_rest_, &best_prefix_, &worst_prefix_);
+    // Per position a bound on |increment| by the triangle inequality over its terms: rounding an
+    // increment to a multiple of r errs by at most min(r/2, |increment|), so at coarse r the
+    // windows stop widening with the position (they grew by one partial per position).
+    auto max_abs = [](const double* v, size_t count) {
+      double out = 0;
+      for (size_t i = 0; i < count; ++i) {
+        if (std::isfinite(v[i])) out = std::max(out, std::fabs(v[i]));
+      }
+      return out;
+    };
+    const size_t nn = static_cast<size_t>(n_);
+    std::vector<double> starts(nn), ends(nn);
+    for (int y = 0; y < n_; ++y) {
+      starts[y] = lattice.start(y);
+      ends[y] = lattice.end(y);
+    }
+    double between = max_abs(lattice.transition_data().data(), nn * nn);
+    if (second_order_) {
+      between += max_abs(lattice.trigram_data().data(), lattice.trigram_data().size());
+    }
+    const double end = max_abs(ends.data(), nn);
+    abs_increment_.assign(m_, 0.0);
+    for (int t = 0; t < m_; ++t) {
+      abs_increment_[t] = (t == 0 ? max_abs(starts.data(), nn) : between) +
+                          max_abs(lattice.unary_row(t).data(), nn) + (t == m_ - 1 ? end : 0.0);
+    }
   }
 
   // The cost of a run at resolution r, from the windows alone (an upper bound on what Run does):
@@ -485,15 +513,17 @@ class RangeDp {
   };
   Estimate EstimateAt(double r) const {
     Estimate e;
+    const std::vector<double> err = ErrorBounds(r);
     for (int t = 0; t < m_; ++t) {
       for (int y = 0; y < n_; ++y) {
         int64_t lo, hi;
-        if (!Window(t, y, r, &lo, &hi)) continue;
+        if (!Window(t, y, r, err[t], &lo, &hi)) continue;
         // Saturating: windows at a tiny resolution can be ~1e19 partials wide.
-        const int64_t slots = SaturatingMul(hi - lo + 2, Histories(t));
+        const int64_t width = std::max<int64_t>(0, SaturatingAdd(hi - lo, 1));
+        const int64_t slots = SaturatingMul(SaturatingAdd(width, 1), Histories(t));
         e.cells = SaturatingAdd(e.cells, slots);
         e.work = SaturatingAdd(e.work, SaturatingMul(slots, t == 0 ? 1 : n_));
-        e.widest = std::max(e.widest, hi - lo + 1);
+        e.widest = std::max(e.widest, width);
       }
     }
     return e;
@@ -533,39 +563,72 @@ class RangeDp {
   // Rounding noise of a sum a + b of partial scores summed in another order than Lattice::Score:
   // comparisons of such sums with the range decide nothing within it (cells are kept, not freed).
   static double Slack(double a, double b) { return 1e-9 * (1 + std::fabs(a) + std::fabs(b)); }
-  double ErrorBound(int t, double r) const { return (t + 1) * r * 0.5 * (1 + 1e-9); }
-  // The quantised partials [lo, hi] that (t, y) can hold for a labeling in range (the bounds of
-  // ScoreRangeStatistic::Create); false if none.
-  bool Window(int t, int y, double r, int64_t* lo, int64_t* hi) const {
+  // Per position t, a bound on |quantised partial - exact partial| after t: the sum of each
+  // position's rounding error, min(r/2, |increment|); the factor absorbs floating-point noise.
+  std::vector<double> ErrorBounds(double r) const {
+    std::vector<double> err(m_);
+    double sum = 0;
+    for (int t = 0; t < m_; ++t) {
+      sum += std::min(r * 0.5, abs_increment_[t]);
+      err[t] = sum * (1 + 1e-9);
+    }
+    return err;
+  }
+  // The quantised partials [lo, hi] (lo > hi: none) that (t, y) keeps in its window, for error
+  // bound `err`: those of a labeling that can end in range (the bounds of
+  // ScoreRangeStatistic::Create) whose best completion may overshoot the range; partials below lo
+  // go to the free cell (every completion scores at most `upper`). False if (t, y) is dead.
+  bool Window(int t, int y, double r, double err, int64_t* lo, int64_t* hi) const {
     const size_t i = static_cast<size_t>(t) * n_ + y;
     if (best_rest_[i] == kNegInf || best_prefix_[i] == kNegInf) return false;
-    const double err = ErrorBound(t, r);
     *lo = std::max(ClampIndex(std::ceil((lower_ - err - best_rest_[i]) / r)),
                    ClampIndex(std::ceil((worst_prefix_[i] - err) / r)));
     *hi = std::min(ClampIndex(std::floor((upper_ + err - worst_rest_[i]) / r)),
                    ClampIndex(std::floor((best_prefix_[i] + err) / r)));
-    return *lo <= *hi;
+    if (*lo > *hi) return false;
+    *lo = std::max(*lo, SaturatingAdd(FreeTop(i, r, err), 1));
+    return true;
+  }
+  // The highest quantised partial of cell i = (t, y) whose labelings all have every completion
+  // scoring at most `upper` (with rounding slack, as Settle's exact test).
+  int64_t FreeTop(size_t i, double r, double err) const {
+    const double best = best_rest_[i];
+    return ClampIndex(std::floor((upper_ - err - best - Slack(upper_, best)) / r));
   }
   Block& BlockAt(int t, int y, int h) { return blocks_[block_begin_[t] + y * Histories(t) + h]; }
   // The label before (t, y, h) and that label's history, for a back-pointer `back`.
   int PrevLabel(int h, int back) const { return second_order_ ? h : back; }
   int PrevHistory(int back) const { return second_order_ ? back : 0; }
-  // The exact increment into (t, y, h) from its predecessor named by `back`.
+  // The exact increment into (t, y, h) from its predecessor named by `back`: ExactIncrement's
+  // sum in its order, inline (the search asks for one per predecessor block and cell).
   double Increment(int t, int y, int h, int back) const {
-    const int before = second_order_ ? (t == 1 ? lattice_.bos() : back) : 0;
-    return ExactIncrement(lattice_, t, before, t == 0 ? -1 : PrevLabel(h, back), y);
+    if (t == 0) return ExactIncrement(lattice_, 0, 0, -1, y);
+    const size_t nn = static_cast<size_t>(n_);
+    const int prev = PrevLabel(h, back);
+    double v = transition_[prev * nn + y];
+    if (second_order_) v += trigram_[((t == 1 ? lattice_.bos() : back) * nn + prev) * nn + y];
+    v += unary_[t * nn + y];
+    if (t == m_ - 1) v += end_[y];
+    return v;
   }
-  // Drops the cells of a block no completion brings into range, moves those every completion
-  // does into its free cell (r: to name their predecessors), and sets first / last.
+  // Drops the cells of a block no completion brings into range, moves those no completion
+  // overshoots into its free cell (r: to name their predecessors), and sets first / last.
   void Settle(int t, int y, int h, double r);
 
   const Lattice& lattice_;
+  const double* transition_ = lattice_.transition_data().data();
+  const double* trigram_ = lattice_.trigram_data().data();  // null at first order
+  const double* unary_ = lattice_.unary_data().data();
+  const double* end_ = lattice_.end_data().data();
   const int m_, n_;
   const bool second_order_;
   const double lower_, upper_;
   std::vector<double> best_rest_, worst_rest_, best_prefix_, worst_prefix_;
-  std::vector<int64_t> klo_, width_;  // M x N windows (width 0: dead)
-  std::vector<size_t> block_begin_;   // M + 1
+  std::vector<double> abs_increment_;  // M: a bound on |increment| at each position
+  std::vector<char> live_;             // M x N: Window found (t, y) alive (its free cell may be)
+  std::vector<int64_t> klo_, width_;   // M x N windows (width 0: all partials dead or free)
+  std::vector<int64_t> free_top_;      // M x N: partials <= this one are free
+  std::vector<size_t> block_begin_;    // M + 1
   std::vector<Block> blocks_;
   std::vector<double> hi_, lo_;
   std::vector<int32_t> hi_back_, lo_back_;
@@ -585,12 +648,14 @@ void RangeDp::Settle(int t, int y, int h, double r) {
     const double top = hi[j] + best, bottom = lo[j] + worst;
     const double top_slack = Slack(hi[j], best), bottom_slack = Slack(lo[j], worst);
     const bool reaches = top >= lower_ - top_slack && bottom <= upper_ + bottom_slack;
-    if (reaches && (top > upper_ - top_slack || bottom < lower_ + bottom_slack)) {
+    // A cell whose best completion cannot overshoot needs only its highest partial (its best
+    // completion is then the best in-range one through it, or none is in range).
+    if (reaches && top > upper_ - top_slack) {
       b.first = std::min(b.first, j);
       b.last = j + 1;
       continue;
     }
-    if (reaches && hi[j] > b.free_hi) {  // every completion lands in range
+    if (reaches && hi[j] > b.free_hi) {  // no completion overshoots
       b.free_hi = hi[j];
       b.free_back = hi_back_[b.offset + j];
       b.free_back_k = kFreeSlot;
@@ -609,16 +674,22 @@ RangeDp::Outcome RangeDp::Run(double r, Labeling* out, int64_t* work) {
   // Lay out every position's windows and blocks.
   klo_.assign(static_cast<size_t>(m_) * n_, 0);
   width_.assign(static_cast<size_t>(m_) * n_, 0);
+  free_top_.assign(static_cast<size_t>(m_) * n_, 0);
+  live_.assign(static_cast<size_t>(m_) * n_, 0);
   block_begin_.assign(m_ + 1, 0);
+  const std::vector<double> err = ErrorBounds(r);
   int64_t cells = 0;
   for (int t = 0; t < m_; ++t) {
     block_begin_[t + 1] = block_begin_[t] + static_cast<size_t>(n_) * Histories(t);
     for (int y = 0; y < n_; ++y) {
       int64_t lo, hi;
       const size_t i = static_cast<size_t>(t) * n_ + y;
-      if (!Window(t, y, r, &lo, &hi)) continue;
+      if (!Window(t, y, r, err[t], &lo, &hi)) continue;
+      live_[i] = 1;
       klo_[i] = lo;
-      width_[i] = hi - lo + 1;
+      width_[i] = std::max<int64_t>(0, hi - lo + 1);
+      // Partials up to here hold only labelings whose every completion scores at most upper.
+      free_top_[i] = FreeTop(i, r, err[t]);
       cells += width_[i] * Histories(t);
     }
   }
@@ -639,10 +710,17 @@ RangeDp::Outcome RangeDp::Run(double r, Labeling* out, int64_t* work) {
 
   for (int y = 0; y < n_; ++y) {
     const size_t i = y;
-    if (width_[i] == 0) continue;
+    if (!live_[i]) continue;
     const double inc = Increment(0, y, 0, -1);
     if (!std::isfinite(inc)) continue;
-    const int64_t j = ClampIndex(std::nearbyint(inc / r)) - klo_[i];
+    const int64_t k = ClampIndex(std::nearbyint(inc / r));
+    if (k <= free_top_[i]) {
+      Block& b = BlockAt(0, y, 0);
+      b.free_hi = inc;
+      b.free_back_k = kFreeSlot;
+      continue;
+    }
+    const int64_t j = k - klo_[i];
     if (j < 0 || j >= width_[i]) continue;
     const int64_t c = BlockAt(0, y, 0).offset + j;
     hi_[c] = lo_[c] = inc;
@@ -653,7 +731,9 @@ RangeDp::Outcome RangeDp::Run(double r, Labeling* out, int64_t* work) {
     for (int y = 0; y < n_; ++y) {
       const size_t i = static_cast<size_t>(t) * n_ + y;
       const int64_t width = width_[i];
-      if (width == 0) continue;
+      if (!live_[i]) continue;
+      // Window indices at most this one go to the free cell (<= -1, see Window).
+      const int64_t free_last = free_top_[i] - klo_[i];
       for (int h = 0; h < Histories(t); ++h) {
         Block& child = BlockAt(t, y, h);
         double* chi = hi_.data() + child.offset;
@@ -681,11 +761,24 @@ RangeDp::Outcome RangeDp::Run(double r, Labeling* out, int64_t* work) {
           // j + shift.
           const int64_t shift = klo_[i] - ClampIndex(std::nearbyint(inc / r)) -
                                 klo_[static_cast<size_t>(t - 1) * n_ + p];
+          const double* phi = hi_.data() + parent.offset;
+          const double* plo = lo_.data() + parent.offset;
+          // Predecessors landing at or below free_last: into the free cell, the highest kept.
+          const int64_t f1 =
+              std::min<int64_t>(parent.last, SaturatingAdd(SaturatingAdd(free_last, 1), shift));
+          if (parent.first < f1) {
+            *work += f1 - parent.first;
+            for (int64_t pj = parent.first; pj < f1; ++pj) {
+              if (phi[pj] + inc > child.free_hi) {
+                child.free_hi = phi[pj] + inc;
+                child.free_back = back;
+                child.free_back_k = klo_[static_cast<size_t>(t - 1) * n_ + p] + pj;
+              }
+            }
+          }
           const int64_t j0 = std::max<int64_t>(0, parent.first - shift);
           const int64_t j1 = std::min<int64_t>(width, parent.last - shift);
           if (j0 >= j1) continue;
-          const double* phi = hi_.data() + parent.offset;
-          const double* plo = lo_.data() + parent.offset;
           *work += j1 - j0;
           for (int64_t j = j0; j < j1; ++j) {
             const double a = phi[j + shift] + inc;

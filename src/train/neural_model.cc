@@ -13,6 +13,7 @@
 #include "neural/word_vectors.h"
 #include "neural_train/neural_trainer.h"
 #include "string_view_compat.h"
+#include "train/trainer.h"
 
 namespace chaintag::train_internal {
 
@@ -186,18 +187,17 @@ absl::StatusOr<Model> TrainNeuralModel(const TrainOptions& o, const FeatureSpec&
   builder.SetEncoder(std::make_shared<neural::Encoder<float>>(std::move(chain->encoder)));
   builder.Prune();
   builder.SetInputOptions(info.input);
-  for (const TrainOptionDef& def : TrainOptionTable()) {
-    if (!def.recorded || def.recorded(o)) builder.AddMetadata(def.name, def.get(o));
-  }
-  builder.AddMetadata("training_sentences", absl::StrCat(num_sentences));
-  builder.AddMetadata("training_tokens", absl::StrCat(tokens));
-  builder.AddMetadata("attributes_before_pruning", absl::StrCat(num_attributes));
-  builder.AddMetadata("features_before_pruning", absl::StrCat(num_features));
-  builder.AddMetadata("features", absl::StrCat(builder.parameters().num_state_features()));
-  builder.AddMetadata("iterations", absl::StrCat(epochs_run));
-  builder.AddMetadata("selected_iteration", absl::StrCat(best_epoch));
-  builder.AddMetadata("final_objective", absl::StrCat(best_loss));
-  builder.AddMetadata("stop_reason", epochs_run < o.epochs ? "early stopping on dev" : "epochs");
+  train_internal::AddTrainingMetadata(
+      o,
+      {.sentences = num_sentences,
+       .tokens = tokens,
+       .attributes_before_pruning = num_attributes,
+       .features_before_pruning = num_features,
+       .iterations = epochs_run,
+       .selected_iteration = best_epoch,
+       .final_objective = best_loss,
+       .stop_reason = epochs_run < o.epochs ? "early stopping on dev" : "epochs"},
+      &builder);
   if (best_dev >= 0) {
     builder.AddMetadata("dev_metric", "accuracy");
     builder.AddMetadata("dev_score", absl::StrCat(100 * best_dev));

@@ -480,18 +480,16 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   builder.Prune();
   builder.SetInputOptions(info.input);
   if (!latent.empty()) builder.SetLatentLayout(latent);
-  for (const TrainOptionDef& def : TrainOptionTable()) {
-    if (!def.recorded || def.recorded(o)) builder.AddMetadata(def.name, def.get(o));
-  }
-  builder.AddMetadata("training_sentences", absl::StrCat(num_sentences));
-  builder.AddMetadata("training_tokens", absl::StrCat(num_tokens));
-  builder.AddMetadata("attributes_before_pruning", absl::StrCat(num_attributes));
-  builder.AddMetadata("features_before_pruning", absl::StrCat(num_features));
-  builder.AddMetadata("features", absl::StrCat(builder.parameters().num_state_features()));
-  builder.AddMetadata("iterations", absl::StrCat(tracker.iterations()));
-  builder.AddMetadata("selected_iteration", absl::StrCat(tracker.selected_iteration()));
-  builder.AddMetadata("final_objective", absl::StrCat(tracker.final_objective()));
-  builder.AddMetadata("stop_reason", run->stop_reason);
+  train_internal::AddTrainingMetadata(o,
+                                      {.sentences = num_sentences,
+                                       .tokens = num_tokens,
+                                       .attributes_before_pruning = num_attributes,
+                                       .features_before_pruning = num_features,
+                                       .iterations = tracker.iterations(),
+                                       .selected_iteration = tracker.selected_iteration(),
+                                       .final_objective = tracker.final_objective(),
+                                       .stop_reason = run->stop_reason},
+                                      &builder);
   if (checkpointing) builder.AddMetadata("optimizer", "chaintag restartable L-BFGS/OWL-QN");
   if (tracker.best_score().has_value()) {
     builder.AddMetadata("dev_metric", tracker.dev_metric());

@@ -4,6 +4,7 @@
 #ifndef CHAINTAG_SRC_TRAIN_TRAINER_H_
 #define CHAINTAG_SRC_TRAIN_TRAINER_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -48,6 +49,20 @@ class Trainer {
         "resume their state");
   }
 };
+
+// What every trained model records about its training, after the recorded options (train.cc and
+// neural_model.cc write the same keys in the same order).
+struct TrainingSummary {
+  int64_t sentences = 0, tokens = 0;
+  int64_t attributes_before_pruning = 0, features_before_pruning = 0;
+  int64_t iterations = 0, selected_iteration = 0;
+  double final_objective = 0;
+  std::string stop_reason;
+};
+// Adds the recorded training options and the summary to the metadata; call after Prune (the
+// "features" entry counts the state features kept).
+void AddTrainingMetadata(const TrainOptions& o, const TrainingSummary& summary,
+                         ModelBuilder* builder);
 
 // The trainer of resolved options (ResolveTrainOptions) for `loss` bound to data's labels;
 // `threads` > 0.
