@@ -71,7 +71,12 @@ struct BrownOptions {
   int64_t min_count = 1;
   // Worker threads for the loss-table updates; the output does not depend on it.
   int threads = 1;
+  // At most this many words are clustered (the work grows as V C^2): the most frequent ones,
+  // words of equal count in byte order (the order in which words enter); the others are left out
+  // as min_count leaves words out.
+  int64_t max_words = kDefaultMaxWords;
   static constexpr int kMaxClusters = 2048;
+  static constexpr int64_t kDefaultMaxWords = 100000;
 };
 
 // Collects the token stream of the corpus, sentence by sentence. Bigrams are counted over the
@@ -110,6 +115,14 @@ class BrownCorpus {
   std::unique_ptr<Impl> impl_;
 };
 
+// How many words BrownCluster will cluster: those seen at least options.min_count times, at most
+// options.max_words of them.
+struct BrownVocabulary {
+  int64_t words = 0;               // words clustered
+  int64_t words_at_min_count = 0;  // words seen at least options.min_count times
+};
+BrownVocabulary BrownVocabularyOf(const BrownCorpus& corpus, const BrownOptions& options);
+
 struct BrownProgress {
   int64_t words_added = 0;
   int64_t vocabulary = 0;
@@ -118,7 +131,7 @@ struct BrownProgress {
 };
 
 // Clusters `corpus`; `progress` (optional) is called now and then from the calling thread.
-// Errors: no word reaches min_count, clusters outside 1..kMaxClusters.
+// Errors: no word reaches min_count, clusters outside 1..kMaxClusters, max_words < 1.
 absl::StatusOr<WordClusters> BrownCluster(
     const BrownCorpus& corpus, const BrownOptions& options,
     const std::function<void(const BrownProgress&)>& progress = nullptr);

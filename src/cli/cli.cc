@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "option_error.h"
 
 namespace chaintag::cli {
 
@@ -47,6 +48,7 @@ int ParseOrExit(const std::string& command, const std::string& synopsis,
 }
 
 int Fail(const std::string& command, const absl::Status& status) {
+  if (IsOptionError(status)) return UsageError(command, std::string(status.message()));
   std::cerr << "chaintag " << command << ": " << status.message() << "\n";
   return kExitError;
 }

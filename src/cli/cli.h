@@ -36,7 +36,8 @@ int ParseOrExit(const std::string& command, const std::string& synopsis,
                 const po::options_description& options, const std::vector<std::string>& args,
                 po::variables_map* vm, bool allow_files = true);
 
-// Prints "chaintag COMMAND: message" to stderr and returns kExitError.
+// Prints "chaintag COMMAND: message" to stderr and returns kExitError (kExitUsage, with the
+// usage hint, for an option value the data showed to be wrong: option_error.h).
 int Fail(const std::string& command, const absl::Status& status);
 int UsageError(const std::string& command, const std::string& message);
 

@@ -12,12 +12,18 @@
 
 namespace chaintag::cli {
 
+bool IsGzipModelFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  char magic[2] = {0, 0};
+  return std::ifstream(path, std::ios::binary).read(magic, 2) &&
+         model_file::IsGzip(std::string_view(magic, 2));
+}
+
 std::string ModelInfoJson(const Model& model, const std::string& path, int top) {
   std::error_code ec;
   const auto file_size = std::filesystem::file_size(path, ec);
-  char magic[2] = {0, 0};
-  const bool gzip = std::ifstream(path, std::ios::binary).read(magic, 2) &&
-                    model_file::IsGzip(std::string_view(magic, 2));
+  const bool gzip = IsGzipModelFile(path);
   const ModelInfo info = DescribeModel(model, top);
   const ModelInputOptions& input = info.input;
   const std::vector<WeightedFeature>& features = info.top_features;

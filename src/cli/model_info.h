@@ -12,6 +12,10 @@ namespace chaintag::cli {
 // `top`: how many top-weighted state features to list.
 std::string ModelInfoJson(const Model& model, const std::string& path, int top);
 
+// Whether the model file at `path` starts with gzip's magic. Regular files only: a FIFO or
+// device is not opened a second time (that would wait for a writer forever).
+bool IsGzipModelFile(const std::string& path);
+
 }  // namespace chaintag::cli
 
 #endif  // CHAINTAG_CLI_MODEL_INFO_H_

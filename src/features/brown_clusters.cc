@@ -99,7 +99,7 @@ int64_t BrownCorpus::word_types() const { return static_cast<int64_t>(impl_->cou
 
 namespace features {
 
-BigramGraph BuildBigramGraph(const BrownCorpus& corpus, int64_t min_count) {
+BigramGraph BuildBigramGraph(const BrownCorpus& corpus, int64_t min_count, int64_t max_words) {
   const BrownCorpus::Impl& impl = corpus.impl();
   BigramGraph graph;
   std::vector<std::pair<std::string_view, uint32_t>> kept;
@@ -110,6 +110,7 @@ BigramGraph BuildBigramGraph(const BrownCorpus& corpus, int64_t min_count) {
     const int64_t ca = impl.counts[a.second], cb = impl.counts[b.second];
     return ca != cb ? ca > cb : a.first < b.first;
   });
+  if (static_cast<int64_t>(kept.size()) > max_words) kept.resize(static_cast<size_t>(max_words));
   std::vector<int32_t> rank(impl.counts.size(), -1);
   for (size_t r = 0; r < kept.size(); ++r) {
     rank[kept[r].second] = static_cast<int32_t>(r);
@@ -639,6 +640,13 @@ std::vector<std::string> BrownClusterer::Run(
 
 }  // namespace features
 
+BrownVocabulary BrownVocabularyOf(const BrownCorpus& corpus, const BrownOptions& options) {
+  BrownVocabulary v;
+  for (const int64_t c : corpus.impl().counts) v.words_at_min_count += c >= options.min_count;
+  v.words = std::min(v.words_at_min_count, std::max<int64_t>(options.max_words, 0));
+  return v;
+}
+
 absl::StatusOr<WordClusters> BrownCluster(
     const BrownCorpus& corpus, const BrownOptions& options,
     const std::function<void(const BrownProgress&)>& progress) {
@@ -651,7 +659,12 @@ absl::StatusOr<WordClusters> BrownCluster(
     return absl::InvalidArgumentError(
         absl::StrCat("expected a minimum count of at least 1, found ", options.min_count));
   }
-  features::BigramGraph graph = features::BuildBigramGraph(corpus, options.min_count);
+  if (options.max_words < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected a maximum of at least 1 word, found ", options.max_words));
+  }
+  features::BigramGraph graph =
+      features::BuildBigramGraph(corpus, options.min_count, options.max_words);
   if (graph.num_words() == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected text with at least one word seen ", options.min_count,

@@ -27,8 +27,8 @@ struct BigramGraph {
   int num_words() const { return static_cast<int>(words.size()); }
 };
 
-// Builds the graph of words seen at least min_count times.
-BigramGraph BuildBigramGraph(const BrownCorpus& corpus, int64_t min_count);
+// Builds the graph of the (at most max_words) most frequent words seen at least min_count times.
+BigramGraph BuildBigramGraph(const BrownCorpus& corpus, int64_t min_count, int64_t max_words);
 // Test helper: a graph from explicit bigram counts over words 0..n-1 (named "w0", ...), already
 // in rank order; counts[w] = max(left_total, right_total).
 BigramGraph GraphFromBigrams(int n,

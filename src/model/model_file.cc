@@ -3,6 +3,7 @@
 #include "model/model_file.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -751,7 +752,9 @@ class FileDescriptor {
 // not a model (even /dev/zero) costs a few bytes, and nothing past the declared size is read.
 absl::StatusOr<Model> LoadFile(const std::string& path) {
   namespace mf = model_file;
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO that has no writer returns at once instead of waiting forever;
+  // cleared below, so a writer that is there is read to its end.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open model file: ", std::strerror(errno)));
@@ -764,6 +767,25 @@ absl::StatusOr<Model> LoadFile(const std::string& path) {
   if (S_ISDIR(st.st_mode)) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": expected a model file, found a directory"));
+  }
+  // A FIFO whose writer is starting gets 10 s to write; one with no writer is refused after it.
+  if (S_ISFIFO(st.st_mode)) {
+    pollfd ready{fd.get(), POLLIN, 0};
+    int polled;
+    do {
+      polled = ::poll(&ready, 1, 10000);
+    } while (polled < 0 && errno == EINTR);
+    if (polled == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path,
+                       ": a FIFO with no writer: nothing to read after 10 s (start the "
+                       "program that writes the model first)"));
+    }
+  }
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": cannot read model file: ", std::strerror(errno)));
   }
   const bool regular = S_ISREG(st.st_mode);
   absl::Status read_error;
@@ -785,6 +807,12 @@ absl::StatusOr<Model> LoadFile(const std::string& path) {
   absl::StatusOr<size_t> got = read_some(head.data(), head.size());
   if (!got.ok()) return got.status();
   head.resize(*got);
+  if (head.empty() && S_ISFIFO(st.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        ": a FIFO with no writer: nothing to read (start the program that writes the model "
+        "first)"));
+  }
   if (mf::IsGzip(head)) {
     size_t head_pos = 0;
     const mf::ByteSource source = [&](char* buffer, size_t n) -> absl::StatusOr<size_t> {

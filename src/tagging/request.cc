@@ -62,9 +62,10 @@ absl::Status ParseScoreRange(std::string_view text_in, double* lower, double* up
   if (!b.empty()) {
     if (absl::Status s = number(b, upper); !s.ok()) return s;
   }
-  if (*lower > *upper) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("empty range '", text, "': the lower end exceeds the upper"));
+  if (*lower >= *upper) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "empty range '", text, "': the lower end ",
+        *lower == *upper ? "equals the upper (a range needs width)" : "exceeds the upper"));
   }
   return absl::OkStatus();
 }
@@ -196,8 +197,8 @@ absl::Status DecodeRequest::Validate() const {
     }
   }
   if (score_range) {
-    if (!(score_lower <= score_upper) || std::isnan(score_lower) || std::isnan(score_upper)) {
-      return absl::InvalidArgumentError("--score-range: expected A..B with A <= B");
+    if (!(score_lower < score_upper) || std::isnan(score_lower) || std::isnan(score_upper)) {
+      return absl::InvalidArgumentError("--score-range: expected A..B with A < B");
     }
     if (!(score_resolution > 0) || !std::isfinite(score_resolution)) {
       return absl::InvalidArgumentError("--score-resolution must be a finite number > 0");

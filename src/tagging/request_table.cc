@@ -532,6 +532,27 @@ absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collect
         name("exclude"), "; ", name("score_range"), ", ", name("diverse"), " and ",
         name("marginals"), " need a linear-chain model"));
   }
+  // A latent lattice is over hidden states, and statistics read labels: refused before any input
+  // is read (Pipeline::RunLatent refuses them again for callers that skip this builder).
+  if (last.latent()) {
+    auto name = [&](std::string_view field) { return FindRequestField(field)->Spelling(surface_); };
+    const char* refused = !q.counts.empty() ? "counts"
+                          : q.score_range   ? "score_range"
+                          : q.diverse > 0   ? "diverse"
+                          : q.exclusions    ? "exclude"
+                                            : nullptr;
+    if (refused != nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name(refused), " is not supported on a latent-dynamic model (objective ldcrf); use ",
+          name("kbest"), ", ", surface_ == kCliSurface ? name("forced_column") : name("forced"),
+          " or ", name("marginals")));
+    }
+    if (q.kbest > 0 && q.latent_decoder != LatentDecoder::kLdi) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name("kbest"), " on a latent-dynamic model lists the most probable labelings with ",
+          name("latent_decoder"), " ldi only"));
+    }
+  }
   if (!draft_.collective_potential.has_value()) {
     // A collective option alone would be ignored silently.
     for (const RequestField& f : Table()) {

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/train.h"
+#include "option_error.h"
 #include "train/losses.h"
 
 namespace chaintag {
@@ -116,8 +117,8 @@ absl::StatusOr<std::shared_ptr<const BoundLoss>> BindLoss(const LossSpec& spec,
     for (const std::string& p : spec.positives) {
       const int id = label_id(p);
       if (id < 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("positive label '", p, "' is not a label of the model (", n, " labels)"));
+        return OptionError(absl::StrCat("option positives: positive label '", p,
+                                        "' is not a label of the training data (", n, " labels)"));
       }
       loss->counted_[id] = 1;
     }
@@ -130,8 +131,8 @@ absl::StatusOr<std::shared_ptr<const BoundLoss>> BindLoss(const LossSpec& spec,
         if (table.type_name(k) == p) type = k;
       }
       if (type < 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("positive chunk type '", p, "' is not a chunk type of the labels"));
+        return OptionError(absl::StrCat("option positives: positive chunk type '", p,
+                                        "' is not a chunk type of the training data's labels"));
       }
       type_counted[type] = 1;
     }

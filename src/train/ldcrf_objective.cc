@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "option_error.h"
 #include "string_view_compat.h"
 #include "train/distributed.h"
 #include "train/parallel.h"
@@ -50,10 +51,13 @@ uint64_t SplitMix64(uint64_t x) {
 
 }  // namespace
 
-absl::StatusOr<LatentLayout> ParseLatentSpec(std::string_view text,
-                                             const std::vector<std::string>& labels) {
+namespace {
+
+// With `labels` null only the form and the counts are checked (before the data is read).
+absl::StatusOr<std::vector<int>> ParseLatentCounts(std::string_view text,
+                                                   const std::vector<std::string>* labels) {
   int fallback = 1;
-  std::vector<int> counts(labels.size(), 0);
+  std::vector<int> counts(labels == nullptr ? 0 : labels->size(), 0);
   if (text.empty()) return BadSpec(text, "empty");
   if (text.find('=') == std::string_view::npos && text.find(',') == std::string_view::npos) {
     absl::StatusOr<int> k = ParseCount(text, text);
@@ -72,18 +76,35 @@ absl::StatusOr<LatentLayout> ParseLatentSpec(std::string_view text,
       const absl::string_view value = entry.substr(eq + 1);
       absl::StatusOr<int> k = ParseCount(text, std::string_view(value.data(), value.size()));
       if (!k.ok()) return k.status();
-      const auto it = std::find(labels.begin(), labels.end(), label);
-      if (it == labels.end()) {
-        return BadSpec(text,
-                       absl::StrCat("label \"", label, "\" does not occur in the training data"));
+      if (label.empty())
+        return BadSpec(text, absl::StrCat("no label before '=' in \"", entry, "\""));
+      if (labels == nullptr) continue;
+      const auto it = std::find(labels->begin(), labels->end(), label);
+      if (it == labels->end()) {
+        return OptionError(std::string(
+            BadSpec(text, absl::StrCat("label \"", label, "\" does not occur in the training data"))
+                .message()));
       }
-      counts[it - labels.begin()] = *k;
+      counts[it - labels->begin()] = *k;
     }
   }
   for (int& k : counts) {
     if (k == 0) k = fallback;
   }
-  return LatentLayout::FromCounts(counts);
+  return counts;
+}
+
+}  // namespace
+
+absl::Status CheckLatentSpec(std::string_view text) {
+  return ParseLatentCounts(text, nullptr).status();
+}
+
+absl::StatusOr<LatentLayout> ParseLatentSpec(std::string_view text,
+                                             const std::vector<std::string>& labels) {
+  absl::StatusOr<std::vector<int>> counts = ParseLatentCounts(text, &labels);
+  if (!counts.ok()) return counts.status();
+  return LatentLayout::FromCounts(*counts);
 }
 
 void ExpandToHiddenStates(const LatentLayout& layout, TrainingData* data) {

@@ -24,6 +24,8 @@ namespace train_internal {
 // name the option and the offending entry.
 absl::StatusOr<LatentLayout> ParseLatentSpec(std::string_view text,
                                              const std::vector<std::string>& labels);
+// The same checks without the labels (which need the data): form and counts only.
+absl::Status CheckLatentSpec(std::string_view text);
 
 // Turns label-level training data into hidden-state data: every (attribute, label) feature
 // becomes one feature per hidden state of the label, and the transition, start and end weights

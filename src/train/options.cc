@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "chaintag/train.h"
 #include "string_view_compat.h"
+#include "train/ldcrf_objective.h"
 
 namespace chaintag {
 namespace {
@@ -477,6 +478,8 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
   }
   if (o.objective == Objective::kLdcrf) {
     if (o.latent.empty()) o.latent = "2";
+    // Before the data is read: a usage error (exit 2), not an hour into reading.
+    if (absl::Status s = train_internal::CheckLatentSpec(o.latent); !s.ok()) return s;
     if (o.p != 2) return bad("p: ldcrf uses the L2 (and with owlqn L1) regulariser", o.p);
     if (o.epsilon != 1.0)
       return bad("epsilon: the temperature applies to softmax-margin only", o.epsilon);

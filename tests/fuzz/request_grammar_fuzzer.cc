@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   double lower = 0, upper = 0;
   if (chaintag::ParseScoreRange(text, &lower, &upper).ok()) {
-    if (std::isnan(lower) || std::isnan(upper) || lower > upper) std::abort();
+    if (std::isnan(lower) || std::isnan(upper) || lower >= upper) std::abort();
     chaintag::DecodeRequest request;
     request.score_range = true;
     request.score_lower = lower;

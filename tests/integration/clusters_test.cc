@@ -1,6 +1,7 @@
 // chaintag clusters, and train --clusters / --lexicon2 with cluster() and lex2() templates.
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -107,6 +108,37 @@ TEST(ClustersCliTest, ErrorsAreClearAndLeaveNoOutput) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("cluster() reads word clusters, but none were given"));
   ExpectEmptyDirectory(out);
+}
+
+// Issue 27 (Low): a vocabulary cap, so 2 million distinct words cannot run for days. Words w0..w9
+// are seen 10..1 times: --max-words 4 clusters w0..w3 and says what it left out, with estimates.
+TEST(ClustersCliTest, MaxWordsKeepsTheMostFrequentAndWarnsWithAnEstimate) {
+  TempDir dir;
+  const std::string text = (dir.path() / "u.txt").string();
+  {
+    std::ofstream out(text);
+    for (int w = 0; w < 10; ++w) {
+      for (int k = 0; k < 10 - w; ++k) out << "w" << w << " w" << (9 - w) << "\n";
+    }
+  }
+  RunResult r = RunChaintag("clusters --pretokenized --clusters 2 --max-words 4 '" + text + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("warning: 10 words are seen at least 1 times; clustering the 4 most "
+                               "frequent (--max-words), about 0 s"));
+  EXPECT_THAT(r.err, HasSubstr("raise --max-words or --min-count"));
+  int lines = 0;
+  std::istringstream paths(r.out);
+  for (std::string line; std::getline(paths, line); ++lines) {
+    EXPECT_THAT(line, ::testing::MatchesRegex("[01]+\tw[0-3]\t[0-9]+")) << line;
+  }
+  EXPECT_EQ(lines, 4);
+  // Under the cap: no warning, every word.
+  r = RunChaintag("clusters --pretokenized --clusters 2 '" + text + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("warning")));
+  r = RunChaintag("clusters --pretokenized --max-words 0 '" + text + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--max-words: expected at least 1, found 0"));
 }
 
 }  // namespace

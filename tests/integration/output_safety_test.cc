@@ -4,6 +4,7 @@
 // of the files it reads, by the same path, a symbolic link or a hard link.
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -269,6 +270,50 @@ TEST_F(OutputSafetyTest, EveryReadingCommandWorksWithAnotherOutput) {
     EXPECT_EQ(r.exit_code, 0) << Command(f.command, Path("other.out")) << "\n" << r.err;
     EXPECT_GT(fs::file_size(Path("other.out")), 0u);
   }
+  ExpectNoTemporaries();
+}
+
+// Issue 27 (Low): a read-only output file (in a writable directory, where the rename would
+// succeed) and an output in a read-only directory are refused before any work with a message,
+// exit 1, the file untouched and no temporary left. Root may write anywhere, so as root the
+// commands run as `nobody`.
+TEST_F(OutputSafetyTest, ReadOnlyOutputsAreRefusedBeforeAnyWork) {
+  std::string as;
+  if (::geteuid() == 0) {
+    if (std::system("runuser -u nobody -- true > /dev/null 2>&1") != 0) {
+      GTEST_SKIP() << "running as root without runuser/nobody: root may write read-only files";
+    }
+    as = "runuser -u nobody -- ";
+  }
+  fs::permissions(dir_.path(), fs::perms::all);  // nobody reads the inputs and writes in rw/
+  fs::create_directory(Path("rw"));
+  fs::permissions(Path("rw"), fs::perms::all);
+  std::ofstream(Path("rw/ro.out")) << "kept\n";
+  fs::permissions(Path("rw/ro.out"),
+                  fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::create_directory(Path("ro"));
+  fs::permissions(Path("ro"), fs::perms::owner_read | fs::perms::owner_exec |
+                                  fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+  if (as.empty() && ::access(Path("rw/ro.out").c_str(), W_OK) == 0) {
+    GTEST_SKIP() << "this user may write read-only files";
+  }
+  for (const Writer& w : kWriters) {
+    RunResult r = RunChaintag(Command(w.command, Path("rw/ro.out")), as);
+    EXPECT_EQ(r.exit_code, 1) << w.name << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(Path("rw/ro.out") + ": cannot write: Permission denied"))
+        << w.name;
+    EXPECT_EQ(ReadAll(Path("rw/ro.out")), "kept\n") << w.name;
+    r = RunChaintag(Command(w.command, Path("ro/new.out")), as);
+    EXPECT_EQ(r.exit_code, 1) << w.name << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(Path("ro/new.out") + ": cannot write: directory " + Path("ro") +
+                                 ": Permission denied"))
+        << w.name;
+    EXPECT_FALSE(fs::exists(Path("ro/new.out"))) << w.name;
+  }
+  // train refuses before reading its data: no "sentences" progress line.
+  RunResult r = RunChaintag(Command(kWriters[1].command, Path("rw/ro.out")), as);
+  EXPECT_THAT(r.err, Not(HasSubstr("sentences")));
   ExpectNoTemporaries();
 }
 

@@ -205,6 +205,14 @@ class HostileTest(unittest.TestCase):
         self.assertPlain(ValueError, lambda: self.chunker.tag_many([SENT], batch_size=0),
                          "batch_size")
 
+    def test_fifo_model_without_a_writer_is_refused_at_once(self):
+        # Issue 27 (Low): Model.load used to wait forever for a writer.
+        with tempfile.TemporaryDirectory() as d:
+            fifo = os.path.join(d, "m.fifo")
+            os.mkfifo(fifo)
+            for fn in (lambda: chaintag.Model.load(fifo), lambda: chaintag.load(fifo)):
+                self.assertPlain(ValueError, fn, "m.fifo", "a FIFO with no writer")
+
     def test_non_finite_and_huge_weights(self):
         for w in (float("nan"), float("inf")):
             self.assertPlain(ValueError, lambda: self.attr_model.tag([{"n": w}]), "finite")

@@ -84,7 +84,7 @@ TEST(ParseScoreRangeTest, FormsAndErrors) {
   ASSERT_TRUE(ParseScoreRange("..2", &lo, &hi).ok());
   EXPECT_TRUE(std::isinf(lo) && lo < 0);
   EXPECT_EQ(hi, 2);
-  for (const char* bad : {"5", "a..b", "3..1", "nan..1", "inf..", "1..1e999"}) {
+  for (const char* bad : {"5", "a..b", "3..1", "5..5", "nan..1", "inf..", "1..1e999"}) {
     EXPECT_FALSE(ParseScoreRange(bad, &lo, &hi).ok()) << bad;
   }
 }
@@ -135,6 +135,7 @@ TEST(DecodeRequestTest, ValidateCapsEveryNumber) {
   EXPECT_TRUE(invalid([](DecodeRequest& r) { r.max_memory_bytes = 1000; }));
   DecodeRequest at_cap;
   at_cap.score_range = true;
+  at_cap.score_upper = 1;  // a score range needs width (lower 0)
   at_cap.score_max_states = DecodeRequest::kMaxScoreStates;
   EXPECT_TRUE(at_cap.Validate().ok());
 }
