@@ -71,7 +71,7 @@ class Reader {
       return {};
     }
     std::vector<double> v(n);
-    std::memcpy(v.data(), in_.data() + at_, n * sizeof(double));
+    if (n > 0) std::memcpy(v.data(), in_.data() + at_, n * sizeof(double));  // no null pointer
     at_ += n * sizeof(double);
     return v;
   }

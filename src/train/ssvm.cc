@@ -531,8 +531,11 @@ class GlobalBatches {
           std::memcpy(&in.hinge, part.data() + at + sizeof(double), sizeof(double));
           at += 2 * sizeof(double);
           in.entries.resize(header[1]);
-          std::memcpy(static_cast<void*>(in.entries.data()), part.data() + at,
-                      header[1] * sizeof(in.entries[0]));
+          // An empty update has no buffer: memcpy must not see its null pointer (UBSan).
+          if (header[1] > 0) {
+            std::memcpy(static_cast<void*>(in.entries.data()), part.data() + at,
+                        header[1] * sizeof(in.entries[0]));
+          }
           at += header[1] * sizeof(in.entries[0]);
         }
       }
