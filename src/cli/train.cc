@@ -105,7 +105,7 @@ int RunTrain(const std::vector<std::string>& args) {
   const std::vector<std::string> files = vm["files"].as<std::vector<std::string>>();
   const std::string output = vm["output"].as<std::string>();
   if (absl::Status s = CheckOutputIsNotAnInput(
-          output, FilesRead(vm, {"dev", "lexicon", "lexicon2", "clusters", "template"}));
+          output, FilesRead(vm, {"dev", "lexicon", "lexicon2", "clusters", "template", "resume"}));
       !s.ok()) {
     return UsageError(cmd, std::string(s.message()));
   }

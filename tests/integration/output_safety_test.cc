@@ -263,6 +263,20 @@ TEST_F(OutputSafetyTest, OutputThatIsAnInputIsRefusedBeforeAnyWork) {
   ExpectNoTemporaries();
 }
 
+// The checkpoint a run resumes from is an input too: -o onto it is refused, the file kept.
+TEST_F(OutputSafetyTest, OutputOntoTheResumedCheckpointIsRefused) {
+  const std::string train =
+      "train --format conll --preset chunk-conll --max-iterations 2 --checkpoint-every 1 ";
+  RunResult r = Run(Command(train + "--checkpoint {D}/ck -o {OUT} {D}/in.conll", Path("m2")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string before = ReadAll(Path("ck"));
+  r = Run(Command(train + "--resume {D}/ck -o {OUT} {D}/in.conll", Path("ck")));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("would overwrite the --resume file '" + Path("ck") + "'"));
+  EXPECT_EQ(ReadAll(Path("ck")), before);
+  ExpectNoTemporaries();
+}
+
 // The commands all work in the setups above: without the collisions they succeed.
 TEST_F(OutputSafetyTest, EveryReadingCommandWorksWithAnotherOutput) {
   for (const ReadFile& f : kReadFiles) {
