@@ -1236,7 +1236,12 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
         bytes.substr(found[mf::kFamily]->offset, found[mf::kFamily]->length);
     if (family == "lmsbn") {
       model.family_ = ModelFamily::kLmsbn;
-    } else if (family == "lmbm" && !model.latent()) {
+    } else if (family == "lmbm") {
+      if (model.latent() || model.order() != 1) {
+        return absl::DataLossError(absl::StrCat(
+            name, ": section 'family': an lmbm model is a first-order chain over labels, found ",
+            model.latent() ? "hidden states" : "second-order weights"));
+      }
       model.family_ = ModelFamily::kLmbm;  // a first-order chain: decoded as one
     } else {
       return absl::DataLossError(absl::StrCat(

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/tagging.h"
+#include "tagging/request_table.h"
 #include "worker_threads.h"
 
 namespace chaintag {
@@ -110,12 +111,11 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
   Tagger& tagger = taggers_.back();
   const Model& model = *models_.back();
   r->label_names = &model.labels();
-  if (model.family() == ModelFamily::kLmsbn && (request_.score_range || request_.diverse > 0 ||
-                                                request_.marginals || request_.probability)) {
-    return absl::InvalidArgumentError(
-        "an lmsbn model (branch-and-bound search) supports --kbest, --count, forced labels and "
-        "exclusions; --score-range, --diverse, --marginals and probabilities need a linear-chain "
-        "model");
+  // Refused again for callers that skip RequestBuilder (exclusions may come per sentence).
+  if (absl::Status s =
+          CheckSupported(model, request_, request_.exclusions || !r->excluded.empty(), kCliSurface);
+      !s.ok()) {
+    return s;
   }
   if (absl::Status s = tagger.BuildLattice(input, &lattice_); !s.ok()) return s;
   const int m = lattice_.size();
@@ -263,23 +263,6 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
 
 absl::Status Pipeline::RunLatent(TagResult* r) {
   const Model& model = *models_.back();
-  // Statistics read labels, but a latent lattice is over hidden states: refused, not approximated.
-  const char* refused = !request_.counts.empty()                      ? "--count"
-                        : request_.score_range                        ? "--score-range"
-                        : request_.diverse > 0                        ? "--diverse"
-                        : !r->excluded.empty() || request_.exclusions ? "--exclude"
-                                                                      : nullptr;
-  if (refused != nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(refused,
-                     " is not supported on a latent-dynamic model (objective ldcrf); use --kbest, "
-                     "--forced-column or --marginals"));
-  }
-  if (request_.kbest > 0 && request_.latent_decoder != LatentDecoder::kLdi) {
-    return absl::InvalidArgumentError(
-        "--kbest on a latent-dynamic model lists the most probable labelings with "
-        "--latent-decoder ldi only");
-  }
   const LatentLayout& layout = model.latent_layout();
   absl::StatusOr<LatentDecodeResult> result;
   std::vector<double> marginals;
