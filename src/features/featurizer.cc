@@ -57,7 +57,8 @@ struct Featurizer::Scratch {
   std::vector<int> source_slot;      // per source: its index in that cache's `sources`
   std::vector<int32_t> cell_ids;     // per (t, template): id, -1 absent, or -2 - pending key
   std::vector<int32_t> pending_ids;  // ids of the block's looked-up keys
-  std::string attribute;             // one attribute being built for a new cache entry
+  std::string new_keys;              // attribute strings of the sentence's new cache entries
+  std::vector<uint32_t> new_key_ends;  // end offset of each in `new_keys`
 
   // Ids of several-cell templates reading one small-vocabulary column (POS n-grams), keyed by
   // the cells' cache entries: the key names the attribute string exactly while the entries hold.
@@ -396,6 +397,18 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
     cache.entries.resize(n);
     const size_t num_slots = cache.templates.size();
     const size_t num_cache_sources = cache.sources.size();
+    // The new entries' ids are looked up together at the end, so the misses overlap.
+    s.new_keys.clear();
+    s.new_key_ends.clear();
+    // (in pieces of about 1 MB of strings, so the 32-bit offsets never overflow)
+    auto look_up_new = [&] {
+      const size_t ids_begin = cache.ids.size();
+      cache.ids.resize(ids_begin + s.new_key_ends.size());
+      LookupKeys(dict, s.new_keys.data(), s.new_key_ends.data(), s.new_key_ends.size(), &s.hashes,
+                 cache.ids.data() + ids_begin);
+      s.new_keys.clear();
+      s.new_key_ends.clear();
+    };
     for (int t = 0; t < n; ++t) {
       const std::string& value = column[t];
       auto [it, inserted] = cache.index.try_emplace(ToAbsl(value), 0);
@@ -427,18 +440,19 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
       // Ids of the one-cell templates for this value.
       const size_t span_base = static_cast<size_t>(entry) * num_cache_sources;
       for (size_t slot = 0; slot < num_slots; ++slot) {
-        s.attribute.clear();
         for (const features::TemplatePiece& piece : impl.templates[cache.templates[slot]].pieces) {
           if (piece.source < 0) {
-            s.attribute.append(piece.literal);
+            s.new_keys.append(piece.literal);
             continue;
           }
           const auto [b, e] = cache.spans[span_base + s.source_slot[piece.source]];
-          s.attribute.append(cache.arena, b, e - b);
+          s.new_keys.append(cache.arena, b, e - b);
         }
-        cache.ids.push_back(dict.Find(s.attribute));
+        s.new_key_ends.push_back(static_cast<uint32_t>(s.new_keys.size()));
       }
+      if (s.new_keys.size() > (size_t{1} << 20)) look_up_new();
     }
+    look_up_new();
   }
   // Views of the source values (made now: the arenas may have moved while growing).
   const int num_sources = static_cast<int>(impl.sources.size());
