@@ -70,6 +70,7 @@ struct Featurizer::Scratch {
     size_t pending;
   };
   std::vector<PendingCombo> pending_combos;
+  std::vector<int> active_combos;  // templates served by combo_ids in the current sentence
   void ClearCombos(int cache) {
     for (size_t j = 0; j < combo_cache.size(); ++j) {
       if (combo_cache[j] == cache) combo_ids[j].clear();
@@ -409,7 +410,10 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
       s.new_keys.clear();
       s.new_key_ends.clear();
     };
+    constexpr int kIndexAhead = 4;  // the index is probed at random: its slots are fetched ahead
+    for (int t = 0; t < std::min(n, kIndexAhead); ++t) cache.index.prefetch(ToAbsl(column[t]));
     for (int t = 0; t < n; ++t) {
+      if (t + kIndexAhead < n) cache.index.prefetch(ToAbsl(column[t + kIndexAhead]));
       const std::string& value = column[t];
       auto [it, inserted] = cache.index.try_emplace(ToAbsl(value), 0);
       if (!inserted) {
@@ -471,6 +475,29 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
   // Ids in (position, template) order: cached ones directly, the rest as pending strings. Blocks
   // of positions keep the scratch bounded whatever the sentence length.
   const int num_templates = static_cast<int>(impl.templates.size());
+  // The combo templates served this sentence, and the key of one at a position.
+  s.active_combos.clear();
+  for (int j = 0; j < num_templates; ++j) {
+    const int cc = s.combo_cache[j];
+    if (s.template_cache[j] < 0 && cc >= 0 &&
+        static_cast<int>(s.caches[cc].index.size()) <= kComboMaxValues) {
+      s.active_combos.push_back(j);
+    }
+  }
+  auto combo_key = [&](int j, int t) {
+    const int32_t* entries = s.caches[s.combo_cache[j]].entries.data();
+    uint64_t key = 0;
+    for (const features::TemplatePiece& piece : impl.templates[j].pieces) {
+      if (piece.source < 0) continue;
+      const int row = t + piece.row;
+      // Out-of-sentence rows read markers, which depend on the row offset only.
+      const uint64_t code = row < 0    ? kComboMaxValues + (-row)
+                            : row >= n ? kComboMaxValues + kComboMaxRow + 1 + (row - n)
+                                       : static_cast<uint64_t>(entries[row]);
+      key = (key << kComboBits) | code;
+    }
+    return key;
+  };
   out->offsets.resize(n + 1);
   out->offsets[0] = 0;
   out->attributes.clear();
@@ -483,7 +510,27 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
     size_t pending = 0;
     int32_t* cell = s.cell_ids.data();
     s.pending_combos.clear();
+    // The combo tables are large and probed at random: their slots are fetched positions ahead.
+    constexpr int kComboAhead = 2;
+    constexpr int kIdsAhead = 4;
+    for (int t = begin; t < std::min(end, begin + kComboAhead); ++t) {
+      for (int j : s.active_combos) s.combo_ids[j].prefetch(combo_key(j, t));
+    }
     for (int t = begin; t < end; ++t) {
+      if (t + kComboAhead < end) {
+        for (int j : s.active_combos) s.combo_ids[j].prefetch(combo_key(j, t + kComboAhead));
+      }
+      // Each cache's ids of the value a few rows ahead, before templates reading that row need it.
+      if (t + kIdsAhead < n) {
+        for (const Scratch::ColumnCache& cache : s.caches) {
+          const size_t slots = cache.templates.size();
+          if (slots == 0) continue;
+          const char* row = reinterpret_cast<const char*>(
+              cache.ids.data() + static_cast<size_t>(cache.entries[t + kIdsAhead]) * slots);
+          for (size_t b = 0; b < slots * sizeof(int32_t); b += 64) __builtin_prefetch(row + b);
+          __builtin_prefetch(row + slots * sizeof(int32_t) - 1);
+        }
+      }
       for (int j = 0; j < num_templates; ++j, ++cell) {
         const int c = s.template_cache[j];
         const int r = t + s.template_row[j];
@@ -495,17 +542,7 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
         }
         const int cc = s.combo_cache[j];
         if (cc >= 0 && static_cast<int>(s.caches[cc].index.size()) <= kComboMaxValues) {
-          const int32_t* entries = s.caches[cc].entries.data();
-          uint64_t key = 0;
-          for (const features::TemplatePiece& piece : impl.templates[j].pieces) {
-            if (piece.source < 0) continue;
-            const int row = t + piece.row;
-            // Out-of-sentence rows read markers, which depend on the row offset only.
-            const uint64_t code = row < 0    ? kComboMaxValues + (-row)
-                                  : row >= n ? kComboMaxValues + kComboMaxRow + 1 + (row - n)
-                                             : static_cast<uint64_t>(entries[row]);
-            key = (key << kComboBits) | code;
-          }
+          const uint64_t key = combo_key(j, t);
           auto& ids = s.combo_ids[j];
           if (auto it = ids.find(key); it != ids.end()) {
             *cell = it->second;
