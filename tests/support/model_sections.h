@@ -15,13 +15,16 @@ namespace chaintag::testing_model {
 
 // The image with section `id`'s bytes replaced by `content`: sections keep their order, offsets
 // and sizes follow, checksums are recomputed (a well-formed file a hostile writer could make).
-inline std::string ReplaceSection(const std::string& bytes, uint32_t id, const std::string& content) {
-  absl::StatusOr<std::vector<model_file::SectionEntry>> table = model_file::ReadSectionTable(bytes, "x");
+inline std::string ReplaceSection(const std::string& bytes, uint32_t id,
+                                  const std::string& content) {
+  absl::StatusOr<std::vector<model_file::SectionEntry>> table =
+      model_file::ReadSectionTable(bytes, "x");
   EXPECT_TRUE(table.ok()) << table.status();
   std::vector<model_file::SectionEntry> sorted = *table;
-  std::sort(sorted.begin(), sorted.end(), [](const model_file::SectionEntry& a, const model_file::SectionEntry& b) {
-    return a.offset < b.offset;
-  });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const model_file::SectionEntry& a, const model_file::SectionEntry& b) {
+              return a.offset < b.offset;
+            });
   const size_t body = sorted.front().offset;  // header, table and header checksum
   std::string image = bytes.substr(0, body);
   auto put64 = [&](size_t pos, uint64_t v) {
