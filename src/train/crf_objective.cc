@@ -441,6 +441,11 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
   for (int t = 0; t < m; ++t) {
     double* row = unary + static_cast<size_t>(t) * n;
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
+      // Value 0 (a false flag) adds only zeros, which change no score (at most a zero's sign,
+      // which no exp, max or product below can see).
+      if constexpr (kWeighted) {
+        if (values[k] == 0.0) continue;
+      }
       if (starts[k] < 0) {
         const double* dw = dense_w + static_cast<size_t>(-starts[k] - 1) * n;
         if constexpr (kWeighted) {
