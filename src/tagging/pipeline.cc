@@ -298,8 +298,8 @@ absl::Status Pipeline::RunLatent(TagResult* r) {
     }
     r->marginals = std::move(marginals);
   }
-  r->exact = result->exact;
-  r->hidden_paths = result->hidden_paths;
+  r->search.exact = result->exact;
+  r->search.hidden_paths = result->hidden_paths;
   for (LatentSolution& l : result->solutions) {
     Solution s;
     s.rank = static_cast<int>(r->solutions.size()) + 1;
@@ -317,8 +317,9 @@ absl::Status Pipeline::RunLeftToRight(const Sentence& input, TagResult* r,
                                       std::vector<const Statistic*> constraints,
                                       std::vector<std::vector<int>> excluded, bool infeasible) {
   const Model& model = *models_.back();
-  r->nodes = 0;
-  r->optimal = true;  // an infeasible request is proved so
+  r->search.cost = true;
+  r->search.nodes = 0;
+  r->search.optimal = true;  // an infeasible request is proved so
   if (infeasible) {
     r->status = SentenceStatus::kInfeasible;
     return absl::OkStatus();
@@ -345,14 +346,14 @@ absl::Status Pipeline::RunLeftToRight(const Sentence& input, TagResult* r,
     if (found.status().code() == absl::StatusCode::kResourceExhausted) {
       r->status = SentenceStatus::kTooLarge;
       r->status_reason = std::string(found.status().message());
-      r->nodes = std::max<int64_t>(request_.bb_max_nodes, input.size());
-      r->optimal = false;
+      r->search.nodes = std::max<int64_t>(request_.bb_max_nodes, input.size());
+      r->search.optimal = false;
       return absl::OkStatus();
     }
     return found.status();
   }
-  r->nodes = found->nodes;
-  r->optimal = found->optimal;
+  r->search.nodes = found->nodes;
+  r->search.optimal = found->optimal;
   for (BranchAndBoundSolution& l : found->solutions) {
     Solution s;
     s.rank = static_cast<int>(r->solutions.size()) + 1;
