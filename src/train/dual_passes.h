@@ -75,8 +75,8 @@ TrainerRun RunDualPasses(Solver& solver, const DualPassRules& rules, int max_ite
     }
     if (rules.duality_gap.has_value() &&
         *p.duality_gap <= *rules.duality_gap * std::fabs(p.objective)) {
-      run.stop_reason = absl::StrCat("duality gap ", *p.duality_gap, " <= ", *rules.duality_gap,
-                                     " x primal");
+      run.stop_reason =
+          absl::StrCat("duality gap ", *p.duality_gap, " <= ", *rules.duality_gap, " x primal");
       return run;
     }
     if (!dual.has_value()) dual = solver.Dual(*weights);
