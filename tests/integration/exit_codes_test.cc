@@ -37,8 +37,8 @@ TEST(ExitCodesTest, TrainOptionsAreRefusedBeforeTheDataIsRead) {
         "--objective ldcrf "
         "--latent =2",
         "--objective ldcrf --latent B-NP=x", "--latent 2", "--c2 -1", "--objective nope"}) {
-    RunResult r = RunChaintag("train --format conll --preset chunk " + flags + " -o '" + model +
-                              "' '" + missing + "'");
+    RunResult r = RunChaintag(std::string("train --format conll --preset chunk ") + flags +
+                              " -o '" + model + "' '" + missing + "'");
     EXPECT_EQ(r.exit_code, 2) << flags << ": " << r.err;
     EXPECT_THAT(r.err, ::testing::Not(HasSubstr("missing.conll"))) << flags;
     EXPECT_THAT(r.err, HasSubstr("--help")) << flags;
