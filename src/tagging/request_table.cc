@@ -564,7 +564,8 @@ absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collect
     if (!parsed.ok()) return parsed.status();
     q.counts.push_back(*std::move(parsed));
   }
-  q.probability = draft_.probability.value_or(true) && last.Capabilities().probabilities;
+  // Asked for explicitly on a model without probabilities: refused by CheckSupported, not dropped.
+  q.probability = draft_.probability.value_or(last.Capabilities().probabilities);
   if (absl::Status s = CheckSupported(last, q, q.exclusions, surface_); !s.ok()) return s;
   if (!draft_.collective_potential.has_value()) {
     // A collective option alone would be ignored silently.
