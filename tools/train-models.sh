@@ -4,11 +4,15 @@
 #   tools/train-models.sh [pos|chunk|np ...]   (default: all three)
 # POS_ORDER=2 / CHUNK_ORDER=2 train second-order chains instead (more accurate on dev, about half
 # the tagging speed; models/MODELS.md); POS_C1, CHUNK_C1, ... override the regularisation.
+# LAUNCH="mpirun -np 2" runs each `train` under that launcher (MPI ranks, docs/distributed.md;
+# add --allow-run-as-root --oversubscribe as needed); the models are the same bytes as without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpora=${CORPORA:-../shared/corpora}
 chaintag=${BUILD:-build}/chaintag
 threads=${THREADS:-$(nproc)}
+# Prefixed to the `train` commands only (the other steps are one process).
+read -r -a launch <<<"${LAUNCH:-}"
 [ -x "$chaintag" ] || { echo "train-models: build chaintag first (tools/setup.sh)" >&2; exit 1; }
 [ -d "$corpora" ] || { echo "train-models: no corpora at $corpora (see corpora/fetch.sh)" >&2; exit 1; }
 # A fixed scratch folder, the same for every BUILD: models record their training file names, so
@@ -43,7 +47,7 @@ for m in "${models[@]}"; do
         "$corpora/conll2000/train.txt" "$corpora/conll2000/dev.txt"
       # Word clusters of unlabeled text (models/MODELS.md: +0.13 dev, +1.2 on unseen words).
       clusters
-      "$chaintag" train --format conllu --label xpos --preset pos-lexicon-clusters \
+      ${launch[@]+"${launch[@]}"} "$chaintag" train --format conllu --label xpos --preset pos-lexicon-clusters \
         --lexicon "$work/wsj-tags.lex" --clusters "$work/paths.txt" \
         --order ${POS_ORDER:-1} --objective softmax-margin --loss hamming \
         --algorithm ${POS_ALGORITHM:-owlqn} \
@@ -56,7 +60,7 @@ for m in "${models[@]}"; do
       # Softmax-margin (Hamming loss) beat the CRF on dev with these features (docs/training.md);
       # with word clusters a lighter L1 term (c1 0.2) did better than 0.5 (models/MODELS.md).
       clusters
-      "$chaintag" train --format conll --preset chunk --clusters "$work/paths.txt" \
+      ${launch[@]+"${launch[@]}"} "$chaintag" train --format conll --preset chunk --clusters "$work/paths.txt" \
         --order ${CHUNK_ORDER:-1} --objective softmax-margin --loss hamming \
         --algorithm ${CHUNK_ALGORITHM:-owlqn} \
         --c1 ${CHUNK_C1:-0.2} --c2 ${CHUNK_C2:-0.05} --max-iterations ${MAX_ITERATIONS:-300} --threads "$threads" \
@@ -70,7 +74,7 @@ for m in "${models[@]}"; do
       done
       # A latent-dynamic CRF with 2 hidden states per label (issue 14: dev F1 95.86 against the
       # plain CRF's 95.47 with the same features and regularisation).
-      "$chaintag" train --format conll --preset np --objective ldcrf --latent 2 \
+      ${launch[@]+"${launch[@]}"} "$chaintag" train --format conll --preset np --objective ldcrf --latent 2 \
         --algorithm ${NP_ALGORITHM:-owlqn} --c1 ${NP_C1:-0.5} --c2 ${NP_C2:-0.05} --lbfgs-memory 6 \
         --max-iterations ${MAX_ITERATIONS:-300} --early-stopping 15 --threads "$threads" \
         --dev "$work/np-dev.txt" -o models/en-np.model "$work/np-train.txt"

@@ -96,6 +96,27 @@ enum class ModelFamily { kLinearChain, kLmsbn, kLmbm };
 // "linear-chain", "lmsbn" or "lmbm" (the name `chaintag info` shows and the model file stores).
 std::string_view ModelFamilyName(ModelFamily family);
 
+// What decoding a model supports. The request builder, the pipeline, collective decoding,
+// `eval` and Python ask this instead of testing the model's family.
+struct ModelCapabilities {
+  bool kbest = true;          // the K best labelings
+  bool counts = true;         // label and chunk count constraints
+  bool score_range = true;    // best labeling in a score range
+  bool diverse = true;        // diverse k-best
+  bool exclusions = true;     // labelings to avoid
+  bool forced_labels = true;  // labels fixed per token
+  bool marginals = true;      // per-token label marginals
+  bool probabilities = true;  // P(y|x) per solution
+  // Scores a given labeling on a lattice over labels (Python probability/marginal, eval
+  // --bound-term); false for hidden-state lattices and for label-history models.
+  bool label_lattice = true;
+  bool collective = true;       // document-level collective decoding (a first-order label chain)
+  bool latent_decoder = false;  // DecodeRequest::latent_decoder chooses the search (k-best: ldi)
+  bool weights = true;          // state and transition weights (Python state_features etc.)
+  // How refusals name the model: "a latent-dynamic model (objective ldcrf)".
+  const char* description = "a linear-chain model";
+};
+
 class ModelBuilder;
 class LmsbnScorer;
 
@@ -123,6 +144,7 @@ class Model {
   std::string ToBytes() const;
 
   ModelFamily family() const { return family_; }
+  ModelCapabilities Capabilities() const;
   const std::vector<std::string>& labels() const { return labels_; }
   int num_labels() const { return static_cast<int>(labels_.size()); }
   int LabelId(std::string_view label) const;  // -1 if unknown

@@ -162,6 +162,22 @@ struct DocumentReport {
   std::string warning;           // why the document was tagged sentence by sentence, if it was
 };
 
+// What the last model's search reports for one sentence beyond its solutions. Each search sets
+// the parts it has; writers print the parts that are set.
+struct SearchReport {
+  // LDI (latent-dynamic models): whether the answer is certified (one solution: the most
+  // probable labeling; k-best: no labeling left out beats the last), and the hidden paths
+  // enumerated.
+  std::optional<bool> exact;
+  int64_t hidden_paths = 0;
+  // Branch-and-bound (lmsbn models): whether the search finished, i.e. the solutions are proved
+  // to be the lowest-cost ones, and the nodes it expanded.
+  std::optional<bool> optimal;
+  int64_t nodes = 0;
+  // The solutions carry Solution::cost (lower is better) instead of a probability.
+  bool cost = false;
+};
+
 // What the pipeline produced for one sentence.
 struct TagResult {
   Sentence sentence;
@@ -174,18 +190,11 @@ struct TagResult {
   SentenceStatus status = SentenceStatus::kOk;
   std::string status_reason;      // kTooLarge: which limit, in words
   double score_resolution = 0.0;  // score range: the resolution actually used
-  // LMSBN (branch-and-bound): nodes expanded (-1 for other families) and whether the search
-  // finished, i.e. the solutions are proved to be the lowest-cost ones.
-  int64_t nodes = -1;
-  bool optimal = true;
+  SearchReport search;
   std::vector<double> marginals;  // last model, M x N: marginals[t * N + y]
   // The last model's label names (the columns of `marginals`); set by Pipeline::Run.
   const std::vector<std::string>* label_names = nullptr;
   absl::Status error;  // a data error (e.g. a bad exclusion line): stops the run
-  // Latent last model: whether the answer is certified (one solution: the most probable
-  // labeling; k-best: no labeling left out beats the last), and the hidden paths LDI enumerated.
-  std::optional<bool> exact;
-  int64_t hidden_paths = 0;
   // Collective tagging: the sentence's document (set on every sentence of it) and whether this is
   // its first sentence.
   std::shared_ptr<const DocumentReport> document;

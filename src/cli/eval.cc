@@ -94,15 +94,9 @@ int RunEval(const std::vector<std::string>& args) {
     auto loaded = Model::Load(vm["model"].as<std::string>());
     if (!loaded.ok()) return Fail(cmd, loaded.status());
     model.emplace(std::move(*loaded));
-    if (bound_term && model->latent()) {
-      return UsageError(cmd,
-                        "--bound-term is not supported on a latent-dynamic model (its lattice is "
-                        "over hidden states)");
-    }
-    if (bound_term && model->family() == ModelFamily::kLmsbn) {
-      return UsageError(cmd,
-                        "--bound-term is not supported on an lmsbn model (it has no linear-chain "
-                        "lattice)");
+    if (const ModelCapabilities caps = model->Capabilities(); bound_term && !caps.label_lattice) {
+      return UsageError(cmd, absl::StrCat("--bound-term is not supported on ", caps.description,
+                                          " (it needs a lattice over labels)"));
     }
     tagger.emplace(*model);
   } else {

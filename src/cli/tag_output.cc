@@ -72,7 +72,7 @@ void TagWriter::WriteHeader(const TagResult& r, size_t rank, std::ostream& out) 
   }
   const Solution& s = r.solutions[rank];
   char buf[96];
-  if (r.nodes >= 0) {  // LMSBN: the search's cost (sum of hinge losses), no probability
+  if (r.search.cost) {  // the search's cost (e.g. sum of hinge losses), no probability
     std::snprintf(buf, sizeof buf, "# solution %zu score %.6f cost %.6g\n", rank + 1, s.score,
                   s.cost);
   } else {
@@ -270,23 +270,24 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
     out << ", \"labels\": ";
     list(SolutionLabels(r, 0));
     out << ", \"score\": " << JsonNumber(r.solutions[0].score);
-    // LMSBN models have no probabilities; their solutions carry the search's cost instead.
-    if (r.nodes >= 0) {
+    // Solutions of a cost-minimising search carry its cost instead of a probability.
+    if (r.search.cost) {
       out << ", \"cost\": " << JsonNumber(r.solutions[0].cost);
     } else {
       out << ", \"probability\": " << JsonNumber(r.solutions[0].probability);
     }
   }
-  // LMSBN models: whether the branch-and-bound search proved optimality, and its work.
-  if (r.nodes >= 0) {
-    out << ", \"optimal\": " << (r.optimal ? "true" : "false") << ", \"nodes\": " << r.nodes;
+  // Branch-and-bound: whether the search proved optimality, and its work.
+  if (r.search.optimal.has_value()) {
+    out << ", \"optimal\": " << (*r.search.optimal ? "true" : "false")
+        << ", \"nodes\": " << r.search.nodes;
   }
   out << ", \"solutions\": [";
   for (size_t rank = 0; rank < r.solutions.size(); ++rank) {
     out << (rank ? ", " : "") << "{\"labels\": ";
     list(SolutionLabels(r, rank));
     out << ", \"score\": " << JsonNumber(r.solutions[rank].score);
-    if (r.nodes >= 0) {
+    if (r.search.cost) {
       out << ", \"cost\": " << JsonNumber(r.solutions[rank].cost);
     } else {
       out << ", \"probability\": " << JsonNumber(r.solutions[rank].probability);
@@ -295,10 +296,10 @@ absl::Status TagWriter::WriteJsonl(const TagResult& r, std::ostream& out) const 
   }
   out << ']';
   if (r.score_resolution > 0) out << ", \"score_resolution\": " << JsonNumber(r.score_resolution);
-  if (r.exact.has_value()) {
-    // Latent models: certified most probable (k-best: no labeling left out beats the last one).
-    out << ", \"exact\": " << (*r.exact ? "true" : "false")
-        << ", \"hidden_paths\": " << r.hidden_paths;
+  if (r.search.exact.has_value()) {
+    // LDI: certified most probable (k-best: no labeling left out beats the last one).
+    out << ", \"exact\": " << (*r.search.exact ? "true" : "false")
+        << ", \"hidden_paths\": " << r.search.hidden_paths;
   }
   // Collective tagging: the document, on its first sentence (on every sentence of a document
   // tagged sentence by sentence, with the reason).

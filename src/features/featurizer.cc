@@ -57,7 +57,8 @@ struct Featurizer::Scratch {
   std::vector<int> source_slot;      // per source: its index in that cache's `sources`
   std::vector<int32_t> cell_ids;     // per (t, template): id, -1 absent, or -2 - pending key
   std::vector<int32_t> pending_ids;  // ids of the block's looked-up keys
-  std::string attribute;             // one attribute being built for a new cache entry
+  std::string new_keys;              // attribute strings of the sentence's new cache entries
+  std::vector<uint32_t> new_key_ends;  // end offset of each in `new_keys`
 
   // Ids of several-cell templates reading one small-vocabulary column (POS n-grams), keyed by
   // the cells' cache entries: the key names the attribute string exactly while the entries hold.
@@ -69,6 +70,7 @@ struct Featurizer::Scratch {
     size_t pending;
   };
   std::vector<PendingCombo> pending_combos;
+  std::vector<int> active_combos;  // templates served by combo_ids in the current sentence
   void ClearCombos(int cache) {
     for (size_t j = 0; j < combo_cache.size(); ++j) {
       if (combo_cache[j] == cache) combo_ids[j].clear();
@@ -396,7 +398,22 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
     cache.entries.resize(n);
     const size_t num_slots = cache.templates.size();
     const size_t num_cache_sources = cache.sources.size();
+    // The new entries' ids are looked up together at the end, so the misses overlap.
+    s.new_keys.clear();
+    s.new_key_ends.clear();
+    // (in pieces of about 1 MB of strings, so the 32-bit offsets never overflow)
+    auto look_up_new = [&] {
+      const size_t ids_begin = cache.ids.size();
+      cache.ids.resize(ids_begin + s.new_key_ends.size());
+      LookupKeys(dict, s.new_keys.data(), s.new_key_ends.data(), s.new_key_ends.size(), &s.hashes,
+                 cache.ids.data() + ids_begin);
+      s.new_keys.clear();
+      s.new_key_ends.clear();
+    };
+    constexpr int kIndexAhead = 4;  // the index is probed at random: its slots are fetched ahead
+    for (int t = 0; t < std::min(n, kIndexAhead); ++t) cache.index.prefetch(ToAbsl(column[t]));
     for (int t = 0; t < n; ++t) {
+      if (t + kIndexAhead < n) cache.index.prefetch(ToAbsl(column[t + kIndexAhead]));
       const std::string& value = column[t];
       auto [it, inserted] = cache.index.try_emplace(ToAbsl(value), 0);
       if (!inserted) {
@@ -427,18 +444,19 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
       // Ids of the one-cell templates for this value.
       const size_t span_base = static_cast<size_t>(entry) * num_cache_sources;
       for (size_t slot = 0; slot < num_slots; ++slot) {
-        s.attribute.clear();
         for (const features::TemplatePiece& piece : impl.templates[cache.templates[slot]].pieces) {
           if (piece.source < 0) {
-            s.attribute.append(piece.literal);
+            s.new_keys.append(piece.literal);
             continue;
           }
           const auto [b, e] = cache.spans[span_base + s.source_slot[piece.source]];
-          s.attribute.append(cache.arena, b, e - b);
+          s.new_keys.append(cache.arena, b, e - b);
         }
-        cache.ids.push_back(dict.Find(s.attribute));
+        s.new_key_ends.push_back(static_cast<uint32_t>(s.new_keys.size()));
       }
+      if (s.new_keys.size() > (size_t{1} << 20)) look_up_new();
     }
+    look_up_new();
   }
   // Views of the source values (made now: the arenas may have moved while growing).
   const int num_sources = static_cast<int>(impl.sources.size());
@@ -457,6 +475,29 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
   // Ids in (position, template) order: cached ones directly, the rest as pending strings. Blocks
   // of positions keep the scratch bounded whatever the sentence length.
   const int num_templates = static_cast<int>(impl.templates.size());
+  // The combo templates served this sentence, and the key of one at a position.
+  s.active_combos.clear();
+  for (int j = 0; j < num_templates; ++j) {
+    const int cc = s.combo_cache[j];
+    if (s.template_cache[j] < 0 && cc >= 0 &&
+        static_cast<int>(s.caches[cc].index.size()) <= kComboMaxValues) {
+      s.active_combos.push_back(j);
+    }
+  }
+  auto combo_key = [&](int j, int t) {
+    const int32_t* entries = s.caches[s.combo_cache[j]].entries.data();
+    uint64_t key = 0;
+    for (const features::TemplatePiece& piece : impl.templates[j].pieces) {
+      if (piece.source < 0) continue;
+      const int row = t + piece.row;
+      // Out-of-sentence rows read markers, which depend on the row offset only.
+      const uint64_t code = row < 0    ? kComboMaxValues + (-row)
+                            : row >= n ? kComboMaxValues + kComboMaxRow + 1 + (row - n)
+                                       : static_cast<uint64_t>(entries[row]);
+      key = (key << kComboBits) | code;
+    }
+    return key;
+  };
   out->offsets.resize(n + 1);
   out->offsets[0] = 0;
   out->attributes.clear();
@@ -469,7 +510,27 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
     size_t pending = 0;
     int32_t* cell = s.cell_ids.data();
     s.pending_combos.clear();
+    // The combo tables are large and probed at random: their slots are fetched positions ahead.
+    constexpr int kComboAhead = 2;
+    constexpr int kIdsAhead = 4;
+    for (int t = begin; t < std::min(end, begin + kComboAhead); ++t) {
+      for (int j : s.active_combos) s.combo_ids[j].prefetch(combo_key(j, t));
+    }
     for (int t = begin; t < end; ++t) {
+      if (t + kComboAhead < end) {
+        for (int j : s.active_combos) s.combo_ids[j].prefetch(combo_key(j, t + kComboAhead));
+      }
+      // Each cache's ids of the value a few rows ahead, before templates reading that row need it.
+      if (t + kIdsAhead < n) {
+        for (const Scratch::ColumnCache& cache : s.caches) {
+          const size_t slots = cache.templates.size();
+          if (slots == 0) continue;
+          const char* row = reinterpret_cast<const char*>(
+              cache.ids.data() + static_cast<size_t>(cache.entries[t + kIdsAhead]) * slots);
+          for (size_t b = 0; b < slots * sizeof(int32_t); b += 64) __builtin_prefetch(row + b);
+          __builtin_prefetch(row + slots * sizeof(int32_t) - 1);
+        }
+      }
       for (int j = 0; j < num_templates; ++j, ++cell) {
         const int c = s.template_cache[j];
         const int r = t + s.template_row[j];
@@ -481,17 +542,7 @@ bool Featurizer::FeaturizeCached(const Sentence& sentence, const AttributeDictio
         }
         const int cc = s.combo_cache[j];
         if (cc >= 0 && static_cast<int>(s.caches[cc].index.size()) <= kComboMaxValues) {
-          const int32_t* entries = s.caches[cc].entries.data();
-          uint64_t key = 0;
-          for (const features::TemplatePiece& piece : impl.templates[j].pieces) {
-            if (piece.source < 0) continue;
-            const int row = t + piece.row;
-            // Out-of-sentence rows read markers, which depend on the row offset only.
-            const uint64_t code = row < 0    ? kComboMaxValues + (-row)
-                                  : row >= n ? kComboMaxValues + kComboMaxRow + 1 + (row - n)
-                                             : static_cast<uint64_t>(entries[row]);
-            key = (key << kComboBits) | code;
-          }
+          const uint64_t key = combo_key(j, t);
           auto& ids = s.combo_ids[j];
           if (auto it = ids.find(key); it != ids.end()) {
             *cell = it->second;

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -370,7 +371,7 @@ class ByteReader {
                                             "' at byte ", pos_, ": ", what));
   }
   // The check inline, the message out of line: loading calls this twice per attribute.
-  absl::Status Need(uint64_t n, absl::string_view what) const {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE absl::Status Need(uint64_t n, absl::string_view what) const {
     if (n <= remaining()) [[likely]]
       return absl::OkStatus();
     return NotEnough(n, what);
@@ -385,7 +386,7 @@ class ByteReader {
     *v = static_cast<uint8_t>(data_[pos_++]);
     return absl::OkStatus();
   }
-  absl::Status U32(uint32_t* v, absl::string_view what) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE absl::Status U32(uint32_t* v, absl::string_view what) {
     if (absl::Status s = Need(4, what); !s.ok()) return s;
     *v = 0;
     for (int i = 0; i < 4; ++i)
@@ -442,11 +443,12 @@ class ByteReader {
     return absl::OkStatus();
   }
   // The same without a copy: a view into the section, valid while the file image is.
-  absl::Status StringView(std::string_view* v, absl::string_view what) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE absl::Status StringView(std::string_view* v,
+                                                       absl::string_view what) {
     uint32_t n = 0;
     if (absl::Status s = U32(&n, what); !s.ok()) return s;
     if (absl::Status s = Need(n, what); !s.ok()) return s;
-    *v = data_.substr(pos_, n);
+    *v = std::string_view(data_.data() + pos_, n);  // Need checked the bounds
     pos_ += n;
     return absl::OkStatus();
   }
@@ -559,9 +561,22 @@ absl::Status CheckStrings(const Model& model, const std::string& name) {
 }
 
 // Consistency of a model, in memory (before saving) or just parsed (on load).
+// LMBM is a first-order chain over labels (decoded as one). Not inlined: Model::FromBytes,
+// where Validate is inlined, must stay small enough for its per-attribute readers to be inlined
+// (2.7M more instructions loading en-chunk.model otherwise).
+ABSL_ATTRIBUTE_NOINLINE absl::Status CheckFamily(const Model& model, const std::string& name) {
+  if (model.family() == ModelFamily::kLmbm && (model.latent() || model.order() != 1)) {
+    return absl::DataLossError(absl::StrCat(
+        name, ": section 'family': an lmbm model is a first-order chain over labels, found ",
+        model.latent() ? "hidden states" : "second-order weights"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Validate(const Model& model, const std::string& name) {
   const int n = model.num_labels();
   if (n == 0) return absl::DataLossError(absl::StrCat(name, ": expected at least one label"));
+  CHAINTAG_RETURN_IF_ERROR(CheckFamily(model, name));
   absl::flat_hash_set<std::string_view> seen;
   for (size_t i = 0; i < model.labels().size(); ++i) {
     const std::string& label = model.labels()[i];
@@ -1236,8 +1251,8 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
         bytes.substr(found[mf::kFamily]->offset, found[mf::kFamily]->length);
     if (family == "lmsbn") {
       model.family_ = ModelFamily::kLmsbn;
-    } else if (family == "lmbm" && !model.latent()) {
-      model.family_ = ModelFamily::kLmbm;  // a first-order chain: decoded as one
+    } else if (family == "lmbm") {
+      model.family_ = ModelFamily::kLmbm;  // a first-order chain (CheckFamily): decoded as one
     } else {
       return absl::DataLossError(absl::StrCat(
           name, ": section 'family': expected the model family 'lmsbn' or 'lmbm', found '",

@@ -85,12 +85,16 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
       }
     }
   } else {
-    // Random attribute ids miss the cache; prefetching ranges two steps and entries one step ahead
-    // keeps several misses in flight (the additions stay in Score's order, so sums are identical).
+    // Random attribute ids miss the cache; prefetching ranges and dense_of two steps and entries
+    // one step ahead keeps several misses in flight (the additions stay in Score's order, so sums
+    // are identical).
     constexpr int32_t kDistance = 8;
     auto valid = [num_attr](int32_t a) { return a >= 0 && a < num_attr; };
     for (int32_t i = 0; i < std::min(total, 2 * kDistance); ++i) {
-      if (valid(ids[i])) __builtin_prefetch(ranges + 2 * ids[i]);
+      if (valid(ids[i])) {
+        __builtin_prefetch(ranges + 2 * ids[i]);
+        __builtin_prefetch(dense_of + ids[i]);
+      }
     }
     for (int32_t i = 0; i < std::min(total, kDistance); ++i) {
       if (valid(ids[i])) __builtin_prefetch(entries + ranges[2 * ids[i]]);
@@ -101,6 +105,7 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
       for (const int32_t row_end = offsets[t + 1]; i < row_end; ++i) {
         if (i + 2 * kDistance < total && valid(ids[i + 2 * kDistance])) {
           __builtin_prefetch(ranges + 2 * ids[i + 2 * kDistance]);
+          __builtin_prefetch(dense_of + ids[i + 2 * kDistance]);
         }
         if (i + kDistance < total && valid(ids[i + kDistance])) {
           __builtin_prefetch(entries + ranges[2 * ids[i + kDistance]]);

@@ -54,10 +54,7 @@ struct Tagged {
   std::string status_reason;
   double score_resolution = 0.0;
   std::vector<double> marginals;
-  std::optional<bool> exact;  // latent models: whether the answer is certified
-  int64_t hidden_paths = 0;   // latent models: hidden paths the search enumerated
-  int64_t nodes = -1;         // LMSBN models: nodes the branch-and-bound search expanded
-  bool optimal = true;        // LMSBN models: the search finished
+  SearchReport search;
 };
 
 // marginals=True answers a numpy array: without numpy that is said plainly (an interpreter
@@ -85,10 +82,7 @@ Tagged TaggedOf(const TagResult& r) {
   t.status_reason = r.status_reason;
   t.score_resolution = r.score_resolution;
   t.marginals = r.marginals;
-  t.exact = r.exact;
-  t.hidden_paths = r.hidden_paths;
-  t.nodes = r.nodes;
-  t.optimal = r.optimal;
+  t.search = r.search;
   return t;
 }
 
@@ -158,7 +152,7 @@ class PyPipeline {
       p.labels = Names(last_index, sol.labels);
       p.score = sol.score;
       p.probability = probability ? py::object(py::float_(sol.probability)) : py::none();
-      if (t.nodes >= 0) p.cost = py::float_(sol.cost);
+      if (t.search.cost) p.cost = py::float_(sol.cost);
       s.solutions.append(py::cast(std::move(p)));
     }
     if (t.solutions.empty()) {
@@ -170,13 +164,13 @@ class PyPipeline {
       s.probability = best.probability;
     }
     if (t.score_resolution > 0) s.score_resolution = py::float_(t.score_resolution);
-    if (t.exact.has_value()) {
-      s.exact = py::bool_(*t.exact);
-      s.hidden_paths = py::int_(t.hidden_paths);
+    if (t.search.exact.has_value()) {
+      s.exact = py::bool_(*t.search.exact);
+      s.hidden_paths = py::int_(t.search.hidden_paths);
     }
-    if (t.nodes >= 0) {
-      s.optimal = py::bool_(t.optimal);
-      s.nodes = py::int_(t.nodes);
+    if (t.search.optimal.has_value()) {
+      s.optimal = py::bool_(*t.search.optimal);
+      s.nodes = py::int_(t.search.nodes);
     }
     if (!t.marginals.empty()) {
       RequireNumpy();

@@ -16,10 +16,9 @@ namespace chaintag::python {
 namespace {
 
 void CheckChainModel(const Model& model) {
-  if (model.family() == ModelFamily::kLmsbn || model.latent()) {
-    throw py::value_error(
-        "probability/marginal: for linear-chain models (latent-dynamic and lmsbn models have no "
-        "such probability here)");
+  if (const ModelCapabilities caps = model.Capabilities(); !caps.label_lattice) {
+    throw py::value_error(absl::StrCat("probability/marginal: not supported on ", caps.description,
+                                       " (it needs a lattice over labels)"));
   }
 }
 

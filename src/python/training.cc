@@ -265,7 +265,8 @@ py::dict Evaluate(const py::object& gold, const py::object& predicted) {
     if (!s.ok()) throw py::value_error(absl::StrCat("sequence ", i, ": ", s.message()));
   }
   const EvalReport report = evaluator.Report();
-  auto phrase = [](const PhraseScore& s) {
+  // Chunk types and labels have the same six counts and scores.
+  auto scores = [](const auto& s) {
     py::dict d;
     d["gold"] = s.gold;
     d["predicted"] = s.predicted;
@@ -283,21 +284,12 @@ py::dict Evaluate(const py::object& gold, const py::object& predicted) {
   out["precision"] = report.overall.precision;
   out["recall"] = report.overall.recall;
   out["f1"] = report.overall.f1;
-  out["phrases"] = phrase(report.overall);
+  out["phrases"] = scores(report.overall);
   py::dict types;
-  for (const PhraseScore& s : report.chunks) types[py::str(s.type)] = phrase(s);
+  for (const PhraseScore& s : report.chunks) types[py::str(s.type)] = scores(s);
   out["types"] = types;
   py::dict labels;
-  for (const LabelScore& s : report.labels) {
-    py::dict d;
-    d["gold"] = s.gold;
-    d["predicted"] = s.predicted;
-    d["correct"] = s.correct;
-    d["precision"] = s.precision;
-    d["recall"] = s.recall;
-    d["f1"] = s.f1;
-    labels[py::str(s.label)] = d;
-  }
+  for (const LabelScore& s : report.labels) labels[py::str(s.label)] = scores(s);
   out["labels"] = labels;
   out["report"] = FormatEvalReport(report);
   return out;

@@ -27,10 +27,9 @@ std::vector<py::str> StateNames(const Model& model) {
 }
 
 void CheckChain(const Model& model) {
-  if (model.family() == ModelFamily::kLmsbn) {
-    throw py::value_error(absl::StrCat("weights: this is a ",
-                                       std::string(ModelFamilyName(model.family())),
-                                       " model; state and transition weights are those of "
+  if (const ModelCapabilities caps = model.Capabilities(); !caps.weights) {
+    throw py::value_error(absl::StrCat("weights: not supported on ", caps.description,
+                                       "; state and transition weights are those of "
                                        "linear-chain models"));
   }
 }

@@ -79,10 +79,10 @@ absl::Status CheckCollectiveRequest(const Model& model, const DecodeRequest& req
   if (!request.collective.has_value()) return absl::OkStatus();
   if (absl::Status s = request.Validate(); !s.ok()) return s;
   const CollectiveOptions& c = *request.collective;
-  if (model.family() == ModelFamily::kLmsbn || model.latent() || model.order() != 1) {
-    return absl::InvalidArgumentError(
-        "--collective needs a first-order linear-chain model (not latent-dynamic, second-order or "
-        "lmsbn)");
+  if (const ModelCapabilities caps = model.Capabilities(); !caps.collective) {
+    return absl::InvalidArgumentError(absl::StrCat("--collective is not supported on ",
+                                                   caps.description,
+                                                   "; it needs a first-order linear-chain model"));
   }
   if (c.potential == CollectivePotentialKind::kMajority) {
     const size_t m = model.num_labels();

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/tagging.h"
+#include "tagging/request_table.h"
 #include "worker_threads.h"
 
 namespace chaintag {
@@ -110,12 +111,11 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
   Tagger& tagger = taggers_.back();
   const Model& model = *models_.back();
   r->label_names = &model.labels();
-  if (model.family() == ModelFamily::kLmsbn && (request_.score_range || request_.diverse > 0 ||
-                                                request_.marginals || request_.probability)) {
-    return absl::InvalidArgumentError(
-        "an lmsbn model (branch-and-bound search) supports --kbest, --count, forced labels and "
-        "exclusions; --score-range, --diverse, --marginals and probabilities need a linear-chain "
-        "model");
+  // Refused again for callers that skip RequestBuilder (exclusions may come per sentence).
+  if (absl::Status s =
+          CheckSupported(model, request_, request_.exclusions || !r->excluded.empty(), kCliSurface);
+      !s.ok()) {
+    return s;
   }
   if (absl::Status s = tagger.BuildLattice(input, &lattice_); !s.ok()) return s;
   const int m = lattice_.size();
@@ -263,23 +263,6 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
 
 absl::Status Pipeline::RunLatent(TagResult* r) {
   const Model& model = *models_.back();
-  // Statistics read labels, but a latent lattice is over hidden states: refused, not approximated.
-  const char* refused = !request_.counts.empty()                      ? "--count"
-                        : request_.score_range                        ? "--score-range"
-                        : request_.diverse > 0                        ? "--diverse"
-                        : !r->excluded.empty() || request_.exclusions ? "--exclude"
-                                                                      : nullptr;
-  if (refused != nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(refused,
-                     " is not supported on a latent-dynamic model (objective ldcrf); use --kbest, "
-                     "--forced-column or --marginals"));
-  }
-  if (request_.kbest > 0 && request_.latent_decoder != LatentDecoder::kLdi) {
-    return absl::InvalidArgumentError(
-        "--kbest on a latent-dynamic model lists the most probable labelings with "
-        "--latent-decoder ldi only");
-  }
   const LatentLayout& layout = model.latent_layout();
   absl::StatusOr<LatentDecodeResult> result;
   std::vector<double> marginals;
@@ -315,8 +298,8 @@ absl::Status Pipeline::RunLatent(TagResult* r) {
     }
     r->marginals = std::move(marginals);
   }
-  r->exact = result->exact;
-  r->hidden_paths = result->hidden_paths;
+  r->search.exact = result->exact;
+  r->search.hidden_paths = result->hidden_paths;
   for (LatentSolution& l : result->solutions) {
     Solution s;
     s.rank = static_cast<int>(r->solutions.size()) + 1;
@@ -334,8 +317,9 @@ absl::Status Pipeline::RunLeftToRight(const Sentence& input, TagResult* r,
                                       std::vector<const Statistic*> constraints,
                                       std::vector<std::vector<int>> excluded, bool infeasible) {
   const Model& model = *models_.back();
-  r->nodes = 0;
-  r->optimal = true;  // an infeasible request is proved so
+  r->search.cost = true;
+  r->search.nodes = 0;
+  r->search.optimal = true;  // an infeasible request is proved so
   if (infeasible) {
     r->status = SentenceStatus::kInfeasible;
     return absl::OkStatus();
@@ -362,14 +346,14 @@ absl::Status Pipeline::RunLeftToRight(const Sentence& input, TagResult* r,
     if (found.status().code() == absl::StatusCode::kResourceExhausted) {
       r->status = SentenceStatus::kTooLarge;
       r->status_reason = std::string(found.status().message());
-      r->nodes = std::max<int64_t>(request_.bb_max_nodes, input.size());
-      r->optimal = false;
+      r->search.nodes = std::max<int64_t>(request_.bb_max_nodes, input.size());
+      r->search.optimal = false;
       return absl::OkStatus();
     }
     return found.status();
   }
-  r->nodes = found->nodes;
-  r->optimal = found->optimal;
+  r->search.nodes = found->nodes;
+  r->search.optimal = found->optimal;
   for (BranchAndBoundSolution& l : found->solutions) {
     Solution s;
     s.rank = static_cast<int>(r->solutions.size()) + 1;

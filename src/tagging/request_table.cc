@@ -511,6 +511,49 @@ absl::Status RequestBuilder::SetText(std::string_view name, std::string_view tex
   return Set(name, RequestValue(std::string(text)));
 }
 
+absl::Status CheckSupported(const Model& model, const DecodeRequest& request, bool exclusions,
+                            RequestSurface surface) {
+  const ModelCapabilities c = model.Capabilities();
+  auto name = [&](std::string_view field) { return FindRequestField(field)->Spelling(surface); };
+  const std::string_view forced = surface == kCliSurface ? "forced_column" : "forced";
+  // In the order the refusal names them; `given` is whether the request asks for it.
+  const struct {
+    std::string_view field;
+    bool supported;
+    bool given;
+  } features[] = {
+      {"kbest", c.kbest, request.kbest > 0},
+      {"counts", c.counts, !request.counts.empty()},
+      {"score_range", c.score_range, request.score_range},
+      {"diverse", c.diverse, request.diverse > 0},
+      {forced, c.forced_labels, request.forced_column >= 0},
+      {"exclude", c.exclusions, exclusions},
+      {"marginals", c.marginals, request.marginals},
+      {"probability", c.probabilities, request.probability},
+  };
+  for (const auto& refused : features) {
+    if (refused.supported || !refused.given) continue;
+    std::vector<std::string> offered;
+    for (const auto& f : features) {
+      if (f.supported && f.field != "probability") offered.push_back(name(f.field));
+    }
+    std::string use;
+    for (size_t i = 0; i < offered.size(); ++i) {
+      absl::StrAppend(&use, i == 0 ? "" : i + 1 == offered.size() ? " or " : ", ", offered[i]);
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat(refused.field == "probability" ? "probabilities" : name(refused.field),
+                     " is not supported on ", c.description, "; use ", use));
+  }
+  if (c.latent_decoder && request.kbest > 0 && request.latent_decoder != LatentDecoder::kLdi) {
+    return absl::InvalidArgumentError(absl::StrCat(name("kbest"),
+                                                   " on a latent-dynamic model lists the most "
+                                                   "probable labelings with ",
+                                                   name("latent_decoder"), " ldi only"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collective_reader,
                                                     bool* read_error,
                                                     std::optional<CorpusFormat> collective_format) {
@@ -521,38 +564,9 @@ absl::StatusOr<DecodeRequest> RequestBuilder::Build(const ReaderOptions& collect
     if (!parsed.ok()) return parsed.status();
     q.counts.push_back(*std::move(parsed));
   }
-  // A large-margin LMSBN model has no probabilities.
-  const bool has_probabilities = last.family() != ModelFamily::kLmsbn;
-  q.probability = draft_.probability.value_or(true) && has_probabilities;
-  if (!has_probabilities && (q.score_range || q.diverse > 0 || q.marginals)) {
-    auto name = [&](std::string_view field) { return FindRequestField(field)->Spelling(surface_); };
-    return absl::InvalidArgumentError(absl::StrCat(
-        "an lmsbn model (branch-and-bound search) supports ", name("kbest"), ", ", name("counts"),
-        ", ", surface_ == kCliSurface ? name("forced_column") : name("forced"), " and ",
-        name("exclude"), "; ", name("score_range"), ", ", name("diverse"), " and ",
-        name("marginals"), " need a linear-chain model"));
-  }
-  // A latent lattice is over hidden states, and statistics read labels: refused before any input
-  // is read (Pipeline::RunLatent refuses them again for callers that skip this builder).
-  if (last.latent()) {
-    auto name = [&](std::string_view field) { return FindRequestField(field)->Spelling(surface_); };
-    const char* refused = !q.counts.empty() ? "counts"
-                          : q.score_range   ? "score_range"
-                          : q.diverse > 0   ? "diverse"
-                          : q.exclusions    ? "exclude"
-                                            : nullptr;
-    if (refused != nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          name(refused), " is not supported on a latent-dynamic model (objective ldcrf); use ",
-          name("kbest"), ", ", surface_ == kCliSurface ? name("forced_column") : name("forced"),
-          " or ", name("marginals")));
-    }
-    if (q.kbest > 0 && q.latent_decoder != LatentDecoder::kLdi) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          name("kbest"), " on a latent-dynamic model lists the most probable labelings with ",
-          name("latent_decoder"), " ldi only"));
-    }
-  }
+  // Asked for explicitly on a model without probabilities: refused by CheckSupported, not dropped.
+  q.probability = draft_.probability.value_or(last.Capabilities().probabilities);
+  if (absl::Status s = CheckSupported(last, q, q.exclusions, surface_); !s.ok()) return s;
   if (!draft_.collective_potential.has_value()) {
     // A collective option alone would be ignored silently.
     for (const RequestField& f : Table()) {

@@ -89,6 +89,12 @@ absl::StatusOr<RequestValue> ParseRequestValue(const RequestField& field, std::s
 // "name=default  help" lines for the fields a surface offers (Python docstrings).
 std::string RequestFieldsHelp(RequestSurface surface, int indent = 2, int width = 21);
 
+// Refuses what `model` cannot decode (Model::Capabilities): the error names the first refused
+// field as `surface` spells it and what the model offers instead. `exclusions`: labelings to
+// avoid are given (the request's flag or per sentence).
+absl::Status CheckSupported(const Model& model, const DecodeRequest& request, bool exclusions,
+                            RequestSurface surface);
+
 // Named values -> a checked DecodeRequest for the last model. Errors name the field as
 // `surface` spells it.
 class RequestBuilder {

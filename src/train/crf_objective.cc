@@ -441,6 +441,11 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
   for (int t = 0; t < m; ++t) {
     double* row = unary + static_cast<size_t>(t) * n;
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
+      // Value 0 (a false flag) adds only zeros, which change no score (at most a zero's sign,
+      // which no exp, max or product below can see).
+      if constexpr (kWeighted) {
+        if (values[k] == 0.0) continue;
+      }
       if (starts[k] < 0) {
         const double* dw = dense_w + static_cast<size_t>(-starts[k] - 1) * n;
         if constexpr (kWeighted) {
@@ -488,15 +493,29 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
       second_order ? worker->kernel2.unary_marginals() : worker->kernel.unary_marginals();
   worker->fixed.resize(n);
   int64_t* q = worker->fixed.data();
+  worker->fixed_signed.resize(n);
+  int64_t* qs = worker->fixed_signed.data();
   for (int t = 0; t < m; ++t) {
     const double* row = marginals + static_cast<size_t>(t) * n;
     for (int y = 0; y < n; ++y) q[y] = ToFixed(row[y]);
+    // Values 0 and 1 (most of CRFsuite-style attribute files: false and true flags, strings) add
+    // exactly 0 and ToFixedSigned(p), computed once per label here instead of once per feature.
+    if constexpr (kWeighted) {
+      for (int y = 0; y < n; ++y) qs[y] = ToFixedSigned(row[y]);
+    }
     for (int64_t k = position_offsets[t]; k < position_offsets[t + 1]; ++k) {
+      if constexpr (kWeighted) {
+        if (values[k] == 0.0) continue;
+      }
       if (starts[k] < 0) {
         int64_t* dg = dense_g + static_cast<size_t>(-starts[k] - 1) * n;
         if constexpr (kWeighted) {
           const double v = values[k];
-          for (int y = 0; y < n; ++y) dg[y] += ToFixedSigned(v * row[y]);
+          if (v == 1.0) {
+            for (int y = 0; y < n; ++y) dg[y] += qs[y];
+          } else {
+            for (int y = 0; y < n; ++y) dg[y] += ToFixedSigned(v * row[y]);
+          }
         } else {
           for (int y = 0; y < n; ++y) dg[y] += q[y];
         }
@@ -506,7 +525,11 @@ void CrfObjective::ProcessSentenceImpl(int s, const double* w, const ExpTables& 
       range(k, &begin, &end);
       if constexpr (kWeighted) {
         const double v = values[k];
-        for (int32_t f = begin; f < end; ++f) g[f] += ToFixedSigned(v * row[labels[f]]);
+        if (v == 1.0) {
+          for (int32_t f = begin; f < end; ++f) g[f] += qs[labels[f]];
+        } else {
+          for (int32_t f = begin; f < end; ++f) g[f] += ToFixedSigned(v * row[labels[f]]);
+        }
       } else {
         for (int32_t f = begin; f < end; ++f) g[f] += q[labels[f]];
       }

@@ -103,6 +103,7 @@ class CrfObjective : public Objective {
     std::vector<int64_t> gradient;
     std::vector<double> unary;
     std::vector<int64_t> fixed;
+    std::vector<int64_t> fixed_signed;    // ToFixedSigned of one position's marginals
     std::vector<int64_t> dense_gradient;  // num_dense_ x N, folded into `gradient`
     ScaledForwardBackward kernel;
     ScaledForwardBackward2 kernel2;

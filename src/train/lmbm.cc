@@ -6,7 +6,6 @@
 #include "train/lmbm.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "train/dual_passes.h"
 #include "train/trainer.h"
 
 namespace chaintag::train_internal {
@@ -184,69 +184,23 @@ double LmbmSolver::Dual(absl::Span<const double> w) const {
 
 namespace {
 
-double Seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Passes until the largest projected gradient of a pass is below kViolation (LIBLINEAR's
-// criterion), the dual objective (monotone under coordinate ascent) rises by less than kStall
-// (relative) in a pass (both as for lmsbn), the duality gap is at most --duality-gap of the
-// primal, or max_iterations passes.
+// RunDualPasses with the projected gradient as violation, the dual (monotone under coordinate
+// ascent) rising, and --duality-gap of the primal as a further stop.
 class LmbmTrainer : public Trainer {
  public:
   explicit LmbmTrainer(const TrainOptions& o) : o_(o) {}
   absl::StatusOr<TrainerRun> Run(TrainingData* data, std::vector<double>* weights,
                                  const IterationCallback& on_iteration) override {
-    constexpr double kViolation = 0.1;
-    constexpr double kStall = 1e-3;
     if (data->parameters.order != 1) {
       return absl::InvalidArgumentError("objective lmbm: first-order chains only");
     }
-    if (data->num_positions() > (int64_t{1} << 31) / std::max(1, data->num_labels())) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("lmbm: ", data->num_positions(), " tokens x ", data->num_labels(),
-                       " labels exceed the 2^31 dual variables the solver holds"));
-    }
+    if (absl::Status s = CheckDualSize(*data, "lmbm"); !s.ok()) return s;
     LmbmSolver solver(*data, o_.c2, o_.eta0, o_.seed);
-    TrainerRun run;
-    const auto start = std::chrono::steady_clock::now();
-    double previous = -std::numeric_limits<double>::infinity();
-    for (int it = 1; it <= o_.max_iterations; ++it) {
-      const auto pass_start = std::chrono::steady_clock::now();
-      const double violation = solver.Pass(weights);
-      TrainProgress p;
-      p.iteration = it;
-      double mean_loss = 0.0;
-      p.objective = solver.Primal(*weights, &mean_loss);
-      p.mean_loss = mean_loss;
-      const double dual = solver.Dual(*weights);
-      p.duality_gap = p.objective - dual;
-      p.pass_seconds = Seconds(pass_start);
-      p.elapsed_seconds = Seconds(start);
-      for (const double x : *weights) p.active_features += x != 0.0;
-      run.iterations = it;
-      if (!on_iteration(p, *weights)) {
-        run.stop_reason = "early stopping on dev";
-        return run;
-      }
-      if (violation < kViolation) {
-        run.stop_reason = absl::StrCat("largest projected gradient ", violation, " < ", kViolation);
-        return run;
-      }
-      if (*p.duality_gap <= o_.duality_gap * std::fabs(p.objective)) {
-        run.stop_reason =
-            absl::StrCat("duality gap ", *p.duality_gap, " <= ", o_.duality_gap, " x primal");
-        return run;
-      }
-      if (dual - previous < kStall * std::fabs(dual)) {
-        run.stop_reason =
-            absl::StrCat("dual objective rose by less than ", kStall, " (relative) in a pass");
-        return run;
-      }
-      previous = dual;
-    }
-    run.stop_reason = "max_iterations";
-    return run;
+    DualPassRules rules;
+    rules.violation = "largest projected gradient";
+    rules.dual_rises = true;
+    rules.duality_gap = o_.duality_gap;
+    return RunDualPasses(solver, rules, o_.max_iterations, weights, on_iteration);
   }
 
  private:

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <utility>
@@ -20,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "chaintag/eval.h"
 #include "train/dev_scorer.h"
+#include "train/dual_passes.h"
 #include "train/parallel.h"
 
 namespace chaintag::train_internal {
@@ -239,6 +241,32 @@ absl::StatusOr<std::pair<double, std::string>> LmsbnDevScorer::Score(absl::Span<
   const EvalReport report = evaluator.Report();
   if (report.has_chunks) return std::make_pair(report.overall.f1, std::string("F1"));
   return std::make_pair(report.accuracy, std::string("accuracy"));
+}
+
+namespace {
+
+// RunDualPasses with LIBLINEAR's KKT violation, the dual (Keerthi et al.'s f) falling.
+class LmsbnTrainer : public Trainer {
+ public:
+  LmsbnTrainer(const TrainOptions& o, int threads) : o_(o), threads_(threads) {}
+  absl::StatusOr<TrainerRun> Run(TrainingData* data, std::vector<double>* weights,
+                                 const IterationCallback& on_iteration) override {
+    if (absl::Status s = CheckDualSize(*data, "lmsbn"); !s.ok()) return s;
+    LmsbnSolver solver(*data, o_.c2, o_.seed, threads_);
+    DualPassRules rules;
+    rules.violation = "largest KKT violation";
+    return RunDualPasses(solver, rules, o_.max_iterations, weights, on_iteration);
+  }
+
+ private:
+  TrainOptions o_;
+  int threads_;
+};
+
+}  // namespace
+
+std::unique_ptr<Trainer> MakeLmsbnTrainer(const TrainOptions& resolved, int threads) {
+  return std::make_unique<LmsbnTrainer>(resolved, threads);
 }
 
 }  // namespace chaintag::train_internal

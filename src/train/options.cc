@@ -42,6 +42,41 @@ constexpr EnumName<Algorithm> kAlgorithms[] = {
     {Algorithm::kSgd, "sgd"},     {Algorithm::kPerceptron, "perceptron"},
     {Algorithm::kDcd, "dcd"},
 };
+// One row per objective: how it trains. Options are resolved from these rows; the objective's
+// own checks (its loss, c2, eta0, latent) follow in ResolveTrainOptions.
+struct ObjectiveRow {
+  Objective objective;
+  Algorithm algorithm;          // what --algorithm auto becomes
+  Algorithm also;               // a second accepted algorithm (kAuto: none)
+  std::string_view algorithms;  // the accepted ones, for messages
+  LossKind loss;                // what --loss auto becomes
+  bool order2;                  // second-order chains
+  bool neural;                  // neural and hybrid encoders
+};
+constexpr ObjectiveRow kObjectiveRows[] = {
+    {Objective::kCrf, Algorithm::kLbfgs, Algorithm::kOwlqn, "lbfgs or owlqn", LossKind::kNone, true,
+     true},
+    {Objective::kSoftmaxMargin, Algorithm::kLbfgs, Algorithm::kOwlqn, "lbfgs or owlqn",
+     LossKind::kHamming, true, true},
+    {Objective::kSsvmMargin, Algorithm::kBcfw, Algorithm::kSgd, "bcfw or sgd", LossKind::kHamming,
+     false, true},
+    {Objective::kSsvmSlack, Algorithm::kSgd, Algorithm::kAuto, "sgd", LossKind::kHamming, false,
+     false},
+    {Objective::kPerceptron, Algorithm::kPerceptron, Algorithm::kAuto, "perceptron",
+     LossKind::kNone, false, false},
+    {Objective::kLdcrf, Algorithm::kLbfgs, Algorithm::kOwlqn, "lbfgs or owlqn", LossKind::kNone,
+     false, false},
+    {Objective::kLmsbn, Algorithm::kDcd, Algorithm::kAuto, "dcd", LossKind::kNone, false, false},
+    {Objective::kLmbm, Algorithm::kDcd, Algorithm::kAuto, "dcd", LossKind::kNone, false, false},
+};
+
+const ObjectiveRow& RowOf(Objective objective) {
+  for (const ObjectiveRow& row : kObjectiveRows) {
+    if (row.objective == objective) return row;
+  }
+  return kObjectiveRows[0];  // unreachable: ResolveTrainOptions checked the value first
+}
+
 constexpr EnumName<Transitions> kTransitions[] = {
     {Transitions::kIob, "iob"},
     {Transitions::kAll, "all"},
@@ -413,54 +448,17 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
   if (o.algorithm == Algorithm::kPerceptron && o.objective == Objective::kCrf) {
     o.objective = Objective::kPerceptron;
   }
-  if (o.algorithm == Algorithm::kAuto) {
-    switch (o.objective) {
-      case Objective::kCrf:
-      case Objective::kSoftmaxMargin:
-      case Objective::kLdcrf:
-        o.algorithm = Algorithm::kLbfgs;
-        break;
-      case Objective::kSsvmMargin:
-        o.algorithm = Algorithm::kBcfw;
-        break;
-      case Objective::kSsvmSlack:
-        o.algorithm = Algorithm::kSgd;
-        break;
-      case Objective::kPerceptron:
-        o.algorithm = Algorithm::kPerceptron;
-        break;
-      case Objective::kLmsbn:
-      case Objective::kLmbm:
-        o.algorithm = Algorithm::kDcd;
-        break;
-    }
-  }
+  const ObjectiveRow& row = RowOf(o.objective);
+  if (o.algorithm == Algorithm::kAuto) o.algorithm = row.algorithm;
   const bool smooth = IsSmooth(o.objective);
   const Algorithm a = o.algorithm;
-  const bool fits = smooth ? (a == Algorithm::kLbfgs || a == Algorithm::kOwlqn)
-                    : o.objective == Objective::kSsvmMargin
-                        ? (a == Algorithm::kBcfw || a == Algorithm::kSgd)
-                    : o.objective == Objective::kSsvmSlack ? a == Algorithm::kSgd
-                    : o.objective == Objective::kLmsbn || o.objective == Objective::kLmbm
-                        ? a == Algorithm::kDcd
-                        : a == Algorithm::kPerceptron;
-  if (!fits) {
-    return bad(
-        absl::StrCat("algorithm: objective ", ToAbsl(ObjectiveName(o.objective)), " expects ",
-                     smooth                                  ? "lbfgs or owlqn"
-                     : o.objective == Objective::kSsvmMargin ? "bcfw or sgd"
-                     : o.objective == Objective::kSsvmSlack  ? "sgd"
-                     : o.objective == Objective::kLmsbn || o.objective == Objective::kLmbm
-                         ? "dcd"
-                         : "perceptron"),
-        ToAbsl(AlgorithmName(a)));
+  if (a != row.algorithm && (row.also == Algorithm::kAuto || a != row.also)) {
+    return bad(absl::StrCat("algorithm: objective ", ToAbsl(ObjectiveName(o.objective)),
+                            " expects ", ToAbsl(row.algorithms)),
+               ToAbsl(AlgorithmName(a)));
   }
   if (!o.loss.has_value()) {
-    o.loss = o.objective == Objective::kCrf || o.objective == Objective::kPerceptron ||
-                     o.objective == Objective::kLdcrf || o.objective == Objective::kLmsbn ||
-                     o.objective == Objective::kLmbm
-                 ? LossKind::kNone
-                 : LossKind::kHamming;
+    o.loss = row.loss;
     o.fbeta = 1.0;
   }
   // The level applies to the levelled losses only; ParseLossSpec says which.
@@ -537,7 +535,7 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
     return bad("loss_memory_mb: expected 1 to 1048576", o.loss_memory_mb);
   }
   if (o.order != 1 && o.order != 2) return bad("order: expected 1 or 2", o.order);
-  if (o.order == 2 && o.objective != Objective::kCrf && o.objective != Objective::kSoftmaxMargin) {
+  if (o.order == 2 && !row.order2) {
     return bad("order: second-order chains are trained with --objective crf or softmax-margin",
                ToAbsl(ObjectiveName(o.objective)));
   }
@@ -557,8 +555,7 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
     }
     return o;
   }
-  if (o.objective != Objective::kCrf && o.objective != Objective::kSoftmaxMargin &&
-      o.objective != Objective::kSsvmMargin) {
+  if (!row.neural) {
     return bad(
         "objective: neural and hybrid models are trained with crf, softmax-margin or "
         "ssvm-margin",

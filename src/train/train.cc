@@ -208,57 +208,6 @@ void FixUnseenTransitions(TrainingData* data) {
   }
 }
 
-// LMSBN: passes of dual coordinate descent until the largest KKT violation of a pass is below
-// kLmsbnViolation (LIBLINEAR's criterion for this solver), the dual objective (monotone under
-// coordinate descent) falls by less than kLmsbnStall (relative) in a pass, or max_iterations
-// passes; each pass is reported (primal
-// objective, mean hinge, dev score).
-constexpr double kLmsbnViolation = 0.1;
-constexpr double kLmsbnStall = 1e-3;
-
-absl::StatusOr<train_internal::TrainerRun> RunLmsbn(const TrainOptions& o, const TrainingData& data,
-                                                    int threads, std::vector<double>* weights,
-                                                    IterationTracker& tracker) {
-  if (data.num_positions() > (int64_t{1} << 31) / std::max(1, data.num_labels())) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("lmsbn: ", data.num_positions(), " tokens x ", data.num_labels(),
-                     " labels exceed the 2^31 dual variables the solver holds"));
-  }
-  train_internal::LmsbnSolver solver(data, o.c2, o.seed, threads);
-  train_internal::TrainerRun run;
-  const auto start = std::chrono::steady_clock::now();
-  double previous = std::numeric_limits<double>::infinity();
-  for (int it = 1; it <= o.max_iterations; ++it) {
-    const auto pass_start = std::chrono::steady_clock::now();
-    const double violation = solver.Pass(weights);
-    TrainProgress p;
-    p.iteration = it;
-    double mean_loss = 0.0;
-    p.objective = solver.Primal(*weights, &mean_loss);
-    p.mean_loss = mean_loss;
-    p.pass_seconds = Seconds(pass_start);
-    p.elapsed_seconds = Seconds(start);
-    run.iterations = it;
-    if (!tracker.OnIteration(p, *weights)) {
-      run.stop_reason = "early stopping on dev";
-      return run;
-    }
-    if (violation < kLmsbnViolation) {
-      run.stop_reason = absl::StrCat("largest KKT violation ", violation, " < ", kLmsbnViolation);
-      return run;
-    }
-    const double dual = solver.Dual(*weights);
-    if (previous - dual < kLmsbnStall * std::abs(dual)) {
-      run.stop_reason =
-          absl::StrCat("dual objective fell by less than ", kLmsbnStall, " (relative) in a pass");
-      return run;
-    }
-    previous = dual;
-  }
-  run.stop_reason = "max_iterations";
-  return run;
-}
-
 // The options a checkpoint must be resumed with: every trainer option but the thread count.
 std::string CheckpointOptions(const TrainOptions& o) {
   std::string out;
@@ -414,44 +363,40 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   std::vector<double>().swap(data.parameters.weights);  // the trainer owns the weights
   std::vector<double> weights(data.parameters.size(), 0.0);
   absl::StatusOr<train_internal::TrainerRun> run;
-  if (lmsbn) {
-    run = RunLmsbn(o, data, threads, &weights, tracker);
-  } else {
-    absl::StatusOr<std::unique_ptr<train_internal::Trainer>> trainer =
-        o.objective == Objective::kLdcrf ? absl::StatusOr<std::unique_ptr<train_internal::Trainer>>(
-                                               train_internal::MakeLdcrfTrainer(o, latent, threads))
-                                         : train_internal::MakeTrainer(o, *loss, threads);
-    if (!trainer.ok()) return trainer.status();
-    std::optional<train_internal::Checkpoint> resumed;
-    if (checkpointing) {
-      const std::string options_text = CheckpointOptions(o);
-      const train_internal::DataFingerprint fingerprint = FingerprintOf(data);
-      train_internal::LbfgsCheckpoints checkpoints;
-      if (!info.resume.empty()) {
-        // The optimiser keeps 2m + 2 vectors, the tracker one more; the rest is small.
-        const int64_t max_bytes = (2 * int64_t{o.lbfgs_memory} + 4) * fingerprint.weights * 8 +
-                                  static_cast<int64_t>(options_text.size()) + (1 << 20);
-        absl::StatusOr<train_internal::Checkpoint> read =
-            train_internal::ReadCheckpoint(info.resume, options_text, fingerprint, max_bytes);
-        if (!read.ok()) return read.status();
-        resumed = *std::move(read);
-        tracker.Restore(std::move(resumed->tracker));
-        checkpoints.resume = &resumed->optimizer;
-      }
-      checkpoints.every = info.checkpoint_every;
-      const bool lead = !IsDistributed(info.ranks) || info.ranks->rank() == 0;
-      checkpoints.save = [&, options_text, fingerprint,
-                          lead](const train_internal::LbfgsState& state) -> absl::Status {
-        if (!lead) return absl::OkStatus();
-        return train_internal::WriteCheckpoint(info.checkpoint, options_text, fingerprint,
-                                               tracker.Save(), state);
-      };
-      if (absl::Status s = (*trainer)->SetCheckpoints(checkpoints); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<train_internal::Trainer>> trainer =
+      o.objective == Objective::kLdcrf ? absl::StatusOr<std::unique_ptr<train_internal::Trainer>>(
+                                             train_internal::MakeLdcrfTrainer(o, latent, threads))
+                                       : train_internal::MakeTrainer(o, *loss, threads);
+  if (!trainer.ok()) return trainer.status();
+  std::optional<train_internal::Checkpoint> resumed;
+  if (checkpointing) {
+    const std::string options_text = CheckpointOptions(o);
+    const train_internal::DataFingerprint fingerprint = FingerprintOf(data);
+    train_internal::LbfgsCheckpoints checkpoints;
+    if (!info.resume.empty()) {
+      // The optimiser keeps 2m + 2 vectors, the tracker one more; the rest is small.
+      const int64_t max_bytes = (2 * int64_t{o.lbfgs_memory} + 4) * fingerprint.weights * 8 +
+                                static_cast<int64_t>(options_text.size()) + (1 << 20);
+      absl::StatusOr<train_internal::Checkpoint> read =
+          train_internal::ReadCheckpoint(info.resume, options_text, fingerprint, max_bytes);
+      if (!read.ok()) return read.status();
+      resumed = *std::move(read);
+      tracker.Restore(std::move(resumed->tracker));
+      checkpoints.resume = &resumed->optimizer;
     }
-    run = (*trainer)->Run(&data, &weights, [&](const TrainProgress& p, absl::Span<const double> w) {
-      return tracker.OnIteration(p, w);
-    });
+    checkpoints.every = info.checkpoint_every;
+    const bool lead = !IsDistributed(info.ranks) || info.ranks->rank() == 0;
+    checkpoints.save = [&, options_text, fingerprint,
+                        lead](const train_internal::LbfgsState& state) -> absl::Status {
+      if (!lead) return absl::OkStatus();
+      return train_internal::WriteCheckpoint(info.checkpoint, options_text, fingerprint,
+                                             tracker.Save(), state);
+    };
+    if (absl::Status s = (*trainer)->SetCheckpoints(checkpoints); !s.ok()) return s;
   }
+  run = (*trainer)->Run(&data, &weights, [&](const TrainProgress& p, absl::Span<const double> w) {
+    return tracker.OnIteration(p, w);
+  });
   if (!run.ok()) return run.status();
   if (!tracker.status().ok()) return tracker.status();
   if (tracker.best_score().has_value()) weights.swap(tracker.best_weights());

@@ -26,7 +26,7 @@ absl::StatusOr<std::unique_ptr<Trainer>> MakeTrainer(const TrainOptions& resolve
       return MakePerceptronTrainer(resolved, std::move(loss));
     case Algorithm::kDcd:
       if (resolved.objective == Objective::kLmbm) return MakeLmbmTrainer(resolved);
-      break;  // lmsbn trains apart (RunLmsbn), without a chain trainer
+      return MakeLmsbnTrainer(resolved, threads);
     case Algorithm::kAuto:
       break;
   }

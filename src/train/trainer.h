@@ -79,6 +79,9 @@ std::unique_ptr<Trainer> MakePerceptronTrainer(const TrainOptions& resolved,
                                                std::shared_ptr<const BoundLoss> loss);
 // LMBM (objective lmbm, algorithm dcd): dual coordinate descent over per-position hinges (lmbm.h).
 std::unique_ptr<Trainer> MakeLmbmTrainer(const TrainOptions& resolved);
+// LMSBN (objective lmsbn, algorithm dcd): dual coordinate descent over per-token multiclass
+// hinges with the gold label history (lmsbn.h); `threads` evaluate the primal.
+std::unique_ptr<Trainer> MakeLmsbnTrainer(const TrainOptions& resolved, int threads);
 // The latent-dynamic CRF (objective ldcrf) on data already over `layout`'s hidden states
 // (ExpandToHiddenStates); MakeTrainer cannot make it, since it needs the layout.
 std::unique_ptr<Trainer> MakeLdcrfTrainer(const TrainOptions& resolved, LatentLayout layout,

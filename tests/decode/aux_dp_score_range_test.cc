@@ -342,7 +342,9 @@ TEST(ScoreRangeTest, FarTooFineResolutionIsCoarsenedWithConstraints) {
       double used = 0;
       auto got = ScoreRangeDecode(lattice, lower, upper, resolution, constraints, &used, 256);
       ASSERT_TRUE(got.ok() || IsInfeasible(got.status())) << resolution << ": " << got.status();
-      if (got.ok()) EXPECT_LE(got->score, upper);
+      if (got.ok()) {
+        EXPECT_LE(got->score, upper);
+      }
       EXPECT_GT(used, resolution);
       // used = resolution * 2^k, and half of it needs more than 256 states.
       const double k = std::log2(used / resolution);

@@ -32,13 +32,13 @@ TEST(ExitCodesTest, TrainOptionsAreRefusedBeforeTheDataIsRead) {
   TempDir dir;
   const std::string model = (dir.path() / "m").string();
   const std::string missing = (dir.path() / "missing.conll").string();
-  for (const std::string flags :
+  for (const char* flags :
        {"--objective ldcrf --latent 0", "--objective ldcrf --latent 65",
         "--objective ldcrf "
         "--latent =2",
         "--objective ldcrf --latent B-NP=x", "--latent 2", "--c2 -1", "--objective nope"}) {
-    RunResult r = RunChaintag("train --format conll --preset chunk " + flags + " -o '" + model +
-                              "' '" + missing + "'");
+    RunResult r = RunChaintag(std::string("train --format conll --preset chunk ") + flags +
+                              " -o '" + model + "' '" + missing + "'");
     EXPECT_EQ(r.exit_code, 2) << flags << ": " << r.err;
     EXPECT_THAT(r.err, ::testing::Not(HasSubstr("missing.conll"))) << flags;
     EXPECT_THAT(r.err, HasSubstr("--help")) << flags;
@@ -89,7 +89,7 @@ TEST(ExitCodesTest, OptionsAModelCannotHonourAreUsageErrorsOnEveryFamily) {
                 .exit_code,
             0);
   const std::string missing = (dir.path() / "missing.conll").string();
-  for (const std::string flags :
+  for (const std::string& flags :
        std::vector<std::string>{"--count B-NP=1", "--score-range 1..2", "--diverse 2",
                                 "--exclude '" + missing + "'", "--kbest 2 --latent-decoder bhp"}) {
     RunResult r =
@@ -97,7 +97,7 @@ TEST(ExitCodesTest, OptionsAModelCannotHonourAreUsageErrorsOnEveryFamily) {
     EXPECT_EQ(r.exit_code, 2) << flags << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr("latent-dynamic model")) << flags;
   }
-  for (const std::string flags : {"--score-range 1..2", "--diverse 2"}) {
+  for (const char* flags : {"--score-range 1..2", "--diverse 2"}) {
     RunResult r =
         RunChaintag("tag -m '" + lmsbn + "' --format conll " + flags + " '" + missing + "'");
     EXPECT_EQ(r.exit_code, 2) << flags << ": " << r.err;
@@ -113,7 +113,7 @@ TEST(ExitCodesTest, AFifoModelWithoutAWriterIsRefusedAtOnce) {
   TempDir dir;
   const std::string fifo = (dir.path() / "m.fifo").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  for (const std::string command :
+  for (const std::string& command :
        {"info '" + fifo + "'", "tag -m '" + fifo + "' docs/sample.txt"}) {
     RunResult r = RunChaintag(command, "timeout 20 ");
     EXPECT_EQ(r.exit_code, 1) << command << ": " << r.err;

@@ -8,6 +8,7 @@
 #include "chaintag/model.h"
 #include "gtest/gtest.h"
 #include "model/model_file.h"
+#include "support/model_sections.h"
 #include "support/tiny_model.h"
 
 namespace chaintag {
@@ -17,7 +18,7 @@ namespace mf = model_file;
 using testing_model::TinyCorpus;
 
 // B-NP, I-NP, O with 2, 3 and 2 hidden states and random weights over the 7 states.
-Model TinyLatentModel(uint32_t seed = 3, bool self_tests = true) {
+absl::StatusOr<Model> BuildTinyLatentModel(uint32_t seed, bool self_tests, ModelFamily family) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse(testing_model::kTinyTemplates);
   EXPECT_TRUE(spec.ok());
   absl::StatusOr<LatentLayout> layout = LatentLayout::FromCounts({2, 3, 2});
@@ -49,8 +50,14 @@ Model TinyLatentModel(uint32_t seed = 3, bool self_tests = true) {
   mask.allowed_end = {1, 1, 1};
   ModelBuilder builder({"B-NP", "I-NP", "O"}, *spec, dict, p, mask);
   builder.SetLatentLayout(*layout);
+  builder.SetFamily(family);
   if (self_tests) builder.SetSelfTestSentences(TinyCorpus());
-  absl::StatusOr<Model> model = std::move(builder).Build();
+  return std::move(builder).Build();
+}
+
+Model TinyLatentModel(uint32_t seed = 3, bool self_tests = true,
+                      ModelFamily family = ModelFamily::kLinearChain) {
+  absl::StatusOr<Model> model = BuildTinyLatentModel(seed, self_tests, family);
   EXPECT_TRUE(model.ok()) << model.status();
   return *std::move(model);
 }
@@ -86,6 +93,42 @@ TEST(LatentModelTest, TaggerScoresHiddenStatesWithTheExpandedMask) {
     EXPECT_EQ(tagged->labels, ldi->solutions[0].labels);
     EXPECT_DOUBLE_EQ(tagged->score, ldi->solutions[0].log_score);
   }
+}
+
+// What each kind of model decodes, as callers see it instead of its family.
+TEST(LatentModelTest, CapabilitiesFollowTheKindOfModel) {
+  const ModelCapabilities chain = testing_model::BuildTinyModel().Capabilities();
+  EXPECT_TRUE(chain.counts && chain.score_range && chain.diverse && chain.exclusions &&
+              chain.marginals && chain.probabilities && chain.label_lattice && chain.collective &&
+              chain.weights);
+  EXPECT_FALSE(chain.latent_decoder);
+  const ModelCapabilities latent = TinyLatentModel().Capabilities();
+  EXPECT_TRUE(latent.kbest && latent.forced_labels && latent.marginals && latent.probabilities &&
+              latent.latent_decoder && latent.weights);
+  EXPECT_FALSE(latent.counts || latent.score_range || latent.diverse || latent.exclusions ||
+               latent.label_lattice || latent.collective);
+  ModelBuilder builder = testing_model::TinyModelBuilder();
+  builder.SetFamily(ModelFamily::kLmsbn);
+  const ModelCapabilities lmsbn = testing_model::Built(std::move(builder)).Capabilities();
+  EXPECT_TRUE(lmsbn.kbest && lmsbn.counts && lmsbn.exclusions && lmsbn.forced_labels);
+  EXPECT_FALSE(lmsbn.score_range || lmsbn.diverse || lmsbn.marginals || lmsbn.probabilities ||
+               lmsbn.label_lattice || lmsbn.collective || lmsbn.weights);
+  EXPECT_STREQ(lmsbn.description, "an lmsbn model (branch-and-bound search)");
+}
+
+// LMBM is a first-order chain over labels: a file that says so of a latent model is refused.
+TEST(LatentModelTest, LmbmFamilyWithHiddenStatesIsRefused) {
+  const Model lmsbn = TinyLatentModel(3, false, ModelFamily::kLmsbn);
+  const std::string bytes = lmsbn.ToBytes();
+  ASSERT_TRUE(Model::FromBytes(bytes, "lmsbn.model").ok());
+  absl::StatusOr<Model> lmbm =
+      Model::FromBytes(testing_model::ReplaceSection(bytes, mf::kFamily, "lmbm"), "lmbm.model");
+  ASSERT_FALSE(lmbm.ok());
+  EXPECT_NE(lmbm.status().message().find(
+                "lmbm.model: section 'family': an lmbm model is a first-order chain over labels, "
+                "found hidden states"),
+            std::string::npos)
+      << lmbm.status();
 }
 
 TEST(LatentModelTest, FileRoundTripKeepsTheLayout) {

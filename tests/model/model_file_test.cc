@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/compression.h"
+#include "support/model_sections.h"
 #include "support/tiny_model.h"
 
 namespace chaintag {
@@ -28,6 +29,7 @@ namespace {
 namespace mf = model_file;
 using testing_model::BuildTinyModel;
 using testing_model::Built;
+using testing_model::ReplaceSection;
 using testing_model::TinyCorpus;
 using testing_model::TinyModelBuilder;
 
@@ -434,35 +436,6 @@ TEST(ModelFileTest, BrokenTemplateRejected) {
   absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "tmpl.model");
   ASSERT_FALSE(loaded.ok());
   EXPECT_TRUE(Contains(loaded.status(), "templates")) << loaded.status();
-}
-
-// The image with section `id`'s bytes replaced by `content`: sections keep their order, offsets
-// and sizes follow, checksums are recomputed (a well-formed file a hostile writer could make).
-std::string ReplaceSection(const std::string& bytes, uint32_t id, const std::string& content) {
-  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
-  EXPECT_TRUE(table.ok()) << table.status();
-  std::vector<mf::SectionEntry> sorted = *table;
-  std::sort(sorted.begin(), sorted.end(), [](const mf::SectionEntry& a, const mf::SectionEntry& b) {
-    return a.offset < b.offset;
-  });
-  const size_t body = sorted.front().offset;  // header, table and header checksum
-  std::string image = bytes.substr(0, body);
-  auto put64 = [&](size_t pos, uint64_t v) {
-    for (int i = 0; i < 8; ++i) image[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
-  };
-  for (const mf::SectionEntry& e : sorted) {
-    const std::string data = e.id == id ? content : bytes.substr(e.offset, e.length);
-    for (size_t i = 0; i < table->size(); ++i) {
-      if ((*table)[i].id != e.id) continue;
-      const size_t entry = mf::kFixedHeaderBytes + i * mf::kSectionEntryBytes;
-      put64(entry + 8, image.size());
-      put64(entry + 16, data.size());
-    }
-    image += data;
-  }
-  put64(16, image.size());
-  EXPECT_TRUE(mf::RecomputeChecksums(&image).ok());
-  return image;
 }
 
 // A checksum-valid model whose templates nest 100,000 calls deep is refused with a message, not

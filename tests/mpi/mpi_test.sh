@@ -143,6 +143,8 @@ echo "mpi_test: ok: killed rank 1 at $(grep -c '^iter' killed.log) iterations: e
 "$bin" "${long[@]}" --checkpoint straight.ckpt -o straight.model long.txt 2>straight.log ||
   { cat straight.log >&2; fail "straight run failed"; }
 cmp straight.model resumed.model || fail "resumed model differs from the straight run"
+# A completed run keeps its last checkpoint (docs/distributed.md); the checks below read it.
+[ -s straight.ckpt ] || fail "a completed run removed its checkpoint"
 echo "mpi_test: ok: resumed from the checkpoint of iteration" \
   "$(awk '/^iter/ { print $2 - 1; exit }' resumed.log): model = one process that ran straight through ($(wc -c <straight.model) bytes)"
 

@@ -299,6 +299,10 @@ class LmsbnTest(unittest.TestCase):
             self.m.tag(["The", "cat"], bb_max_nodes=2.5)
         with self.assertRaises(ValueError):
             self.m.tag(["The", "cat"], score_range=(0, 1))
+        # Asked for explicitly, probabilities are refused rather than silently left out.
+        with self.assertRaisesRegex(ValueError, "probabilities is not supported"):
+            self.m.tag(["The", "cat"], probability=True)
+        self.assertIsNone(self.m.tag(["The", "cat"], probability=False).probability)
 
     def test_chain_models_report_no_search(self):
         s = chaintag.Model.load(CHUNK_MODEL).tag(SENT)

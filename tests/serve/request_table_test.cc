@@ -178,7 +178,9 @@ TEST(ServeRequestTableTest, EveryNumberChoiceAndSwitchChecksAndLandsAsInTheTable
         auto table = ThroughTable(surface, values);
         ASSERT_EQ(serve.ok(), table.ok())
             << body_for(v).dump() << ": serve " << serve.status() << ", table " << table.status();
-        if (serve.ok()) EXPECT_EQ(Describe(*serve), Describe(*table)) << body_for(v).dump();
+        if (serve.ok()) {
+          EXPECT_EQ(Describe(*serve), Describe(*table)) << body_for(v).dump();
+        }
       }
       ++checked;
     }

@@ -70,9 +70,9 @@ TEST(LatentPipelineTest, KBestIsLdiOnTheTaggersLattice) {
     absl::StatusOr<LatentDecodeResult> ldi = LdiDecode(lattice, model.latent_layout(), options);
     ASSERT_TRUE(ldi.ok());
     ASSERT_EQ(r.solutions.size(), ldi->solutions.size());
-    ASSERT_TRUE(r.exact.has_value());
-    EXPECT_EQ(*r.exact, ldi->exact);
-    EXPECT_EQ(r.hidden_paths, ldi->hidden_paths);
+    ASSERT_TRUE(r.search.exact.has_value());
+    EXPECT_EQ(*r.search.exact, ldi->exact);
+    EXPECT_EQ(r.search.hidden_paths, ldi->hidden_paths);
     for (size_t i = 0; i < r.solutions.size(); ++i) {
       EXPECT_EQ(r.solutions[i].labels, ldi->solutions[i].labels);
       EXPECT_EQ(r.solutions[i].probability, ldi->solutions[i].probability);
@@ -97,7 +97,7 @@ TEST(LatentPipelineTest, BhpMarginalAndForcedLabels) {
   ASSERT_EQ(rb.solutions.size(), 1u);
   EXPECT_EQ(rb.solutions[0].labels,
             BestHiddenPathDecode(lattice, model.latent_layout())->solutions[0].labels);
-  EXPECT_EQ(rb.hidden_paths, 1);
+  EXPECT_EQ(rb.search.hidden_paths, 1);
   DecodeRequest marginal;
   marginal.latent_decoder = LatentDecoder::kMarginal;
   marginal.marginals = true;

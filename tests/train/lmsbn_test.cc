@@ -224,8 +224,9 @@ TEST(LmsbnTrainTest, PipelineRunsTheSearchWithConstraints) {
     pipeline.Run(&r);
     ASSERT_TRUE(r.error.ok()) << r.error;
     ASSERT_EQ(r.status, SentenceStatus::kOk);
-    EXPECT_GE(r.nodes, s.size());
-    EXPECT_TRUE(r.optimal);
+    EXPECT_GE(r.search.nodes, s.size());
+    EXPECT_EQ(r.search.optimal, true);
+    EXPECT_TRUE(r.search.cost);
     ASSERT_FALSE(r.solutions.empty());
     for (size_t k = 0; k < r.solutions.size(); ++k) {
       const Solution& sol = r.solutions[k];
