@@ -259,7 +259,7 @@ struct TrainOptions {
   double learning_rate_decay = 0.05;
   // Hybrid: the sparse weights' Adam step as a multiple of the learning rate; their L2 term is
   // c2 |w_sparse|^2 as in sparse models.
-  double sparse_rate = 10;
+  double sparse_rate = 1;
 };
 inline constexpr int kMaxSecondOrderLabels = 100;
 
