@@ -328,6 +328,8 @@ std::string LongSentence(CorpusFormat format, int tokens) {
       case CorpusFormat::kTagged:
         absl::StrAppend(&text, t > 1 ? " " : "", "w", t, "_T", t);
         break;
+      case CorpusFormat::kAttributes:  // not a format with sentences of words; unused here
+        break;
     }
   }
   text += format == CorpusFormat::kPtb ? ")\n" : "\n";

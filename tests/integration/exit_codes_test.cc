@@ -114,7 +114,7 @@ TEST(ExitCodesTest, AFifoModelWithoutAWriterIsRefusedAtOnce) {
   const std::string fifo = (dir.path() / "m.fifo").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   for (const std::string& command :
-       {"info '" + fifo + "'", "tag -m '" + fifo + "' docs/sample.txt"}) {
+       std::vector<std::string>{"info '" + fifo + "'", "tag -m '" + fifo + "' docs/sample.txt"}) {
     RunResult r = RunChaintag(command, "timeout 20 ");
     EXPECT_EQ(r.exit_code, 1) << command << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr("a FIFO with no writer")) << command;
