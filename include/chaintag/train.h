@@ -255,6 +255,11 @@ struct TrainOptions {
   // Hybrid: the sparse features kept (those of largest |weight|), so the model stays within the
   // issue's 20 MB budget; dev is scored again after the cut.
   int max_sparse_features = 200000;
+  // Epoch e (from 1) steps with learning_rate / (1 + learning_rate_decay * (e - 1)).
+  double learning_rate_decay = 0.05;
+  // Hybrid: the sparse weights' Adam step as a multiple of the learning rate; their L2 term is
+  // c2 |w_sparse|^2 as in sparse models.
+  double sparse_rate = 1;
 };
 inline constexpr int kMaxSecondOrderLabels = 100;
 

@@ -280,10 +280,12 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
   if (vectors != nullptr) o.encoder.word_dim = vectors->dim();
   if (absl::Status s = neural::ValidateEncoderConfig(o.encoder); !s.ok()) return s;
   if (o.batch_size < 1 || o.epochs < 1 || o.patience < 1 || !(o.learning_rate > 0) ||
-      !(o.clip >= 0) || !(o.cost >= 0) || o.max_vocabulary < 1 || o.min_word_count < 1) {
+      !(o.clip >= 0) || !(o.cost >= 0) || o.max_vocabulary < 1 || o.min_word_count < 1 ||
+      !(o.sparse_l2 >= 0) || !(o.learning_rate_decay >= 0) || !(o.sparse_learning_rate_scale > 0)) {
     return absl::InvalidArgumentError(
         "neural training: expected batch size, epochs, patience, vocabulary size and minimum "
-        "word count >= 1, a positive learning rate, and clipping and cost >= 0");
+        "word count >= 1, positive learning rates, and clipping, cost, sparse L2 and learning "
+        "rate decay >= 0");
   }
   const int num_attributes = features != nullptr ? features->num_attributes() : 0;
   if (features != nullptr) {
@@ -322,6 +324,10 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
   }
   Adam sparse_adam{std::vector<float>(c.sparse.size(), 0.0f),
                    std::vector<float>(c.sparse.size(), 0.0f), 0};
+  // The Adam step at which each sparse feature last moved: its L2 gradient for the steps in
+  // between (when the weight stood still) is added when the feature is next touched.
+  std::vector<int64_t> sparse_last_step(c.sparse.size(), 0);
+  int64_t updates = 0;
   const std::vector<int64_t> first_token = FirstTokens(train);
   std::vector<neural::EncodedSentence> encoded;
   encoded.reserve(train.tokens.size());
@@ -351,6 +357,7 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
       std::swap(order[i], order[shuffle_rng() % static_cast<uint64_t>(i + 1)]);
     }
     double epoch_loss = 0;
+    const double epoch_rate = o.learning_rate / (1 + o.learning_rate_decay * (epoch - 1));
     for (int first = 0; first < count; first += o.batch_size) {
       const int size = std::min(o.batch_size, count - first);
       Gradients<float> g;
@@ -386,8 +393,16 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
         for (auto& [id, v] : g.word_vectors) v *= shrink;
         for (auto& [f, x] : g.sparse) x *= shrink;
       }
+      // The L2 gradient of each step, 2 sparse_l2 w / sentences (after clipping: it is not
+      // noise), for this step and the steps since the feature last moved.
+      ++updates;
+      const float l2_step = static_cast<float>(2 * o.sparse_l2 / count);
+      for (auto& [f, x] : g.sparse) {
+        x += l2_step * static_cast<float>(updates - sparse_last_step[f]) * c.sparse[f];
+        sparse_last_step[f] = updates;
+      }
       if (o.optimizer == NeuralTrainOptions::Optimizer::kSgd) {
-        const float lr = static_cast<float>(o.learning_rate);
+        const float lr = static_cast<float>(epoch_rate);
         for (int64_t i = 0; i < dense_size; ++i) dense_param(i) -= lr * g.dense[i];
         for (const auto& [id, v] : g.word_vectors) c.encoder.word_embeddings().col(id) -= lr * v;
         for (const auto& [f, x] : g.sparse) c.sparse[f] -= lr * x;
@@ -396,7 +411,7 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
       ++dense_adam.step;
       const double correction =
           std::sqrt(1 - std::pow(beta2, dense_adam.step)) / (1 - std::pow(beta1, dense_adam.step));
-      const float lr = static_cast<float>(o.learning_rate * correction);
+      const float lr = static_cast<float>(epoch_rate * correction);
       const float b1 = static_cast<float>(beta1), b2 = static_cast<float>(beta2);
       const float eps = static_cast<float>(adam_eps);
       for (int64_t i = 0; i < dense_size; ++i) {
@@ -414,8 +429,8 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
         v = b2 * v + (1 - b2) * grad.cwiseProduct(grad);
         c.encoder.word_embeddings().col(id).array() -= lr * m.array() / (v.array().sqrt() + eps);
       }
-      // Lazy Adam on the sparse features the batch touched; a rare feature is touched in few
-      // batches, so it gets a larger step (NeuralTrainOptions::sparse_learning_rate_scale).
+      // Lazy Adam on the sparse features the batch touched, at their own step
+      // (NeuralTrainOptions::sparse_learning_rate_scale; 1 beat 10 on EWT dev, docs/neural.md).
       const float sparse_lr = lr * static_cast<float>(o.sparse_learning_rate_scale);
       for (const auto& [f, x] : g.sparse) {
         float& m = sparse_adam.m[f];

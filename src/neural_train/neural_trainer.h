@@ -45,7 +45,12 @@ struct NeuralTrainOptions {
   // Hybrid models: false keeps the sparse weights at zero (a purely neural model).
   bool train_sparse = true;
   // Hybrid: the sparse features' Adam step is this times learning_rate.
-  double sparse_learning_rate_scale = 10;
+  double sparse_learning_rate_scale = 1;
+  // Hybrid: objective += sparse_l2 * |sparse weights|^2 (the CRFsuite convention of c2), so the
+  // sparse part cannot memorise the training data and leave the encoder no gradient.
+  double sparse_l2 = 0;
+  // Epoch e (from 1) steps with learning_rate / (1 + learning_rate_decay * (e - 1)).
+  double learning_rate_decay = 0;
 };
 
 // Sparse state features of a hybrid model, in ModelParameters layout: the features of attribute

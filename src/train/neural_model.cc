@@ -129,6 +129,9 @@ absl::StatusOr<Model> TrainNeuralModel(const TrainOptions& o, const FeatureSpec&
   n.min_word_count = 1;
   n.max_vocabulary = o.max_vocabulary;
   n.mask = data.mask;
+  n.sparse_l2 = o.c2;
+  n.sparse_learning_rate_scale = o.sparse_rate;
+  n.learning_rate_decay = o.learning_rate_decay;
 
   int epochs_run = 0, best_epoch = 0;
   double best_dev = -1, best_loss = 0;

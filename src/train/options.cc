@@ -370,6 +370,16 @@ std::vector<TrainOptionDef> MakeTable() {
   table.push_back(
       NumberOption("dropout", "neural, hybrid: dropout probability", &TrainOptions::dropout));
   table.back().recorded = neural;
+  table.push_back(NumberOption("learning_rate_decay",
+                               "neural, hybrid: epoch e steps with learning_rate / (1 + "
+                               "learning_rate_decay * (e - 1))",
+                               &TrainOptions::learning_rate_decay));
+  table.back().recorded = neural;
+  table.push_back(NumberOption("sparse_rate",
+                               "hybrid: the sparse weights' step as a multiple of the learning "
+                               "rate (their L2 term is c2 * sum w^2)",
+                               &TrainOptions::sparse_rate));
+  table.back().recorded = neural;
   return table;
 }
 
@@ -578,6 +588,12 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
     if (absl::Status s = range(what, v, lo, hi); !s.ok()) return s;
   }
   if (!(o.dropout >= 0 && o.dropout < 1)) return bad("dropout: expected 0 <= p < 1", o.dropout);
+  if (!(o.learning_rate_decay >= 0 && o.learning_rate_decay <= 100)) {
+    return bad("learning_rate_decay: expected 0 to 100", o.learning_rate_decay);
+  }
+  if (!(o.sparse_rate > 0 && o.sparse_rate <= 1000)) {
+    return bad("sparse_rate: expected > 0 and <= 1000", o.sparse_rate);
+  }
   return o;
 }
 

@@ -35,8 +35,32 @@ std::string ToyText() {
   return text;
 }
 
+// A directory of this test program's own for its files and the tokenised copies, removed at
+// exit (a static object's destructor) so runs leave nothing in $TMPDIR.
+class ScratchDirectory {
+ public:
+  ScratchDirectory() {
+    std::string templ = ::testing::TempDir() + "/chaintag-wv-XXXXXX";
+    if (mkdtemp(templ.data()) != nullptr) path_ = templ;
+  }
+  ~ScratchDirectory() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_.empty() ? fallback_ : path_; }
+
+ private:
+  std::string path_;
+  std::string fallback_ = ::testing::TempDir();
+};
+
+const std::string& ScratchDir() {
+  static const ScratchDirectory dir;
+  return dir.path();
+}
+
 std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::string path = ScratchDir() + "/" + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
@@ -140,15 +164,6 @@ TEST(WordVectorsTest, CreateChecksItsParts) {
   EXPECT_EQ(out, std::vector<float>({0, 0}));
 }
 
-// A directory of this test program's own for the tokenised copies.
-const std::string& ScratchDir() {
-  static const std::string* dir = [] {
-    std::string templ = ::testing::TempDir() + "/chaintag-wv-XXXXXX";
-    return new std::string(mkdtemp(templ.data()) ? templ : ::testing::TempDir());
-  }();
-  return *dir;
-}
-
 embeddings::EmbeddingOptions TinyOptions() {
   embeddings::EmbeddingOptions o;
   o.dim = 6;
@@ -191,7 +206,7 @@ TEST(TrainWordVectorsTest, ErrorsNameTheFileAndOptions) {
   r = embeddings::TrainWordVectors({empty}, true, TinyOptions());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no tokens"), std::string::npos) << r.status();
-  r = embeddings::TrainWordVectors({::testing::TempDir() + "/wv_missing.txt"}, true, TinyOptions());
+  r = embeddings::TrainWordVectors({ScratchDir() + "/wv_missing.txt"}, true, TinyOptions());
   EXPECT_FALSE(r.ok());
   embeddings::EmbeddingOptions o = TinyOptions();
   o.minn = 4;

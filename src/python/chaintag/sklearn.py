@@ -49,6 +49,15 @@ chaintag's own arguments:
     loss            the loss of the large-margin objectives, e.g. "hamming", "f1", "fbeta:0.5"
     threads         training and tagging threads (0 = all cores; results do not depend on it)
     options         a dict of further chaintag.train options (see chaintag.train_options())
+    encoder         "sparse" (default: the feature-dict CRF above), "neural" or "hybrid"
+                    (docs/neural.md): X is then a list of sentences of words (strings), the
+                    encoder reads the words and, in hybrid, the templates of `preset` add sparse
+                    scores; max_iterations is the number of epochs (default 20), c2 the sparse
+                    weights' L2 term (hybrid), c1 must be 0; with X_dev/y_dev training stops
+                    early and keeps the best epoch. Further neural options (epochs, hidden,
+                    layers, dropout, ...) through options=
+    preset          neural, hybrid: the feature preset of the templates (default "pos")
+    embeddings      neural, hybrid: a word vectors file written by `chaintag embeddings`
 
 fit(X, y, X_dev=None, y_dev=None): with development data chaintag scores it every iteration and
 keeps the best iteration's weights (sklearn-crfsuite only reports the holdout score).
@@ -136,7 +145,7 @@ class CRF(_Base):
                  calibration_max_trials=None, pa_type=None, c=None, error_sensitive=None,
                  averaging=None, variance=None, gamma=None, verbose=False, model_filename=None,
                  keep_tempfiles=False, trainer_cls=None, objective=None, loss=None, threads=0,
-                 options=None):
+                 options=None, encoder=None, preset=None, embeddings=None):
         self.algorithm = algorithm
         self.min_freq = min_freq
         self.all_possible_states = all_possible_states
@@ -169,11 +178,24 @@ class CRF(_Base):
         self.loss = loss
         self.threads = threads
         self.options = options
+        self.encoder = encoder
+        self.preset = preset
+        self.embeddings = embeddings
+
+    def _neural(self):
+        encoder = self.encoder or "sparse"
+        if encoder not in ("sparse", "neural", "hybrid"):
+            raise ValueError("encoder: expected sparse, neural or hybrid, found %r" % (encoder,))
+        return encoder != "sparse"
 
     # -- training ---------------------------------------------------------------------------
 
     def _train_arguments(self):
         """chaintag.train keyword arguments for the constructor's settings."""
+        if self._neural():
+            return self._neural_train_arguments()
+        if self.preset is not None or self.embeddings is not None:
+            raise ValueError("preset= and embeddings= apply to encoder='neural' or 'hybrid'")
         algorithm = self.algorithm or "lbfgs"
         kwargs = {}
         if algorithm in ("lbfgs", "l2sgd"):
@@ -215,6 +237,27 @@ class CRF(_Base):
             kwargs.update(self.options)
         return kwargs
 
+    def _neural_train_arguments(self):
+        """chaintag.train keyword arguments of a neural or hybrid model (words in, a preset's
+        templates; algorithm does not apply: Adam over mini-batches)."""
+        kwargs = {"encoder": self.encoder, "preset": self.preset or "pos",
+                  "objective": self.objective or "crf",
+                  "c2": 1.0 if self.c2 is None else float(self.c2),
+                  "threads": int(self.threads or 0)}
+        if self.c1:
+            kwargs["c1"] = float(self.c1)  # refused by train: neural models have no L1 term
+        if self.max_iterations is not None:
+            kwargs["epochs"] = int(self.max_iterations)
+        if self.embeddings is not None:
+            kwargs["embeddings"] = str(self.embeddings)
+        if self.loss is not None:
+            kwargs["loss"] = self.loss
+        if self.all_possible_transitions:
+            kwargs["transitions"] = "all"
+        if self.options:
+            kwargs.update(self.options)
+        return kwargs
+
     def fit(self, X, y, X_dev=None, y_dev=None):
         """Trains on sequences X (per-token feature dicts or lists) with labels y; returns
         self. X_dev/y_dev: development data, scored every iteration (the best iteration's
@@ -241,8 +284,9 @@ class CRF(_Base):
                       file=_sys.stderr)
 
         kwargs = self._train_arguments()
-        self.model_ = _chaintag.train(list(zip(X, y)), format="attributes", dev=dev,
-                                      progress=progress, **kwargs)
+        if not self._neural():
+            kwargs["format"] = "attributes"
+        self.model_ = _chaintag.train(list(zip(X, y)), dev=dev, progress=progress, **kwargs)
         self.training_log_ = log
         if self.model_filename:
             self.model_.save(self.model_filename)
