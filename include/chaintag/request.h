@@ -177,7 +177,6 @@ struct TagResult {
   bool document_first = false;
 };
 
-
 }  // namespace chaintag
 
 #endif  // CHAINTAG_REQUEST_H_

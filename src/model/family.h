@@ -22,8 +22,8 @@ namespace chaintag {
 
 // What the caller resolved of a request for one prepared sentence.
 struct SentenceConstraints {
-  std::vector<const Statistic*> counts;  // count statistics, bounds clamped to the sentence
-  bool infeasible = false;               // a count's lower bound exceeds the sentence length
+  std::vector<const Statistic*> counts;    // count statistics, bounds clamped to the sentence
+  bool infeasible = false;                 // a count's lower bound exceeds the sentence length
   std::vector<std::vector<int>> excluded;  // labelings (label ids) to avoid
   std::vector<int> forced;                 // per token a label id or -1 (free); empty: none
   const ChunkTable* chunks = nullptr;      // the last model's chunks (chunk diversity)
