@@ -293,8 +293,7 @@ absl::StatusOr<std::unique_ptr<ScoreRangeStatistic>> ScoreRangeStatistic::Create
         for (int y = 0; y < n; ++y) {
           const double v = increment(t, 0, prev, y);
           if (std::isfinite(v)) {
-            s->increment_[per_t * t + static_cast<size_t>(prev + 1) * n + y] =
-                Quantise(v, r);
+            s->increment_[per_t * t + static_cast<size_t>(prev + 1) * n + y] = Quantise(v, r);
           }
         }
       }
@@ -806,8 +805,8 @@ RangeDp::Outcome RangeDp::Run(double r, Labeling* out, int64_t* work) {
           if (!any) continue;
           // Child cell j holds k = klo + j; its predecessor k - q lies at parent index
           // j + shift.
-          const int64_t shift = klo_[i] - Quantise(inc, r) -
-                                klo_[static_cast<size_t>(t - 1) * n_ + p];
+          const int64_t shift =
+              klo_[i] - Quantise(inc, r) - klo_[static_cast<size_t>(t - 1) * n_ + p];
           const double* phi = hi_.data() + parent.offset;
           const double* plo = lo_.data() + parent.offset;
           // Predecessors landing at or below free_last: into the free cell, the highest kept.

@@ -1,5 +1,6 @@
 // Internal: std::nearbyint in the default rounding mode without the library call (the score-range
-// search rounds one increment per predecessor block; x86-64's baseline has no rounding instruction).
+// search rounds one increment per predecessor block; x86-64's baseline has no rounding
+// instruction).
 #ifndef CHAINTAG_SRC_DECODE_ROUND_H_
 #define CHAINTAG_SRC_DECODE_ROUND_H_
 

@@ -449,10 +449,23 @@ namespace {
 
 // The search's inline rounding is std::nearbyint (default mode, ties to even) bit for bit.
 TEST(ScoreRangeTest, RoundToNearestEvenIsNearbyint) {
-  std::vector<double> values = {0.0,    -0.0,   0.5,     -0.5,    1.5,     -1.5,     2.5,
-                                -2.5,   0.49999999999999994,   4503599627370495.5,
-                                -4503599627370495.5,   4503599627370496.0,  9.5e18,  -1e300,
-                                1e-300, kNegInf, -kNegInf};
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                0.5,
+                                -0.5,
+                                1.5,
+                                -1.5,
+                                2.5,
+                                -2.5,
+                                0.49999999999999994,
+                                4503599627370495.5,
+                                -4503599627370495.5,
+                                4503599627370496.0,
+                                9.5e18,
+                                -1e300,
+                                1e-300,
+                                kNegInf,
+                                -kNegInf};
   std::mt19937_64 rng(5);
   for (int i = 0; i < 200000; ++i) {
     const double scale = std::ldexp(1.0, static_cast<int>(rng() % 120) - 60);
