@@ -966,7 +966,15 @@ absl::StatusOr<Labeling> RangeSearch(const Lattice& lattice, double lower, doubl
           ", the finest that fits the time budget and ", max_states,
           " states per label and position; raise --score-max-states or narrow the range"));
     }
+    // Each halving about doubles the work: go on to the finest step the budget still covers (the
+    // steps in between were mostly undecided again; CoNLL-2000 dev, order 2, 0..100: 3 runs a
+    // sentence -> 2.2, 5 too_large -> 0).
     r = finer;
+    int64_t predicted = 3 * std::max<int64_t>(work, 1);
+    while (r / 2 >= finest && total + 2 * predicted <= 2 * budget && fits(dp.EstimateAt(r / 2))) {
+      r /= 2;
+      predicted *= 2;
+    }
   }
 }
 
