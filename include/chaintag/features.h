@@ -195,6 +195,8 @@ class AttributeDictionary {
   int Find(std::string_view attribute) const { return FindHashed(attribute, Hash(attribute)); }
   // Adds if absent; returns the id.
   int Insert(std::string_view attribute);
+  // Insert with Hash(attribute) computed (and its slot prefetched) ahead, as batched loads do.
+  int InsertHashed(std::string_view attribute, uint64_t hash);
   int size() const { return size_; }
   // The name of `id` as a copy (kept for callers that store it); name_view does not copy.
   std::string name(int id) const { return std::string(name_view(id)); }

@@ -1,5 +1,6 @@
 #include "corpus/line_reader.h"
 
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -46,6 +47,27 @@ LineReader::LineReader(std::string_view bytes, std::string name, int64_t max_lin
     : in_(nullptr), memory_(bytes), name_(std::move(name)), max_line_bytes_(max_line_bytes) {
   block_end_ = bytes.size();
   bytes_read_ = static_cast<int64_t>(bytes.size());
+  plain_end_ = PlainEnd(0);
+}
+
+size_t LineReader::PlainEnd(size_t from) const {
+  // Eight bytes at a time: a byte >= 0x80, a NUL or a CR ends the run (Hacker's Delight 6-1).
+  constexpr uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
+  const auto special = [](uint64_t w) {
+    const uint64_t cr = w ^ (kOnes * '\r');
+    return (w | ((w - kOnes) & ~w) | ((cr - kOnes) & ~cr)) & kHighs;
+  };
+  size_t i = from;
+  for (; i + 8 <= memory_.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, memory_.data() + i, 8);
+    if (special(w) != 0) break;
+  }
+  for (; i < memory_.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(memory_[i]);
+    if (c >= 0x80 || c == 0 || c == '\r') break;
+  }
+  return i;
 }
 
 bool LineReader::Fill() {
@@ -87,8 +109,17 @@ absl::StatusOr<bool> LineReader::Next(std::string_view* line) {
     const void* nl = std::memchr(start, '\n', avail);
     const size_t take = nl ? static_cast<size_t>(static_cast<const char*>(nl) - start) : avail;
     if (static_cast<int64_t>(take) > max_line_bytes_ + 1) return TooLong(start, take);
-    block_pos_ += take + (nl ? 1 : 0);
-    return Finish(std::string_view(start, take), line);
+    const size_t end = block_pos_ + take;
+    block_pos_ = end + (nl ? 1 : 0);
+    if (end <= plain_end_ && static_cast<int64_t>(take) <= max_line_bytes_) {
+      // ASCII without NUL or CR: Finish would neither change nor refuse it.
+      ++line_number_;
+      *line = std::string_view(start, take);
+      return true;
+    }
+    absl::StatusOr<bool> result = Finish(std::string_view(start, take), line);
+    if (end > plain_end_) plain_end_ = PlainEnd(block_pos_);
+    return result;
   }
   line_.clear();
   bool got_any = false;

@@ -62,6 +62,9 @@ class LineReader {
   // The error for a line longer than the limit (`take` bytes of it at `start` seen so far).
   absl::Status TooLong(const char* start, size_t take);
   absl::Status Fail(absl::Status status);
+  // Reading memory: the end of the run of ASCII without NUL or CR that starts at `from`. Lines
+  // inside such a run need no check but their length (most lines of a model's text sections).
+  size_t PlainEnd(size_t from) const;
 
   std::istream* in_;  // null when reading memory_
   std::string_view memory_;
@@ -72,6 +75,7 @@ class LineReader {
   std::string block_;
   size_t block_pos_ = 0;
   size_t block_end_ = 0;
+  size_t plain_end_ = 0;
   bool eof_ = false;
   std::string line_;
   std::string normalized_;

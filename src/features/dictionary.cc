@@ -16,22 +16,34 @@ uint64_t AttributeDictionary::Hash(std::string_view attribute) {
 }
 
 int AttributeDictionary::Insert(std::string_view attribute) {
+  return InsertHashed(attribute, Hash(attribute));
+}
+
+int AttributeDictionary::InsertHashed(std::string_view attribute, uint64_t hash) {
   if (slots_.empty() && size_ > 0) RestoreIndex();
-  const uint64_t hash = Hash(attribute);
-  const int found = FindHashed(attribute, hash);
-  if (found >= 0) return found;
   // Keep the load factor at most 1/2 so probes stay short.
   if ((static_cast<size_t>(size_) + 1) * 2 > slots_.size())
     Rehash(slots_.empty() ? 16 : slots_.size() * 2);
   if (arena_.empty()) arena_.push_back('\0');  // offset 0 is never an entry, so slot 0 means empty
+  // One probe finds the name or the empty slot it goes to.
+  const uint64_t tag = hash >> kOffsetBits;
+  uint64_t i = hash & mask_;
+  for (; slots_[i] != 0; i = (i + 1) & mask_) {
+    if ((slots_[i] >> kOffsetBits) != tag) continue;
+    const char* entry = arena_.data() + (slots_[i] & kOffsetMask);
+    EntryHeader h;
+    std::memcpy(&h, entry, sizeof(h));
+    if (h.length == attribute.size() &&
+        std::memcmp(entry + sizeof(h), attribute.data(), attribute.size()) == 0) {
+      return h.id;
+    }
+  }
   const int id = size();
   const uint64_t offset = arena_.size();
   EntryHeader header{id, static_cast<uint32_t>(attribute.size())};
   arena_.append(reinterpret_cast<const char*>(&header), sizeof(header));
   arena_.append(attribute.data(), attribute.size());
-  uint64_t i = hash & mask_;
-  while (slots_[i] != 0) i = (i + 1) & mask_;
-  slots_[i] = (hash >> kOffsetBits) << kOffsetBits | offset;
+  slots_[i] = tag << kOffsetBits | offset;
   entry_offsets_.push_back(offset);
   ++size_;
   return id;

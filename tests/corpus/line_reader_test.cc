@@ -4,10 +4,13 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace chaintag::corpus_internal {
 namespace {
+
+using ::testing::HasSubstr;
 
 // Reads `text` to the end or the first error, through a stream and straight from memory, and
 // expects both readers to give the same lines, line numbers and error.
@@ -129,6 +132,20 @@ TEST(LineReaderTest, MemoryAndStreamReadersAgreeOnBadBytes) {
   EXPECT_FALSE(ErrorOf(std::string(30, 'y'), 10).ok());
   EXPECT_EQ(Lines("\xEF\xBB\xBF\xEF\xBB\xBFx\r\n\ncaf\x65\xCC\x81"),
             (std::vector<std::string>{"\xEF\xBB\xBFx", "", "caf\xC3\xA9"}));
+}
+
+// The memory reader skips the checks on runs of plain ASCII; a run may end anywhere in a line.
+TEST(LineReaderTest, PlainRunsAndSpecialBytesAgreeWithTheStreamReader) {
+  const std::string plain = "the quick brown fox\tjumps\n";
+  EXPECT_EQ(Lines(plain + "caf\x65\xCC\x81 over\n" + plain + "x\r\n" + plain).size(), 5u);
+  EXPECT_EQ(Lines(plain + plain + "caf\x65\xCC\x81")[2], "caf\xC3\xA9");
+  EXPECT_THAT(std::string(ErrorOf(plain + plain + "a\rb\n" + plain).message()),
+              HasSubstr("f:3: expected LF or CRLF line endings, found a bare CR"));
+  EXPECT_THAT(
+      std::string(ErrorOf(plain + "\xC3\xA9\n" + plain + std::string("a\0b\n", 4)).message()),
+      HasSubstr("f:4: expected text, found a NUL byte"));
+  EXPECT_THAT(std::string(ErrorOf("ab\ncd\n" + std::string(11, 'z') + "\n", 10).message()),
+              HasSubstr("f:3: expected a line of at most 10 bytes"));
 }
 
 TEST(LineReaderTest, AcceptsLineExactlyAtLimit) {

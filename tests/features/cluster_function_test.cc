@@ -92,6 +92,23 @@ TEST(WordClustersTest, AnyOrderLoadsSortedAndIndexed) {
   EXPECT_EQ(again->Lookup("y"), "11");
 }
 
+// Words are indexed in place, as the line reader gives them: NFC, whatever the text's form.
+TEST(WordClustersTest, NormalisedWordsAreFoundInAnyLine) {
+  const std::string text = "1\tcaf\x65\xCC\x81\t4\n0\tdog\t3\n\n1\tcat\t2\n";
+  absl::StatusOr<WordClusters> clusters = WordClusters::Parse(text, "nfc.paths");
+  ASSERT_TRUE(clusters.ok()) << clusters.status();
+  EXPECT_EQ(clusters->Lookup("caf\xC3\xA9"), "1");
+  EXPECT_EQ(clusters->Lookup("dog"), "0");
+  EXPECT_EQ(clusters->num_words(), 3);
+  EXPECT_EQ(clusters->num_clusters(), 2);
+  EXPECT_EQ(clusters->Serialize(), "0\tdog\t3\n1\tcaf\xC3\xA9\t4\n1\tcat\t2\n");
+  absl::StatusOr<WordClusters> twice =
+      WordClusters::Parse("1\tcaf\xC3\xA9\t4\n0\tdog\t3\n1\tcaf\x65\xCC\x81\t2\n", "twice.paths");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(),
+            "twice.paths:3: expected each word once, found 'caf\xC3\xA9' again (first on line 1)");
+}
+
 // Two models storing the same clustering share one parsed copy; other texts do not.
 TEST(WordClustersTest, TheSameTextIsParsedOnce) {
   const std::string text = "0\tdog\t3\n1\tcat\t2\n";
