@@ -96,3 +96,11 @@ class AccuratePipelineTest(unittest.TestCase):
         import chaintag
         with self.assertRaisesRegex(ValueError, "accurate=True chooses the shipped models"):
             chaintag.load("x.model", accurate=True)
+
+    def test_shipped_accurate_pipeline_tags_text(self):
+        import chaintag
+        p = chaintag.load(accurate=True)
+        out = p.tag_text("Under the plan, spending on schools will rise.")
+        self.assertEqual(len(out[0].labels), 2)  # POS (en-pos-nn), then chunks
+        self.assertEqual(out[0].labels[0][:5], ["IN", "DT", "NN", ",", "VBG"])  # en-pos: NN
+        self.assertEqual(out[0].labels[1][:3], ["B-PP", "B-NP", "I-NP"])
