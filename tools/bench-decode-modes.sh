@@ -4,7 +4,9 @@
 # binding-range rows for a second-order model (MODEL2; by default a chunk-conll --order 2 model
 # trained for 40 iterations on CoNLL-2000 train, cached in $BUILD/bench-models/, ~3 min once).
 #   tools/bench-decode-modes.sh [MODEL] [CORPUS]     (BUILD=DIR, THREADS=N, MODEL2=FILE|none)
-# "x plain" is relative to the plain row of the same model.
+# "x plain" is relative to the plain row of the same model. Every sentence's best labeling scores
+# above 0 with the shipped chunker, so -1e9..0 binds (the best labeling at or below 0) and
+# -1e9..1e9 is the range that binds nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -18,8 +20,9 @@ modes=(
   "one count (chunk:NP=..2)|--count chunk:NP=..2"
   "two counts (chunk:NP=..2, B-VP=..1)|--count chunk:NP=..2 --count B-VP=..1"
   "label count (B-NP=2..4)|--count B-NP=2..4"
-  "score range (-1e9..0)|--score-range=-1e9..0"
+  "non-binding score range (-1e9..1e9)|--score-range=-1e9..1e9"
   "binding score range (0..100)|--score-range=0..100"
+  "binding score range far below the best (-1e9..0)|--score-range=-1e9..0"
   "10-best|--kbest 10"
   "diverse 3-best D=2|--diverse 3 --min-distance 2"
   "diverse 5-best D=2|--diverse 5 --min-distance 2"

@@ -218,6 +218,12 @@ class Model {
   // `parameters` must be consistent (model_file::CheckParameters); weights are rounded to float32.
   Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
         const ModelParameters& parameters, TransitionMask mask, LatentLayout latent = {});
+  // The loader's way in, without a ModelParameters copy: checked state scores (entries and
+  // ranges) and `chain`, the N*N + 2N transition, start and end weights then any trigram weights.
+  Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
+        TaggingScores state, std::vector<double> chain, int num_states, int order,
+        TransitionMask mask, LatentLayout latent);
+  static TaggingScores StateScoresOf(const ModelParameters& parameters);
 
   ModelFamily family_ = ModelFamily::kLinearChain;
   std::vector<std::string> labels_;

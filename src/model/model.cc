@@ -75,11 +75,38 @@ ModelInputOptions InputOptionsOf(const ReaderOptions& options) {
 
 Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
              const ModelParameters& parameters, TransitionMask mask, LatentLayout latent)
+    : Model(std::move(labels), std::move(spec), std::move(attributes), StateScoresOf(parameters),
+            std::vector<double>(parameters.weights.begin() + parameters.transition_offset(),
+                                parameters.weights.end()),
+            parameters.num_labels, parameters.order, std::move(mask), std::move(latent)) {}
+
+Model::TaggingScores Model::StateScoresOf(const ModelParameters& p) {
+  TaggingScores t;
+  // The file stores float32; rounding here makes a built model tag exactly like the loaded one.
+  // Entries are the state features in order, so attribute a's range is its feature range.
+  const int64_t num_features = p.num_state_features();
+  t.entries.resize(num_features);
+  for (int64_t f = 0; f < num_features; ++f) {
+    t.entries[f] = {p.feature_labels[f], static_cast<float>(p.weights[f])};
+  }
+  const int num_attr = p.num_attributes();
+  t.ranges.resize(2 * static_cast<size_t>(num_attr));
+  for (int a = 0; a < num_attr; ++a) {
+    t.ranges[2 * a] = p.attribute_offsets[a];
+    t.ranges[2 * a + 1] = p.attribute_offsets[a + 1];
+  }
+  return t;
+}
+
+Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDictionary attributes,
+             TaggingScores state, std::vector<double> chain, int num_states, int order,
+             TransitionMask mask, LatentLayout latent)
     : labels_(std::move(labels)),
       spec_(std::move(spec)),
       attributes_(std::move(attributes)),
       mask_(std::move(mask)),
-      latent_(std::move(latent)) {
+      latent_(std::move(latent)),
+      tagging_(std::move(state)) {
   // A mask with some empty vectors means "all allowed" there; filling them keeps one
   // representation and lets the tagger apply the mask without size checks.
   if (mask_.num_labels > 0) {
@@ -88,24 +115,13 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
     if (mask_.allowed_start.empty()) mask_.allowed_start.assign(n, 1);
     if (mask_.allowed_end.empty()) mask_.allowed_end.assign(n, 1);
   }
-  const ModelParameters& p = parameters;
-  const int n = p.num_labels;
-  const int num_attr = p.num_attributes();
+  const int n = num_states;
+  const int num_attr = static_cast<int>(tagging_.ranges.size() / 2);
   TaggingScores& t = tagging_;
-  // The file stores float32; rounding here makes a built model tag exactly like the loaded one.
-  // Entries are the state features in order, so attribute a's range is its feature range.
-  const int64_t num_features = p.num_state_features();
-  t.entries.resize(num_features);
-  for (int64_t f = 0; f < num_features; ++f) {
-    t.entries[f] = {p.feature_labels[f], static_cast<float>(p.weights[f])};
-  }
-  t.ranges.resize(2 * static_cast<size_t>(num_attr));
   t.dense_of.resize(num_attr);
   std::vector<int32_t> dense_attributes;
   for (int a = 0; a < num_attr; ++a) {
-    const int32_t begin = p.attribute_offsets[a], end = p.attribute_offsets[a + 1];
-    t.ranges[2 * a] = begin;
-    t.ranges[2 * a + 1] = end;
+    const int32_t begin = t.ranges[2 * a], end = t.ranges[2 * a + 1];
     const bool dense = end - begin >= 2 && 3 * (end - begin) >= n;
     t.dense_of[a] = dense ? static_cast<int32_t>(dense_attributes.size()) : -1;
     if (dense) dense_attributes.push_back(a);
@@ -118,12 +134,14 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
       row[t.entries[f].label] = static_cast<double>(t.entries[f].weight);
     }
   }
-  chain_weights_.assign(p.weights.begin() + p.transition_offset(),
-                        p.weights.begin() + p.trigram_offset());
-  for (double& w : chain_weights_) w = static_cast<double>(static_cast<float>(w));
+  // `chain`: N*N + 2N transition, start and end weights, then any trigram weights.
+  const size_t nn = static_cast<size_t>(n) * n;
+  for (double& w : chain) w = static_cast<double>(static_cast<float>(w));
+  if (order == 2) t.trigram.assign(chain.begin() + nn + 2 * n, chain.end());
+  chain.resize(nn + 2 * n);
+  chain_weights_ = std::move(chain);
   // The masked scores are those Score + ApplyTransitionMask give every sentence.
   Lattice lattice(0, n);
-  const size_t nn = static_cast<size_t>(n) * n;
   for (int prev = 0; prev < n; ++prev) {
     for (int y = 0; y < n; ++y) lattice.transition(prev, y) = chain_weights_[prev * n + y];
   }
@@ -140,10 +158,8 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
     ApplyTransitionMask(mask_, &lattice);
   }
   t.transition = lattice.transition_data();
-  if (p.order == 2) {
+  if (order == 2) {
     // Trigram weights are never masked: the tagging layout is also what the file stores.
-    t.trigram.assign(p.weights.begin() + p.trigram_offset(), p.weights.end());
-    for (double& w : t.trigram) w = static_cast<double>(static_cast<float>(w));
     t.trigram_bounds = decode_internal::TrigramBounds(t.trigram.data(), n);
     t.trigram_exp.resize(t.trigram.size());
     t.trigram_exp_shift =

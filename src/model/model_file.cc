@@ -437,6 +437,13 @@ class ByteReader {
     pos_ += out.size() * 4;
     return absl::OkStatus();
   }
+  // `n` bytes in place (little-endian values the caller decodes), after one bounds check.
+  absl::Status Bytes(uint64_t n, const unsigned char** v, absl::string_view what) {
+    if (absl::Status s = Need(n, what); !s.ok()) return s;
+    *v = reinterpret_cast<const unsigned char*>(data_.data() + pos_);
+    pos_ += n;
+    return absl::OkStatus();
+  }
   absl::Status String(std::string* v, absl::string_view what) {
     std::string_view view;
     if (absl::Status s = StringView(&view, what); !s.ok()) return s;
@@ -510,7 +517,7 @@ absl::Status ReadFlags(ByteReader& r, uint64_t expected, absl::string_view what,
 
 // Printable ASCII passes every rule but a name's non-emptiness: most attributes and cells take
 // this scan alone, and a description for the message is built only for the others.
-bool PrintableAscii(std::string_view text) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool PrintableAscii(std::string_view text) {
   // Eight bytes at a time: a byte is outside 0x20..0x7E iff (b - 0x20) or (b + 1) sets its top
   // bit, or b itself has it (the usual "has a byte less than" word tricks, Hacker's Delight 6-1).
   constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
@@ -526,11 +533,17 @@ bool PrintableAscii(std::string_view text) {
   return true;
 }
 
-// Attribute `id` (0-based) of a model: the kLine rule.
-absl::Status CheckAttributeName(std::string_view text, int id, const std::string& name) {
-  if (PrintableAscii(text)) return absl::OkStatus();
+// Attribute `id` (0-based) of a model: the kLine rule (PrintableAscii passes it inline).
+[[gnu::noinline]] absl::Status CheckAttributeNameSlow(std::string_view text, int id,
+                                                      const std::string& name) {
   return model_file::CheckModelString(text, model_file::StringRule::kLine,
                                       absl::StrCat("attribute ", id + 1), name);
+}
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status CheckAttributeName(std::string_view text, int id,
+                                                                    const std::string& name) {
+  if (PrintableAscii(text)) [[likely]]
+    return absl::OkStatus();
+  return CheckAttributeNameSlow(text, id, name);
 }
 
 // Every string besides the labels: a CRC-valid file may still carry text that breaks the
@@ -1171,7 +1184,11 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   }
   // Parameters are over hidden states in a latent model, over labels otherwise.
   const size_t num_states = latent.empty() ? labels.size() : latent.num_states();
-  ModelParameters parameters;
+  // Read straight into the tagging layout (no ModelParameters copy), with CheckParameters'
+  // checks in its order and words.
+  Model::TaggingScores state;
+  std::vector<double> chain;  // transitions, start, end, then any trigram weights
+  int order = 1;
   {
     ByteReader r = reader(mf::kParameters);
     uint32_t n = 0, num_attr = 0;
@@ -1191,22 +1208,57 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
       return r.Error(absl::StrCat("feature count ", num_features, " exceeds ", INT32_MAX));
     }
     // Exact size check first, so nothing is allocated from counts the section cannot hold.
-    const uint64_t expected =
-        4 * (uint64_t{num_attr} + 1) + 8 * num_features + 4 * (uint64_t{n} * n + 2 * uint64_t{n});
+    const uint64_t num_chain = uint64_t{n} * n + 2 * uint64_t{n};
+    const uint64_t expected = 4 * (uint64_t{num_attr} + 1) + 8 * num_features + 4 * num_chain;
     if (r.remaining() != expected) {
       return r.Error(absl::StrCat("expected ", expected, " bytes of offsets and weights, found ",
                                   r.remaining()));
     }
-    parameters.num_labels = static_cast<int>(n);
-    parameters.attribute_offsets.resize(uint64_t{num_attr} + 1);
-    CHAINTAG_RETURN_IF_ERROR(
-        r.I32Array(absl::MakeSpan(parameters.attribute_offsets), "attribute offsets"));
-    parameters.feature_labels.resize(num_features);
-    CHAINTAG_RETURN_IF_ERROR(
-        r.I32Array(absl::MakeSpan(parameters.feature_labels), "feature labels"));
-    parameters.weights.resize(num_features + uint64_t{n} * n + 2 * uint64_t{n});
-    CHAINTAG_RETURN_IF_ERROR(r.F32Array(absl::MakeSpan(parameters.weights), "weights"));
+    const unsigned char *offsets = nullptr, *labels_at = nullptr, *weights = nullptr;
+    CHAINTAG_RETURN_IF_ERROR(r.Bytes(4 * (uint64_t{num_attr} + 1), &offsets, "attribute offsets"));
+    CHAINTAG_RETURN_IF_ERROR(r.Bytes(4 * num_features, &labels_at, "feature labels"));
+    CHAINTAG_RETURN_IF_ERROR(r.Bytes(4 * (num_features + num_chain), &weights, "weights"));
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
+    const auto u32_at = [](const unsigned char* p, uint64_t i) {
+      p += 4 * i;
+      return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+    };
+    const auto offset = [&](uint64_t a) { return static_cast<int32_t>(u32_at(offsets, a)); };
+    if (offset(0) != 0 || offset(num_attr) != static_cast<int64_t>(num_features)) {
+      return absl::DataLossError(absl::StrCat(name, ": attribute offsets must run from 0 to ",
+                                              num_features, ", found ", offset(0), " to ",
+                                              offset(num_attr)));
+    }
+    state.ranges.resize(2 * uint64_t{num_attr});
+    for (uint32_t a = 0; a < num_attr; ++a) {
+      const int32_t begin = offset(a), end = offset(a + 1);
+      if (end < begin) {
+        return absl::DataLossError(absl::StrCat(name, ": attribute offsets decrease at attribute ",
+                                                a, " (", begin, " then ", end, ")"));
+      }
+      state.ranges[2 * a] = begin;
+      state.ranges[2 * a + 1] = end;
+    }
+    state.entries.resize(num_features);
+    for (uint64_t f = 0; f < num_features; ++f) {
+      const auto label = static_cast<int32_t>(u32_at(labels_at, f));
+      if (label < 0 || label >= static_cast<int32_t>(n)) {
+        return absl::DataLossError(absl::StrCat(name, ": feature ", f, " has label id ", label,
+                                                ", expected 0 to ", static_cast<int>(n) - 1));
+      }
+      state.entries[f] = {label, std::bit_cast<float>(u32_at(weights, f))};
+    }
+    chain.resize(num_chain);
+    for (uint64_t i = 0; i < num_chain; ++i) {
+      chain[i] = static_cast<double>(std::bit_cast<float>(u32_at(weights, num_features + i)));
+    }
+  }
+  const auto non_finite = [&](uint64_t i, double w) {
+    return absl::DataLossError(
+        absl::StrCat(name, ": weight ", i, " is ", w, ", expected a finite number"));
+  };
+  for (size_t f = 0; f < state.entries.size(); ++f) {
+    if (!std::isfinite(state.entries[f].weight)) return non_finite(f, state.entries[f].weight);
   }
   const bool second_order_version = mf::GetU32At(bytes, 8) == mf::kSecondOrderFormatVersion;
   if (second_order_version != (found[mf::kSecondOrder] != nullptr)) {
@@ -1224,12 +1276,15 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
       return r.Error(absl::StrCat("expected ", 4 * (n + 1) * n * n, " bytes of ", (n + 1) * n * n,
                                   " trigram weights for ", n, " labels, found ", r.remaining()));
     }
-    parameters.order = 2;
-    const size_t first = parameters.weights.size();
-    parameters.weights.resize(first + (n + 1) * n * n);
-    CHAINTAG_RETURN_IF_ERROR(r.F32Array(
-        absl::MakeSpan(parameters.weights.data() + first, (n + 1) * n * n), "trigram weights"));
+    order = 2;
+    const size_t first = chain.size();
+    chain.resize(first + (n + 1) * n * n);
+    CHAINTAG_RETURN_IF_ERROR(
+        r.F32Array(absl::MakeSpan(chain.data() + first, (n + 1) * n * n), "trigram weights"));
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
+  }
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (!std::isfinite(chain[i])) return non_finite(state.entries.size() + i, chain[i]);
   }
   TransitionMask mask;
   {
@@ -1246,11 +1301,9 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     CHAINTAG_RETURN_IF_ERROR(ReadFlags(r, n, "allowed ends", &mask.allowed_end));
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
   }
-  CHAINTAG_RETURN_IF_ERROR(
-      mf::CheckParameters(parameters, static_cast<int>(num_states), attributes.size(), name));
-  Model model(std::move(labels), *std::move(spec), std::move(attributes), parameters,
-              std::move(mask), std::move(latent));
-  parameters = ModelParameters();  // the model keeps the tagging layout only
+  Model model(std::move(labels), *std::move(spec), std::move(attributes), std::move(state),
+              std::move(chain), static_cast<int>(num_states), order, std::move(mask),
+              std::move(latent));
   const bool neural_version = mf::GetU32At(bytes, 8) == mf::kNeuralFormatVersion;
   if (neural_version != (found[mf::kNeural] != nullptr)) {
     return absl::DataLossError(
