@@ -198,6 +198,9 @@ class MajorityWeightEstimator {
 
 // The shipped default pipeline: "en-pos.model" then "en-chunk.model".
 const std::vector<std::string>& DefaultModelFiles();
+// The shipped accurate pipeline: "en-pos-nn.model" (the hybrid neural POS tagger, more accurate
+// and slower; models/MODELS.md) then "en-chunk.model".
+const std::vector<std::string>& AccurateModelFiles();
 // Finds a shipped model file by name: in $CHAINTAG_MODELS if set, then in each of `extra_dirs`
 // (e.g. a Python package's share/chaintag/models), then relative to the running executable:
 // share/chaintag/models beside it (a build tree) or ../share/chaintag/models (an installation).
@@ -205,8 +208,9 @@ const std::vector<std::string>& DefaultModelFiles();
 absl::StatusOr<std::string> ShippedModelPath(const std::string& file,
                                              const std::vector<std::string>& extra_dirs = {});
 // A pipeline's model files: `given` (the -m options) if any, else the shipped default pipeline
-// (DefaultModelFiles found by ShippedModelPath).
-absl::StatusOr<std::vector<std::string>> PipelineModelPaths(const std::vector<std::string>& given);
+// (DefaultModelFiles, or AccurateModelFiles if `accurate`, found by ShippedModelPath).
+absl::StatusOr<std::vector<std::string>> PipelineModelPaths(const std::vector<std::string>& given,
+                                                            bool accurate = false);
 
 }  // namespace chaintag
 

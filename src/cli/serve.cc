@@ -22,6 +22,8 @@ int RunServe(const std::vector<std::string>& args) {
   options.add_options()(
       "model,m", po::value<std::vector<std::string>>(),
       "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")(
+      "accurate", po::bool_switch(),
+      "without -m: the accurate pipeline, en-pos-nn (neural, slower) then en-chunk")(
       "host", po::value<std::string>()->default_value(defaults.host),
       "address to listen on (loopback by default; 0.0.0.0 for every interface)")(
       "port", po::value<int>()->default_value(defaults.port), "TCP port (0: any free port)")(
@@ -77,8 +79,11 @@ int RunServe(const std::vector<std::string>& args) {
     return UsageError(cmd, "every limit must be >= 1");
   }
 
-  auto found = PipelineModelPaths(vm.count("model") ? vm["model"].as<std::vector<std::string>>()
-                                                    : std::vector<std::string>());
+  if (vm["accurate"].as<bool>() && vm.count("model"))
+    return UsageError(cmd, "--accurate chooses the shipped models; it cannot be given with -m");
+  auto found = PipelineModelPaths(
+      vm.count("model") ? vm["model"].as<std::vector<std::string>>() : std::vector<std::string>(),
+      vm["accurate"].as<bool>());
   if (!found.ok()) return Fail(cmd, found.status());
   const std::vector<std::string> model_paths = *std::move(found);
   auto models = Model::LoadAll(model_paths);

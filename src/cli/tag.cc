@@ -466,6 +466,8 @@ int RunTag(const std::vector<std::string>& args) {
   options.add_options()(
       "model,m", po::value<std::vector<std::string>>(),
       "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")(
+      "accurate", po::bool_switch(),
+      "without -m: the accurate pipeline, en-pos-nn (neural, slower) then en-chunk")(
       "output-format", po::value<std::string>()->default_value("conll"),
       "conll, conllu, tagged, chunks or jsonl")(
       "threads", po::value<int>()->default_value(1),
@@ -541,8 +543,11 @@ int RunTag(const std::vector<std::string>& args) {
     reader_options->split_long_sentences = true;
   }
 
-  auto found = PipelineModelPaths(vm.count("model") ? vm["model"].as<std::vector<std::string>>()
-                                                    : std::vector<std::string>());
+  if (vm["accurate"].as<bool>() && vm.count("model"))
+    return UsageError(cmd, "--accurate chooses the shipped models; it cannot be given with -m");
+  auto found = PipelineModelPaths(
+      vm.count("model") ? vm["model"].as<std::vector<std::string>>() : std::vector<std::string>(),
+      vm["accurate"].as<bool>());
   if (!found.ok()) return Fail(cmd, found.status());
   const std::vector<std::string> model_paths = *std::move(found);
   // Outputs: one stream, or one file per input in an existing directory; checked before any work.

@@ -750,6 +750,7 @@ counting for chunk/entity labels). Returns a dict: accuracy (token %), precision
 %, over all types), phrases, types (per phrase type), labels (per label), sentences, tokens,
 has_chunks, and report (the eval command's text).)");
   m.def("_default_model_files", &DefaultModelFiles);
+  m.def("_accurate_model_files", &AccurateModelFiles);
   m.def("_presets", &FeatureSpec::PresetNames);
   m.def("_train_options", []() {
     py::list out;

@@ -16,6 +16,11 @@ const std::vector<std::string>& DefaultModelFiles() {
   return *files;
 }
 
+const std::vector<std::string>& AccurateModelFiles() {
+  static const auto* files = new std::vector<std::string>{"en-pos-nn.model", "en-chunk.model"};
+  return *files;
+}
+
 absl::StatusOr<std::string> ShippedModelPath(const std::string& file,
                                              const std::vector<std::string>& extra_dirs) {
   std::vector<std::filesystem::path> dirs;
@@ -38,10 +43,11 @@ absl::StatusOr<std::string> ShippedModelPath(const std::string& file,
       "); give -m MODEL or set CHAINTAG_MODELS to its directory"));
 }
 
-absl::StatusOr<std::vector<std::string>> PipelineModelPaths(const std::vector<std::string>& given) {
+absl::StatusOr<std::vector<std::string>> PipelineModelPaths(const std::vector<std::string>& given,
+                                                            bool accurate) {
   if (!given.empty()) return given;
   std::vector<std::string> paths;
-  for (const std::string& name : DefaultModelFiles()) {
+  for (const std::string& name : accurate ? AccurateModelFiles() : DefaultModelFiles()) {
     auto path = ShippedModelPath(name);
     if (!path.ok()) return path.status();
     paths.push_back(*std::move(path));

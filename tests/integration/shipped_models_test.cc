@@ -63,5 +63,42 @@ TEST(ShippedModelsTest, KBestAndDiverseOnConll2000Dev) {
   }
 }
 
+// --accurate: en-pos-nn (the hybrid neural POS tagger) then en-chunk. "spending" is where the
+// two POS models differ on the sample (en-pos: NN, en-pos-nn: VBG).
+TEST(ShippedModelsTest, AccuratePipelineRunsTheNeuralPosModel) {
+  RunResult r = RunChaintag("tag --accurate --output-format chunks docs/sample.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("[NP The/DT city/NN council/NN] [VP approved/VBD]"));
+  EXPECT_THAT(r.out, HasSubstr("[VP spending/VBG]"));
+  RunResult fast = RunChaintag("tag --output-format chunks docs/sample.txt");
+  ASSERT_EQ(fast.exit_code, 0) << fast.err;
+  EXPECT_THAT(fast.out, HasSubstr("[NP spending/NN]"));
+  RunResult both = RunChaintag("tag --accurate -m models/en-pos.model docs/sample.txt");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_THAT(both.err, HasSubstr("--accurate chooses the shipped models"));
+}
+
+// The accurate model's dev figure (models/MODELS.md) and the issue-30 count command on it.
+TEST(ShippedModelsTest, AccuratePosModelOnEwtDev) {
+  if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent";
+  RunResult eval = RunChaintag(
+      "eval -m models/en-pos-nn.model --format conllu "
+      "../shared/corpora/ud-english-ewt/en_ewt-ud-dev.conllu");
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_THAT(eval.out, HasSubstr("accuracy:  95.28%"));
+  RunResult r = RunChaintag(
+      "tag -m models/en-pos-nn.model --format conllu --kbest 3 --count 'NNP=..2' "
+      "--output-format jsonl ../shared/corpora/ud-english-ewt/en_ewt-ud-dev.conllu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(CountSubstr(r.out, "\n"), 2001);
+  EXPECT_EQ(CountSubstr(r.out, "{\"labels\": "), 3 * 2001);
+  // No solution has three NNP tags: each "labels" list is cut at its closing bracket.
+  for (size_t p = r.out.find("{\"labels\": ["); p != std::string::npos;
+       p = r.out.find("{\"labels\": [", p + 1)) {
+    const std::string labels = r.out.substr(p, r.out.find(']', p) - p);
+    EXPECT_LE(CountSubstr(labels, "\"NNP\""), 2) << labels;
+  }
+}
+
 }  // namespace
 }  // namespace chaintag::testing

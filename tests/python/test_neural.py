@@ -73,3 +73,34 @@ class NeuralCRFTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class AccuratePipelineTest(unittest.TestCase):
+    def test_accurate_pipeline_is_found_like_the_default(self):
+        import os
+        import subprocess
+        import sys
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("en-pos-nn.model", "en-chunk.model"):
+                open(os.path.join(d, name), "w").close()
+            env = dict(os.environ, CHAINTAG_MODELS=d)
+            code = "import chaintag; print(chaintag.default_model_paths(accurate=True))"
+            r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                               text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.strip(), repr([os.path.join(d, "en-pos-nn.model"),
+                                                     os.path.join(d, "en-chunk.model")]))
+
+    def test_accurate_with_paths_raises(self):
+        import chaintag
+        with self.assertRaisesRegex(ValueError, "accurate=True chooses the shipped models"):
+            chaintag.load("x.model", accurate=True)
+
+    def test_shipped_accurate_pipeline_tags_text(self):
+        import chaintag
+        p = chaintag.load(accurate=True)
+        out = p.tag_text("Under the plan, spending on schools will rise.")
+        self.assertEqual(len(out[0].labels), 2)  # POS (en-pos-nn), then chunks
+        self.assertEqual(out[0].labels[0][:5], ["IN", "DT", "NN", ",", "VBG"])  # en-pos: NN
+        self.assertEqual(out[0].labels[1][:3], ["B-PP", "B-NP", "I-NP"])

@@ -37,6 +37,21 @@ TEST_F(ShippedModelPathTest, DefaultPipelineIsPosThenChunk) {
   EXPECT_EQ(DefaultModelFiles(), (std::vector<std::string>{"en-pos.model", "en-chunk.model"}));
 }
 
+TEST_F(ShippedModelPathTest, AccuratePipelineIsPosNnThenChunkFoundLikeTheDefault) {
+  EXPECT_EQ(AccurateModelFiles(), (std::vector<std::string>{"en-pos-nn.model", "en-chunk.model"}));
+  std::ofstream(dir_ / "a" / "en-pos-nn.model") << "n";
+  std::ofstream(dir_ / "a" / "en-chunk.model") << "c";
+  setenv("CHAINTAG_MODELS", (dir_ / "a").c_str(), 1);
+  auto paths = PipelineModelPaths({}, /*accurate=*/true);
+  ASSERT_TRUE(paths.ok()) << paths.status();
+  EXPECT_EQ(*paths, (std::vector<std::string>{(dir_ / "a" / "en-pos-nn.model").string(),
+                                              (dir_ / "a" / "en-chunk.model").string()}));
+  // Given files win over either shipped pipeline.
+  auto given = PipelineModelPaths({"x.model"}, /*accurate=*/true);
+  ASSERT_TRUE(given.ok()) << given.status();
+  EXPECT_EQ(*given, std::vector<std::string>{"x.model"});
+}
+
 TEST_F(ShippedModelPathTest, ExtraDirectoriesInOrder) {
   auto path = ShippedModelPath(
       "x.model", {(dir_ / "missing").string(), (dir_ / "b").string(), (dir_ / "a").string()});

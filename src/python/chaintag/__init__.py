@@ -42,18 +42,24 @@ def _model_dirs():
     return [_os.path.join(here, "share", "chaintag", "models"), dirs[1], dirs[3], dirs[4]]
 
 
-def default_model_paths():
-    """Paths of the shipped default pipeline (en-pos.model, en-chunk.model), found as the
-    chaintag binary finds them: $CHAINTAG_MODELS, then share/chaintag/models relative to this
-    package or to the running program. Raises FileNotFoundError naming every place tried."""
-    return [_core._shipped_model_path(f, _model_dirs()) for f in _core._default_model_files()]
+def default_model_paths(accurate=False):
+    """Paths of the shipped default pipeline (en-pos.model, en-chunk.model), or with
+    accurate=True of the accurate one (en-pos-nn.model, the hybrid neural POS tagger, then
+    en-chunk.model), found as the chaintag binary finds them: $CHAINTAG_MODELS, then
+    share/chaintag/models relative to this package or to the running program. Raises
+    FileNotFoundError naming every place tried."""
+    files = _core._accurate_model_files() if accurate else _core._default_model_files()
+    return [_core._shipped_model_path(f, _model_dirs()) for f in files]
 
 
-def load(*paths):
+def load(*paths, accurate=False):
     """A Pipeline of the given model files (str or os.PathLike; Model objects are taken as
-    they are), or of the shipped default models (POS, then chunks) when none is given."""
+    they are), or of the shipped models (POS, then chunks) when none is given: the fast
+    en-pos + en-chunk, or with accurate=True en-pos-nn (more accurate, slower) + en-chunk."""
+    if paths and accurate:
+        raise ValueError("load: accurate=True chooses the shipped models; give no paths with it")
     if not paths:
-        paths = default_model_paths()
+        paths = default_model_paths(accurate)
     # The files are loaded at once, one thread each (a clustering they share is parsed once).
     loaded = iter(_core._load_models([p for p in paths if not isinstance(p, Model)]))
     models = [p if isinstance(p, Model) else next(loaded) for p in paths]
