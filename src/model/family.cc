@@ -22,6 +22,19 @@ absl::Status At(const Sentence& sentence, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat(Location(sentence), ": ", status.message()));
 }
 
+// Records a search that ended without solutions as the sentence's status (infeasible, or too
+// large with the reason); false for a real error.
+bool RecordedAsStatus(const absl::Status& status, TagResult* r) {
+  if (IsInfeasible(status)) {
+    r->status = SentenceStatus::kInfeasible;
+    return true;
+  }
+  if (status.code() != absl::StatusCode::kResourceExhausted) return false;
+  r->status = SentenceStatus::kTooLarge;
+  r->status_reason = std::string(status.message());
+  return true;
+}
+
 // How a model decodes, from its family section: the one place that tells families apart.
 enum class FamilyKind { kChain, kLatent, kLeftToRight };
 FamilyKind KindOf(const Model& model) {
@@ -96,16 +109,7 @@ class ChainFamily : public Family {
       one(ViterbiDecode(lattice_, &viterbi_));
     }
     if (!found.ok()) {
-      if (IsInfeasible(found.status())) {
-        r->status = SentenceStatus::kInfeasible;
-        return absl::OkStatus();
-      }
-      if (found.status().code() == absl::StatusCode::kResourceExhausted) {
-        r->status = SentenceStatus::kTooLarge;
-        r->status_reason = std::string(found.status().message());
-        return absl::OkStatus();
-      }
-      return found.status();
+      return RecordedAsStatus(found.status(), r) ? absl::OkStatus() : found.status();
     }
     double log_z = 0.0;
     if (request.marginals) {
@@ -268,18 +272,12 @@ class LeftToRightFamily : public Family {
     }
     absl::StatusOr<BranchAndBoundResult> found = Search(options);
     if (!found.ok()) {
-      if (IsInfeasible(found.status())) {
-        r->status = SentenceStatus::kInfeasible;
-        return absl::OkStatus();
-      }
-      if (found.status().code() == absl::StatusCode::kResourceExhausted) {
-        r->status = SentenceStatus::kTooLarge;
-        r->status_reason = std::string(found.status().message());
+      if (!RecordedAsStatus(found.status(), r)) return found.status();
+      if (r->status == SentenceStatus::kTooLarge) {
         r->search.nodes = std::max<int64_t>(request.bb_max_nodes, size());
         r->search.optimal = false;
-        return absl::OkStatus();
       }
-      return found.status();
+      return absl::OkStatus();
     }
     r->search.nodes = found->nodes;
     r->search.optimal = found->optimal;
