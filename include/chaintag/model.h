@@ -118,7 +118,7 @@ struct ModelCapabilities {
 };
 
 class ModelBuilder;
-class LmsbnScorer;
+class Family;
 
 // A model is immutable (ModelBuilder in the training library makes new ones) and safe to share
 // across threads. It keeps its weights once, in the tagging layout (TaggingScores, float32 as in
@@ -245,6 +245,9 @@ class Model {
 class Tagger {
  public:
   explicit Tagger(const Model& model);
+  ~Tagger();
+  Tagger(Tagger&&) noexcept;
+  Tagger& operator=(Tagger&&) noexcept;
   // Featurizes and scores `sentence` (needs the model's input columns), applies the transition
   // mask. A latent model's lattice is over its hidden states (Model::num_states()).
   absl::Status BuildLattice(const Sentence& sentence, Lattice* lattice);
@@ -262,20 +265,12 @@ class Tagger {
   // LMSBN models: branch-and-bound over the label-history tree (Tag uses default options).
   absl::StatusOr<BranchAndBoundResult> SearchLeftToRight(const Sentence& sentence,
                                                          const BranchAndBoundOptions& options);
+  // The model's family implementation (src/model/family.h), which the pipeline decodes with.
+  Family& family() { return *family_; }
 
  private:
-  // Fills `lattice` from featurized_ with the model's TaggingScores (same values as Score + mask).
-  void ScoreFeaturized(Lattice* lattice) const;
-  // Adds the model's encoder emissions of the sentence's words (column 0) to the unaries.
-  void AddEmissions(const Sentence& sentence, Lattice* lattice) const;
   const Model* model_;
-  Featurizer featurizer_;
-  FeaturizedSentence featurized_;
-  Lattice lattice_;
-  ViterbiScratch viterbi_;
-  ForwardBackwardScratch forward_backward_;
-  LatentScratch latent_scratch_;
-  std::unique_ptr<LmsbnScorer> lmsbn_;  // LMSBN models, made on first use
+  std::unique_ptr<Family> family_;
 };
 
 // The scores of an LMSBN model for one sentence (a LeftToRightScorer): the observation templates
@@ -285,16 +280,16 @@ class LmsbnScorer : public LeftToRightScorer {
  public:
   explicit LmsbnScorer(const Model& model);
   ~LmsbnScorer() override;
-  // Featurizes and scores the observations of `sentence` (errors as Tagger::BuildLattice).
-  absl::Status Prepare(const Sentence& sentence);
-  int size() const override { return lattice_.size(); }
+  // Takes the observation scores of `sentence` (Tagger::BuildLattice), which must outlive the
+  // scorer's use.
+  void Prepare(const Sentence& sentence, const Lattice& observations);
+  int size() const override { return lattice_->size(); }
   int num_labels() const override { return model_->num_labels(); }
   void Scores(int t, absl::Span<const int> history, absl::Span<double> scores) override;
 
  private:
   const Model* model_;
-  std::unique_ptr<Tagger> tagger_;
-  Lattice lattice_;
+  const Lattice* lattice_ = nullptr;
   HistoryFeaturizer history_;
   std::vector<HistoryFeaturizer::State> states_;  // states_[i]: after prefix_[0..i)
   std::vector<int> prefix_;

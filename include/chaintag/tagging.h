@@ -27,16 +27,9 @@
 #include "chaintag/corpus.h"
 #include "chaintag/latent.h"
 #include "chaintag/model.h"
+#include "chaintag/request.h"
 
 namespace chaintag {
-
-// One --count constraint: a set of labels (or chunk types) and inclusive bounds.
-struct CountConstraint {
-  bool chunks = false;   // count chunk starts of the given types (chunk:NP=..2)
-  std::vector<int> ids;  // label ids, or chunk type ids of ChunkTable(labels)
-  int lower = 0;
-  int upper = -1;  // -1: no upper bound
-};
 
 // Parses 'B-NP=2..4', 'NN,NNS=..3', 'VB*=1..', 'chunk:NP=3' against a model's labels (chunk
 // types are those of ChunkTable(labels)). Bounds are non-negative ints; errors name the spec.
@@ -48,158 +41,8 @@ absl::Status ParseScoreRange(std::string_view text, double* lower, double* upper
 // empty line excludes nothing. Fails on invalid UTF-8 or control characters (a stray CR included).
 absl::StatusOr<std::vector<std::vector<std::string>>> ParseExclusionLine(std::string_view line);
 
-// How a latent model's labeling is found (see latent.h): LDI (exact when certified, bounded by
-// DecodeRequest::ldi_max_paths), the best hidden path's labeling, or per-token label marginals.
-enum class LatentDecoder { kLdi, kBhp, kMarginal };
 // "ldi", "bhp", "marginal".
 absl::StatusOr<LatentDecoder> ParseLatentDecoder(std::string_view name);
-
-// Collective tagging of documents (tag --collective; collective.h): the sentences of a document
-// are decoded jointly, every word key repeated in the document (after the filters) joining its
-// occurrences in a clique with a Potts or MAJORITY potential.
-struct CollectiveOptions {
-  static constexpr int kMaxDocumentSentencesCap = 100000;
-  static constexpr int64_t kMaxDocumentTokensCap = 1000000;
-  CollectivePotentialKind potential = CollectivePotentialKind::kPotts;
-  CollectiveKey key = CollectiveKey::kForm;
-  bool capitalised_only = false;  // only tokens whose first character is upper or title case
-  bool unseen_only = false;       // only words the model did not see in training
-  int iterations = 10;            // message-passing rounds at most (stops earlier when stable)
-  // Potts: lambda = c / n for a clique of n nodes (the paper's CoNLL setting); MAJORITY: the
-  // potential is c * sum_y W[a][y] n_y.
-  double c = 1.0;
-  // MAJORITY: W[a][y] row-major over the last model's labels (EstimateMajorityWeights).
-  std::vector<double> majority_weights;
-  // Larger cliques are split into consecutive pieces of at most this many nodes (clique
-  // max-marginals cost about n^2 m^3 steps).
-  int max_clique_nodes = 200;
-  // A document is held whole while it is tagged; one with more sentences or tokens is tagged
-  // sentence by sentence instead, with a warning on each of its sentences.
-  int max_document_sentences = 5000;
-  int64_t max_document_tokens = 200000;
-};
-
-// What a user asks of the last model of a pipeline.
-struct DecodeRequest {
-  // Documented caps on what a request may ask (usage errors beyond them).
-  static constexpr int kMaxScoreStates = 1 << 16;
-  static constexpr int kMaxColumns = 1000;
-  static constexpr int64_t kDefaultMaxMemoryBytes = int64_t{512} << 20;
-
-  std::vector<CountConstraint> counts;
-  bool score_range = false;
-  double score_lower = 0, score_upper = 0, score_resolution = 0.001;
-  int score_max_states = 256;  // quantised states per position; the resolution coarsens to fit
-  int kbest = 0;               // > 0: exact k-best
-  int diverse = 0;             // > 0: diverse k-best with min_distance
-  int min_distance = 1;
-  bool chunk_diversity = false;
-  bool exclusions = false;      // labelings to avoid are given per sentence (TagResult::excluded)
-  bool probability = false;     // compute P(y|x) per solution (given the forced labels, if any)
-  bool marginals = false;       // per-token marginals of the last model
-  double marginals_min = 1e-4;  // output omits marginals below this (0 keeps every label)
-  // 0-based input column holding, per token, a label the last model must give it or "_" (free);
-  // -1: none. Fills TagResult::forced.
-  int forced_column = -1;
-  // Memory one sentence's constrained decoding may use (per thread); beyond it the sentence's
-  // status is kTooLarge.
-  int64_t max_memory_bytes = kDefaultMaxMemoryBytes;
-  // Latent models only: the decoder, and LDI's bound on hidden paths (1..LdiOptions::kMaxPaths).
-  // --kbest K returns the K most probable labelings (LDI). Counts, score range, diverse k-best and
-  // exclusions are refused on latent models (the run stops with an error naming them).
-  LatentDecoder latent_decoder = LatentDecoder::kLdi;
-  int64_t ldi_max_paths = 1000;
-  // LMSBN models (branch-and-bound): nodes one sentence's search may expand (at least the sentence
-  // length, so the greedy labeling is always reached; 1 = greedy), and the initial cost bound S
-  // (only labelings costing less are returned; none: infeasible).
-  static constexpr int64_t kMaxBbNodes = int64_t{1} << 40;
-  int64_t bb_max_nodes = BranchAndBoundOptions::kDefaultMaxNodes;
-  double bb_bound = std::numeric_limits<double>::infinity();
-  // Collective tagging of documents (BatchTagger groups sentences by Sentence::new_document).
-  // Not combined with counts, score ranges, k-best, diverse k-best, exclusions or forced labels,
-  // and only on linear-chain models.
-  std::optional<CollectiveOptions> collective;
-  // Anything beyond plain Viterbi.
-  bool Constrained() const {
-    return !counts.empty() || score_range || kbest > 0 || diverse > 0 || exclusions ||
-           forced_column >= 0;
-  }
-  // Checks the numbers of the request (ranges, caps); errors name the option.
-  absl::Status Validate() const;
-};
-
-// One labeling of the last model. `names` are views of the model's own label strings: they stay
-// valid as long as the Model does.
-struct Solution {
-  int rank = 1;                         // 1 = best
-  std::vector<int> labels;              // label ids of the last model
-  std::vector<std::string_view> names;  // the same labels by name
-  double score = 0.0;
-  double probability = 0.0;  // P(y|x) when DecodeRequest::probability is set, else 0
-  double cost = 0.0;         // LMSBN: sum over tokens of the multiclass hinge (lower is better)
-};
-
-// How the request for one sentence ended.
-enum class SentenceStatus {
-  kOk,
-  kInfeasible,  // no labeling satisfies the request
-  kTooLarge,    // the request exceeds a limit for this sentence (reason in status_reason)
-};
-// "ok", "infeasible", "too_large".
-const char* SentenceStatusName(SentenceStatus status);
-
-// Collective tagging: what happened to one document (shared by its sentences' TagResults).
-struct DocumentReport {
-  int64_t index = 0;  // 0-based, in input order
-  int sentences = 0;
-  int64_t tokens = 0;
-  std::vector<int> clique_sizes;  // one entry per clique
-  int iterations = 0;             // message-passing rounds
-  bool converged = false;         // stopped because a round changed no label
-  double plain_objective = 0.0;  // joint objective (chains + cliques) of the sentence-wise labeling
-  double objective = 0.0;        // joint objective of the labeling returned
-  int64_t changed_tokens = 0;    // tokens whose label differs from the sentence-wise labeling
-  std::string warning;           // why the document was tagged sentence by sentence, if it was
-};
-
-// What the last model's search reports for one sentence beyond its solutions. Each search sets
-// the parts it has; writers print the parts that are set.
-struct SearchReport {
-  // LDI (latent-dynamic models): whether the answer is certified (one solution: the most
-  // probable labeling; k-best: no labeling left out beats the last), and the hidden paths
-  // enumerated.
-  std::optional<bool> exact;
-  int64_t hidden_paths = 0;
-  // Branch-and-bound (lmsbn models): whether the search finished, i.e. the solutions are proved
-  // to be the lowest-cost ones, and the nodes it expanded.
-  std::optional<bool> optimal;
-  int64_t nodes = 0;
-  // The solutions carry Solution::cost (lower is better) instead of a probability.
-  bool cost = false;
-};
-
-// What the pipeline produced for one sentence.
-struct TagResult {
-  Sentence sentence;
-  std::vector<std::vector<std::string>> excluded;  // labelings (label names) to avoid
-  int64_t exclude_line = 0;                        // where they came from, for messages
-  std::vector<std::string> forced;       // per token a label of the last model or "_"; empty: none
-  std::vector<std::vector<int>> layers;  // best labels of every model but the last
-  std::vector<std::vector<std::string_view>> layer_names;  // the same by name (views into models)
-  std::vector<Solution> solutions;                         // last model, best first
-  SentenceStatus status = SentenceStatus::kOk;
-  std::string status_reason;      // kTooLarge: which limit, in words
-  double score_resolution = 0.0;  // score range: the resolution actually used
-  SearchReport search;
-  std::vector<double> marginals;  // last model, M x N: marginals[t * N + y]
-  // The last model's label names (the columns of `marginals`); set by Pipeline::Run.
-  const std::vector<std::string>* label_names = nullptr;
-  absl::Status error;  // a data error (e.g. a bad exclusion line): stops the run
-  // Collective tagging: the sentence's document (set on every sentence of it) and whether this is
-  // its first sentence.
-  std::shared_ptr<const DocumentReport> document;
-  bool document_first = false;
-};
 
 // Runs the models over a sentence. One per thread; the models are shared read-only.
 class Pipeline {
@@ -218,29 +61,22 @@ class Pipeline {
   // only builds its lattice there.
   void RunModels(TagResult* r, Lattice* last_lattice);
   absl::Status RunDocumentJointly(absl::Span<TagResult> document, DocumentReport* report);
+  // Decodes the request with the last model's family (model/family.h).
   absl::Status RunLast(const Sentence& input, TagResult* r);
-  // RunLast for a latent model, on the lattice with forced labels applied.
-  absl::Status RunLatent(TagResult* r);
-  // The last model is an LMSBN: branch-and-bound with the request's constraints inside.
-  absl::Status RunLeftToRight(const Sentence& input, TagResult* r,
-                              std::vector<const Statistic*> constraints,
-                              std::vector<std::vector<int>> excluded, bool infeasible);
-  // Restricts the last model's lattice to TagResult::forced (read from the forced column first).
-  absl::Status ApplyForced(TagResult* r);
+  // Reads TagResult::forced (from the forced column first) into label ids of the last model for
+  // a sentence of `m` tokens; empty when there are none.
+  absl::Status ResolveForced(TagResult* r, int m, std::vector<int>* ids);
+
   std::vector<const Model*> models_;
   DecodeRequest request_;
   std::string exclude_file_;
   std::vector<Tagger> taggers_;
   ChunkTable chunk_table_;
   Sentence stage_;
-  Lattice lattice_;
-  std::vector<int> forced_ids_;
   // Per count constraint: the clamped upper bound and the statistic built for it.
   std::vector<std::pair<int, std::unique_ptr<Statistic>>> count_statistics_;
-  AuxDpDecoder decoder_;
   ViterbiScratch viterbi_;
   ForwardBackwardScratch forward_backward_;
-  LatentScratch latent_;
   std::vector<Lattice> document_lattices_;
 };
 

@@ -246,26 +246,6 @@ std::vector<WeightedFeature> TopFeatures(const Model& model, int k) {
   return result;
 }
 
-ModelCapabilities Model::Capabilities() const {
-  ModelCapabilities c;
-  if (family_ == ModelFamily::kLmsbn) {
-    // Branch-and-bound over label histories: constraints inside the search, no partition function.
-    c.score_range = c.diverse = c.marginals = c.probabilities = false;
-    c.label_lattice = c.collective = c.weights = false;
-    c.description = "an lmsbn model (branch-and-bound search)";
-  } else if (latent()) {
-    // Statistics read labels, but the lattice is over hidden states.
-    c.counts = c.score_range = c.diverse = c.exclusions = false;
-    c.label_lattice = c.collective = false;
-    c.latent_decoder = true;
-    c.description = "a latent-dynamic model (objective ldcrf)";
-  } else if (order() == 2) {
-    c.collective = false;
-    c.description = "a second-order linear-chain model";
-  }
-  return c;
-}
-
 ModelInfo DescribeModel(const Model& model, int top_features) {
   ModelInfo info;
   info.family = std::string(ModelFamilyName(model.family()));

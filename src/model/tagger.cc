@@ -1,4 +1,4 @@
-// Tagger: featurize with the model's dictionary, score, mask, decode.
+// Tagger: a model's family (family.h) featurizes with the model's dictionary, scores and decodes.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/model.h"
+#include "model/family.h"
 #include "neural/encoder.h"
 
 namespace chaintag {
@@ -18,12 +19,34 @@ std::string Where(const Sentence& sentence) { return Location(sentence); }
 
 }  // namespace
 
+Tagger::Tagger(const Model& model) : model_(&model), family_(MakeFamily(model)) {}
+Tagger::~Tagger() = default;
+Tagger::Tagger(Tagger&&) noexcept = default;
+Tagger& Tagger::operator=(Tagger&&) noexcept = default;
+
+absl::Status Tagger::BuildLattice(const Sentence& sentence, Lattice* lattice) {
+  return family_->BuildLattice(sentence, lattice);
+}
+
+absl::StatusOr<Labeling> Tagger::Tag(const Sentence& sentence) { return family_->Best(sentence); }
+
+absl::StatusOr<Tagger::Analysis> Tagger::Analyze(const Sentence& sentence) {
+  return family_->Analyze(sentence);
+}
+
+absl::StatusOr<BranchAndBoundResult> Tagger::SearchLeftToRight(
+    const Sentence& sentence, const BranchAndBoundOptions& options) {
+  return chaintag::SearchLeftToRight(*family_, sentence, options);
+}
+
 // The model's dictionary never changes, so the featurizer may remember ids per word.
-Tagger::Tagger(const Model& model) : model_(&model), featurizer_(model.spec()) {
+Family::Family(const Model& model) : model_(&model), featurizer_(model.spec()) {
   featurizer_.EnableValueCache(&model.attributes());
 }
 
-absl::Status Tagger::BuildLattice(const Sentence& sentence, Lattice* lattice) {
+Family::~Family() = default;
+
+absl::Status Family::BuildLattice(const Sentence& sentence, Lattice* lattice) {
   const int needed = model_->spec().num_input_columns();
   if (sentence.num_columns() < needed) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -45,7 +68,7 @@ absl::Status Tagger::BuildLattice(const Sentence& sentence, Lattice* lattice) {
   return absl::OkStatus();
 }
 
-void Tagger::AddEmissions(const Sentence& sentence, Lattice* lattice) const {
+void Family::AddEmissions(const Sentence& sentence, Lattice* lattice) const {
   const neural::Encoder<float>& encoder = *model_->encoder();
   if (sentence.size() == 0) return;
   neural::Mat<float> emissions;
@@ -57,7 +80,7 @@ void Tagger::AddEmissions(const Sentence& sentence, Lattice* lattice) const {
   }
 }
 
-void Tagger::ScoreFeaturized(Lattice* lattice) const {
+void Family::ScoreFeaturized(Lattice* lattice) const {
   const Model::TaggingScores& scores = model_->tagging_scores();
   const int n = model_->num_states();
   const int m = featurized_.size();
@@ -134,75 +157,6 @@ void Tagger::ScoreFeaturized(Lattice* lattice) const {
                                  scores.trigram_exp.data(), scores.trigram_exp_shift});
     }
   }
-}
-
-absl::StatusOr<Labeling> Tagger::Tag(const Sentence& sentence) {
-  if (model_->family() == ModelFamily::kLmsbn) {
-    absl::StatusOr<BranchAndBoundResult> found = SearchLeftToRight(sentence, {});
-    if (!found.ok()) return found.status();
-    Labeling best;
-    best.labels = std::move(found->solutions[0].labels);
-    best.score = found->solutions[0].score;
-    return best;
-  }
-  if (absl::Status status = BuildLattice(sentence, &lattice_); !status.ok()) return status;
-  if (model_->latent()) {
-    absl::StatusOr<LatentDecodeResult> ldi =
-        LdiDecode(lattice_, model_->latent_layout(), LdiOptions(), &latent_scratch_);
-    if (!ldi.ok()) {
-      return absl::Status(ldi.status().code(),
-                          absl::StrCat(Where(sentence), ": ", ldi.status().message()));
-    }
-    Labeling best;
-    best.labels = std::move(ldi->solutions[0].labels);
-    best.score = ldi->solutions[0].log_score;
-    return best;
-  }
-  absl::StatusOr<Labeling> best = ViterbiDecode(lattice_, &viterbi_);
-  if (!best.ok()) {
-    return absl::Status(best.status().code(),
-                        absl::StrCat(Where(sentence), ": ", best.status().message()));
-  }
-  return best;
-}
-
-absl::StatusOr<Tagger::Analysis> Tagger::Analyze(const Sentence& sentence) {
-  if (model_->family() == ModelFamily::kLmsbn) {
-    return absl::InvalidArgumentError(
-        "marginals: an lmsbn model has no probabilities (it is a large-margin model decoded by "
-        "branch-and-bound)");
-  }
-  if (model_->latent()) {
-    absl::StatusOr<Labeling> best = Tag(sentence);  // builds the lattice
-    if (!best.ok()) return best.status();
-    Analysis analysis;
-    absl::StatusOr<std::vector<double>> marginals =
-        LatentLabelMarginals(lattice_, model_->latent_layout(), &analysis.log_z, &latent_scratch_);
-    if (!marginals.ok()) {
-      return absl::Status(marginals.status().code(),
-                          absl::StrCat(Where(sentence), ": ", marginals.status().message()));
-    }
-    analysis.best = *std::move(best);
-    analysis.marginals.log_z = analysis.log_z;
-    analysis.marginals.unary = *std::move(marginals);
-    return analysis;
-  }
-  if (absl::Status status = BuildLattice(sentence, &lattice_); !status.ok()) return status;
-  absl::StatusOr<Labeling> best = ViterbiDecode(lattice_, &viterbi_);
-  if (!best.ok()) {
-    return absl::Status(best.status().code(),
-                        absl::StrCat(Where(sentence), ": ", best.status().message()));
-  }
-  absl::StatusOr<Marginals> marginals = ForwardBackward(lattice_, &forward_backward_);
-  if (!marginals.ok()) {
-    return absl::Status(marginals.status().code(),
-                        absl::StrCat(Where(sentence), ": ", marginals.status().message()));
-  }
-  Analysis analysis;
-  analysis.best = *std::move(best);
-  analysis.log_z = marginals->log_z;
-  analysis.marginals = *std::move(marginals);
-  return analysis;
 }
 
 }  // namespace chaintag

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/tagging.h"
+#include "model/family.h"
 #include "tagging/request_table.h"
 #include "worker_threads.h"
 
@@ -20,7 +21,6 @@ Pipeline::Pipeline(const std::vector<const Model*>& models, const DecodeRequest&
       exclude_file_(std::move(exclude_file)),
       chunk_table_(models.back()->labels()) {
   for (const Model* m : models) taggers_.emplace_back(*m);
-  decoder_.set_max_bytes(request_.max_memory_bytes);
 }
 
 void Pipeline::Run(TagResult* r) { RunModels(r, nullptr); }
@@ -71,7 +71,7 @@ void Pipeline::RunModels(TagResult* r, Lattice* last_lattice) {
   }
 }
 
-absl::Status Pipeline::ApplyForced(TagResult* r) {
+absl::Status Pipeline::ResolveForced(TagResult* r, int m, std::vector<int>* ids) {
   const Sentence& s = r->sentence;
   if (request_.forced_column >= 0 && r->forced.empty()) {
     if (request_.forced_column >= s.num_columns()) {
@@ -81,34 +81,28 @@ absl::Status Pipeline::ApplyForced(TagResult* r) {
     }
     r->forced = s.columns[request_.forced_column];
   }
+  ids->clear();
   if (r->forced.empty()) return absl::OkStatus();
-  if (static_cast<int>(r->forced.size()) != lattice_.size()) {
-    return ErrorAt(
-        s, 0,
-        absl::StrCat("expected ", lattice_.size(), " forced labels, found ", r->forced.size()));
+  if (static_cast<int>(r->forced.size()) != m) {
+    return ErrorAt(s, 0, absl::StrCat("expected ", m, " forced labels, found ", r->forced.size()));
   }
   const Model& model = *models_.back();
-  forced_ids_.assign(r->forced.size(), -1);
+  ids->assign(r->forced.size(), -1);
   for (size_t t = 0; t < r->forced.size(); ++t) {
     if (r->forced[t] == "_") continue;
-    forced_ids_[t] = model.LabelId(r->forced[t]);
-    if (forced_ids_[t] < 0) {
+    (*ids)[t] = model.LabelId(r->forced[t]);
+    if ((*ids)[t] < 0) {
       return ErrorAt(s, static_cast<int64_t>(t),
                      absl::StrCat("expected a label of the model or '_' in the forced-label "
                                   "column, found '",
                                   r->forced[t], "'"));
     }
   }
-  if (model.latent()) {
-    ApplyLatentForcedLabels(forced_ids_, model.latent_layout(), &lattice_);
-  } else {
-    ApplyForcedLabels(forced_ids_, &lattice_);
-  }
   return absl::OkStatus();
 }
 
 absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
-  Tagger& tagger = taggers_.back();
+  Family& family = taggers_.back().family();
   const Model& model = *models_.back();
   r->label_names = &model.labels();
   // Refused again for callers that skip RequestBuilder (exclusions may come per sentence).
@@ -117,22 +111,19 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = tagger.BuildLattice(input, &lattice_); !s.ok()) return s;
-  const int m = lattice_.size();
-  if (absl::Status s = ApplyForced(r); !s.ok()) return s;
-  if (model.latent()) return RunLatent(r);
+  if (absl::Status s = family.Prepare(input); !s.ok()) return s;
+  const int m = family.size();
+  SentenceConstraints resolved;
+  if (absl::Status s = ResolveForced(r, m, &resolved.forced); !s.ok()) return s;
 
   // Count constraints, with bounds clamped to what a sentence of M tokens can hold (at most M
   // labels or chunks), so huge bounds cost nothing and unreachable ones are infeasible at once.
   // A statistic is rebuilt only when the clamped bound differs from the previous sentence's.
-  std::vector<std::unique_ptr<Statistic>> owned;
-  std::vector<const Statistic*> constraints;
-  bool infeasible = false;
   count_statistics_.resize(request_.counts.size());
   for (size_t i = 0; i < request_.counts.size(); ++i) {
     const CountConstraint& c = request_.counts[i];
     if (c.lower > m) {
-      infeasible = true;
+      resolved.infeasible = true;
       continue;
     }
     const int upper = c.upper < 0 || c.upper >= m ? -1 : c.upper;
@@ -147,10 +138,9 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
             std::make_unique<LabelCountStatistic>(model.num_labels(), c.ids, c.lower, upper);
       }
     }
-    constraints.push_back(statistic.get());
+    resolved.counts.push_back(statistic.get());
   }
 
-  std::vector<std::vector<int>> excluded;
   for (const auto& labels : r->excluded) {
     if (static_cast<int>(labels.size()) != input.size()) {
       return ErrorAt(exclude_file_, r->exclude_line,
@@ -166,205 +156,10 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
       }
       ids.push_back(y);
     }
-    excluded.push_back(std::move(ids));
+    resolved.excluded.push_back(std::move(ids));
   }
-  if (model.family() == ModelFamily::kLmsbn) {
-    return RunLeftToRight(input, r, std::move(constraints), std::move(excluded), infeasible);
-  }
-  // Score ranges and diverse k-best exclude labelings by Hamming statistics (2 states each);
-  // the others by k-best, linear in the number of exclusions.
-  const bool exclude_by_statistics = request_.score_range || request_.diverse > 0;
-  if (exclude_by_statistics) {
-    for (std::vector<int>& ids : excluded) {
-      owned.push_back(std::make_unique<HammingDistanceStatistic>(std::move(ids), 1));
-      constraints.push_back(owned.back().get());
-    }
-    excluded.clear();
-  }
-
-  absl::StatusOr<std::vector<Labeling>> found;
-  auto one = [&found](absl::StatusOr<Labeling> best) {
-    if (best.ok()) {
-      found = std::vector<Labeling>{std::move(*best)};
-    } else {
-      found = best.status();
-    }
-  };
-  if (infeasible) {
-    found = absl::NotFoundError("infeasible: a count's lower bound exceeds the sentence length");
-  } else if (request_.score_range) {
-    one(ScoreRangeDecode(lattice_, request_.score_lower, request_.score_upper,
-                         request_.score_resolution, constraints, &r->score_resolution,
-                         request_.score_max_states, request_.max_memory_bytes));
-  } else if (request_.diverse > 0) {
-    found = DiverseKBest(lattice_, request_.diverse, request_.min_distance, constraints,
-                         request_.chunk_diversity ? &chunk_table_ : nullptr, &decoder_);
-  } else if (request_.kbest > 0) {
-    // The K best that are not excluded are among the K + |E| best.
-    const int64_t k = std::min<int64_t>(int64_t{request_.kbest} + excluded.size(), INT32_MAX);
-    found = KBestDecode(lattice_, static_cast<int>(k), constraints, &decoder_);
-    if (found.ok() && !excluded.empty()) {
-      std::vector<Labeling> kept;
-      for (Labeling& l : *found) {
-        if (static_cast<int>(kept.size()) == request_.kbest) break;
-        if (std::find(excluded.begin(), excluded.end(), l.labels) == excluded.end()) {
-          kept.push_back(std::move(l));
-        }
-      }
-      if (kept.empty()) {
-        found =
-            absl::NotFoundError("infeasible: every labeling satisfying the request is excluded");
-      } else {
-        found = std::move(kept);
-      }
-    }
-  } else if (!excluded.empty()) {
-    one(ExclusionDecode(lattice_, excluded, constraints, &decoder_));
-  } else if (!constraints.empty()) {
-    one(ConstrainedDecode(lattice_, constraints, &decoder_));
-  } else {
-    one(ViterbiDecode(lattice_, &viterbi_));
-  }
-  if (!found.ok()) {
-    if (IsInfeasible(found.status())) {
-      r->status = SentenceStatus::kInfeasible;
-      return absl::OkStatus();
-    }
-    if (found.status().code() == absl::StatusCode::kResourceExhausted) {
-      r->status = SentenceStatus::kTooLarge;
-      r->status_reason = std::string(found.status().message());
-      return absl::OkStatus();
-    }
-    return found.status();
-  }
-  double log_z = 0.0;
-  if (request_.marginals) {
-    auto marginals = ForwardBackward(lattice_, &forward_backward_);
-    if (!marginals.ok()) return marginals.status();
-    log_z = marginals->log_z;
-    r->marginals = std::move(marginals->unary);
-  } else if (request_.probability) {
-    auto z = LogPartition(lattice_, &forward_backward_);
-    if (!z.ok()) return z.status();
-    log_z = *z;
-  }
-  for (Labeling& l : *found) {
-    Solution s;
-    s.rank = static_cast<int>(r->solutions.size()) + 1;
-    s.names.reserve(l.labels.size());
-    for (int y : l.labels) s.names.push_back(model.labels()[y]);
-    s.score = l.score;
-    s.probability = request_.probability ? std::exp(l.score - log_z) : 0.0;
-    s.labels = std::move(l.labels);
-    r->solutions.push_back(std::move(s));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Pipeline::RunLatent(TagResult* r) {
-  const Model& model = *models_.back();
-  const LatentLayout& layout = model.latent_layout();
-  absl::StatusOr<LatentDecodeResult> result;
-  std::vector<double> marginals;
-  switch (request_.latent_decoder) {
-    case LatentDecoder::kLdi: {
-      LdiOptions options;
-      options.k = std::max(1, request_.kbest);
-      options.max_paths = request_.ldi_max_paths;
-      options.max_bytes = request_.max_memory_bytes;
-      result = LdiDecode(lattice_, layout, options, &latent_);
-      break;
-    }
-    case LatentDecoder::kBhp:
-      result = BestHiddenPathDecode(lattice_, layout, &latent_);
-      break;
-    case LatentDecoder::kMarginal:
-      result = MarginalLatentDecode(lattice_, layout, &latent_, &marginals);
-      break;
-  }
-  if (!result.ok()) {
-    if (IsInfeasible(result.status())) {
-      r->status = SentenceStatus::kInfeasible;
-      return absl::OkStatus();
-    }
-    return result.status();
-  }
-  if (request_.marginals) {
-    if (marginals.empty()) {
-      absl::StatusOr<std::vector<double>> m =
-          LatentLabelMarginals(lattice_, layout, nullptr, &latent_);
-      if (!m.ok()) return m.status();
-      marginals = *std::move(m);
-    }
-    r->marginals = std::move(marginals);
-  }
-  r->search.exact = result->exact;
-  r->search.hidden_paths = result->hidden_paths;
-  for (LatentSolution& l : result->solutions) {
-    Solution s;
-    s.rank = static_cast<int>(r->solutions.size()) + 1;
-    s.score = l.log_score;
-    s.probability = l.probability;
-    s.labels = std::move(l.labels);
-    s.names.reserve(s.labels.size());
-    for (const int y : s.labels) s.names.push_back(model.labels()[y]);
-    r->solutions.push_back(std::move(s));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Pipeline::RunLeftToRight(const Sentence& input, TagResult* r,
-                                      std::vector<const Statistic*> constraints,
-                                      std::vector<std::vector<int>> excluded, bool infeasible) {
-  const Model& model = *models_.back();
-  r->search.cost = true;
-  r->search.nodes = 0;
-  r->search.optimal = true;  // an infeasible request is proved so
-  if (infeasible) {
-    r->status = SentenceStatus::kInfeasible;
-    return absl::OkStatus();
-  }
-  // Exclusions are Hamming statistics inside the search (a branch that already differs from an
-  // excluded labeling is never checked again).
-  std::vector<std::unique_ptr<Statistic>> owned;
-  for (std::vector<int>& ids : excluded) {
-    owned.push_back(std::make_unique<HammingDistanceStatistic>(std::move(ids), 1));
-    constraints.push_back(owned.back().get());
-  }
-  BranchAndBoundOptions options;
-  options.kbest = std::max(request_.kbest, 1);
-  options.max_nodes = request_.bb_max_nodes;
-  options.bound = request_.bb_bound;
-  if (!r->forced.empty()) options.forced = forced_ids_;
-  options.constraints = std::move(constraints);
-  absl::StatusOr<BranchAndBoundResult> found = taggers_.back().SearchLeftToRight(input, options);
-  if (!found.ok()) {
-    if (IsInfeasible(found.status())) {
-      r->status = SentenceStatus::kInfeasible;
-      return absl::OkStatus();
-    }
-    if (found.status().code() == absl::StatusCode::kResourceExhausted) {
-      r->status = SentenceStatus::kTooLarge;
-      r->status_reason = std::string(found.status().message());
-      r->search.nodes = std::max<int64_t>(request_.bb_max_nodes, input.size());
-      r->search.optimal = false;
-      return absl::OkStatus();
-    }
-    return found.status();
-  }
-  r->search.nodes = found->nodes;
-  r->search.optimal = found->optimal;
-  for (BranchAndBoundSolution& l : found->solutions) {
-    Solution s;
-    s.rank = static_cast<int>(r->solutions.size()) + 1;
-    s.names.reserve(l.labels.size());
-    for (int y : l.labels) s.names.push_back(model.labels()[y]);
-    s.score = l.score;
-    s.cost = l.cost;
-    s.labels = std::move(l.labels);
-    r->solutions.push_back(std::move(s));
-  }
-  return absl::OkStatus();
+  resolved.chunks = &chunk_table_;
+  return family.Decode(request_, std::move(resolved), r);
 }
 
 void Pipeline::RunDocument(absl::Span<TagResult> document, DocumentReport* report) {

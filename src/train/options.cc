@@ -16,6 +16,7 @@
 #include "chaintag/train.h"
 #include "string_view_compat.h"
 #include "train/ldcrf_objective.h"
+#include "train/trainer.h"
 
 namespace chaintag {
 namespace {
@@ -42,8 +43,30 @@ constexpr EnumName<Algorithm> kAlgorithms[] = {
     {Algorithm::kSgd, "sgd"},     {Algorithm::kPerceptron, "perceptron"},
     {Algorithm::kDcd, "dcd"},
 };
-// One row per objective: how it trains. Options are resolved from these rows; the objective's
-// own checks (its loss, c2, eta0, latent) follow in ResolveTrainOptions.
+// The trainer factories of the rows (trainer.h).
+using train_internal::Trainer;
+using train_internal::TrainerInputs;
+std::unique_ptr<Trainer> Lbfgs(const TrainOptions& o, TrainerInputs& in) {
+  return train_internal::MakeLbfgsTrainer(o, std::move(in.loss));
+}
+std::unique_ptr<Trainer> Ssvm(const TrainOptions& o, TrainerInputs& in) {
+  return train_internal::MakeSsvmTrainer(o, std::move(in.loss), in.threads);
+}
+std::unique_ptr<Trainer> Perceptron(const TrainOptions& o, TrainerInputs& in) {
+  return train_internal::MakePerceptronTrainer(o, std::move(in.loss));
+}
+std::unique_ptr<Trainer> Ldcrf(const TrainOptions& o, TrainerInputs& in) {
+  return train_internal::MakeLdcrfTrainer(o, std::move(in.latent), in.threads);
+}
+std::unique_ptr<Trainer> Lmsbn(const TrainOptions& o, TrainerInputs& in) {
+  return train_internal::MakeLmsbnTrainer(o, in.threads);
+}
+std::unique_ptr<Trainer> Lmbm(const TrainOptions& o, TrainerInputs&) {
+  return train_internal::MakeLmbmTrainer(o);
+}
+
+// One row per objective: how it trains and what it makes. Options are resolved from these rows;
+// the objective's own checks (its loss, c2, eta0, latent) follow in ResolveTrainOptions.
 struct ObjectiveRow {
   Objective objective;
   Algorithm algorithm;          // what --algorithm auto becomes
@@ -52,22 +75,27 @@ struct ObjectiveRow {
   LossKind loss;                // what --loss auto becomes
   bool order2;                  // second-order chains
   bool neural;                  // neural and hybrid encoders
+  ModelFamily family;           // the family section of its models
+  std::unique_ptr<Trainer> (*make)(const TrainOptions&, TrainerInputs&);  // MakeTrainer
 };
+constexpr ModelFamily kChain = ModelFamily::kLinearChain;
 constexpr ObjectiveRow kObjectiveRows[] = {
     {Objective::kCrf, Algorithm::kLbfgs, Algorithm::kOwlqn, "lbfgs or owlqn", LossKind::kNone, true,
-     true},
+     true, kChain, Lbfgs},
     {Objective::kSoftmaxMargin, Algorithm::kLbfgs, Algorithm::kOwlqn, "lbfgs or owlqn",
-     LossKind::kHamming, true, true},
+     LossKind::kHamming, true, true, kChain, Lbfgs},
     {Objective::kSsvmMargin, Algorithm::kBcfw, Algorithm::kSgd, "bcfw or sgd", LossKind::kHamming,
-     false, true},
+     false, true, kChain, Ssvm},
     {Objective::kSsvmSlack, Algorithm::kSgd, Algorithm::kAuto, "sgd", LossKind::kHamming, false,
-     false},
+     false, kChain, Ssvm},
     {Objective::kPerceptron, Algorithm::kPerceptron, Algorithm::kAuto, "perceptron",
-     LossKind::kNone, false, false},
+     LossKind::kNone, false, false, kChain, Perceptron},
     {Objective::kLdcrf, Algorithm::kLbfgs, Algorithm::kOwlqn, "lbfgs or owlqn", LossKind::kNone,
-     false, false},
-    {Objective::kLmsbn, Algorithm::kDcd, Algorithm::kAuto, "dcd", LossKind::kNone, false, false},
-    {Objective::kLmbm, Algorithm::kDcd, Algorithm::kAuto, "dcd", LossKind::kNone, false, false},
+     false, false, kChain, Ldcrf},
+    {Objective::kLmsbn, Algorithm::kDcd, Algorithm::kAuto, "dcd", LossKind::kNone, false, false,
+     ModelFamily::kLmsbn, Lmsbn},
+    {Objective::kLmbm, Algorithm::kDcd, Algorithm::kAuto, "dcd", LossKind::kNone, false, false,
+     ModelFamily::kLmbm, Lmbm},
 };
 
 const ObjectiveRow& RowOf(Objective objective) {
@@ -596,5 +624,21 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
   }
   return o;
 }
+
+namespace train_internal {
+
+absl::StatusOr<std::unique_ptr<Trainer>> MakeTrainer(const TrainOptions& resolved,
+                                                     TrainerInputs inputs) {
+  if (resolved.algorithm == Algorithm::kAuto) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("algorithm ", ToAbsl(AlgorithmName(resolved.algorithm)),
+                     ": expected options resolved by ResolveTrainOptions"));
+  }
+  return RowOf(resolved.objective).make(resolved, inputs);
+}
+
+ModelFamily FamilyOf(chaintag::Objective objective) { return RowOf(objective).family; }
+
+}  // namespace train_internal
 
 }  // namespace chaintag

@@ -364,9 +364,7 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   std::vector<double> weights(data.parameters.size(), 0.0);
   absl::StatusOr<train_internal::TrainerRun> run;
   absl::StatusOr<std::unique_ptr<train_internal::Trainer>> trainer =
-      o.objective == Objective::kLdcrf ? absl::StatusOr<std::unique_ptr<train_internal::Trainer>>(
-                                             train_internal::MakeLdcrfTrainer(o, latent, threads))
-                                       : train_internal::MakeTrainer(o, *loss, threads);
+      train_internal::MakeTrainer(o, {.loss = *loss, .threads = threads, .latent = latent});
   if (!trainer.ok()) return trainer.status();
   std::optional<train_internal::Checkpoint> resumed;
   if (checkpointing) {
@@ -420,8 +418,7 @@ absl::StatusOr<Model> TrainOnStream(const TrainOptions& options, const FeatureSp
   attributes.RestoreIndex();
   ModelBuilder builder(std::move(labels), spec, std::move(attributes), std::move(params),
                        std::move(mask));
-  if (lmsbn) builder.SetFamily(ModelFamily::kLmsbn);
-  if (o.objective == Objective::kLmbm) builder.SetFamily(ModelFamily::kLmbm);
+  builder.SetFamily(train_internal::FamilyOf(o.objective));
   builder.Prune();
   builder.SetInputOptions(info.input);
   if (!latent.empty()) builder.SetLatentLayout(latent);

@@ -64,11 +64,18 @@ struct TrainingSummary {
 void AddTrainingMetadata(const TrainOptions& o, const TrainingSummary& summary,
                          ModelBuilder* builder);
 
-// The trainer of resolved options (ResolveTrainOptions) for `loss` bound to data's labels;
-// `threads` > 0.
+// What a trainer is made with beside the options.
+struct TrainerInputs {
+  std::shared_ptr<const BoundLoss> loss;  // bound to the data's labels
+  int threads = 1;                        // > 0
+  LatentLayout latent;  // latent-dynamic objectives: the hidden states the data is over
+};
+// The trainer of resolved options (ResolveTrainOptions), made by the objective's row
+// (options.cc, kObjectiveRows).
 absl::StatusOr<std::unique_ptr<Trainer>> MakeTrainer(const TrainOptions& resolved,
-                                                     std::shared_ptr<const BoundLoss> loss,
-                                                     int threads);
+                                                     TrainerInputs inputs);
+// The family section of the models an objective trains (its row).
+ModelFamily FamilyOf(chaintag::Objective objective);
 
 // The concrete trainers (one file each); MakeTrainer is the usual way in.
 std::unique_ptr<Trainer> MakeLbfgsTrainer(const TrainOptions& resolved,
@@ -83,7 +90,7 @@ std::unique_ptr<Trainer> MakeLmbmTrainer(const TrainOptions& resolved);
 // hinges with the gold label history (lmsbn.h); `threads` evaluate the primal.
 std::unique_ptr<Trainer> MakeLmsbnTrainer(const TrainOptions& resolved, int threads);
 // The latent-dynamic CRF (objective ldcrf) on data already over `layout`'s hidden states
-// (ExpandToHiddenStates); MakeTrainer cannot make it, since it needs the layout.
+// (ExpandToHiddenStates).
 std::unique_ptr<Trainer> MakeLdcrfTrainer(const TrainOptions& resolved, LatentLayout layout,
                                           int threads);
 

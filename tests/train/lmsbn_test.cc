@@ -173,7 +173,9 @@ TEST(LmsbnTrainTest, SearchOnATrainedModelEqualsFreshEnumeration) {
     std::vector<double> z(n), loss(n);
     for (;;) {
       LmsbnScorer fresh(*model);
-      ASSERT_TRUE(fresh.Prepare(x).ok());
+      Lattice observations;
+      ASSERT_TRUE(Tagger(*model).BuildLattice(x, &observations).ok());
+      fresh.Prepare(x, observations);
       double cost = 0;
       for (int t = 0; t < m; ++t) {
         fresh.Scores(t, y, absl::MakeSpan(z));
