@@ -55,11 +55,6 @@ class ParameterLayout {
   int64_t size_ = 0;
 };
 
-template <typename T>
-T Sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
-}
-
 // y = W x + b for every column x of X.
 class Linear {
  public:
@@ -101,6 +96,7 @@ class Lstm {
     Mat<T> gates;  // 4h x n, after their nonlinearities
     Mat<T> c;      // h x n cell states
     Mat<T> h;      // h x n outputs
+    Mat<T> tanh_c;  // h x n, tanh of the cell states
   };
 
   Lstm() = default;
@@ -121,24 +117,26 @@ class Lstm {
     gates.colwise() += l.View(p, b_).col(0);
     cache->c.resize(h, n);
     cache->h.resize(h, n);
+    cache->tanh_c.resize(h, n);
     const ConstMapMat<T> u = l.View(p, u_);
     for (int k = 0; k < n; ++k) {
       const int t = reverse_ ? n - 1 - k : k;
       const int prev = reverse_ ? t + 1 : t - 1;
-      // The pre-activations, replaced by the gates' values in place.
-      auto z = gates.col(t);
-      if (k > 0) z.noalias() += u * cache->h.col(prev);
-      for (int j = 0; j < h; ++j) {
-        const T i = Sigmoid(z[j]), f = Sigmoid(z[h + j]), g = std::tanh(z[2 * h + j]),
-                o = Sigmoid(z[3 * h + j]);
-        gates(j, t) = i;
-        gates(h + j, t) = f;
-        gates(2 * h + j, t) = g;
-        gates(3 * h + j, t) = o;
-        const T c = (k > 0 ? f * cache->c(j, prev) : T(0)) + i * g;
-        cache->c(j, t) = c;
-        cache->h(j, t) = o * std::tanh(c);
+      // The pre-activations, replaced by the gates' values in place; the whole gate block at
+      // once through Eigen's vectorised logistic and tanh (one call per gate, not per unit).
+      if (k > 0) gates.col(t).noalias() += u * cache->h.col(prev);
+      auto z = gates.col(t).array();
+      z.head(2 * h) = z.head(2 * h).logistic();  // i, f
+      z.segment(2 * h, h) = z.segment(2 * h, h).tanh();
+      z.tail(h) = z.tail(h).logistic();
+      auto c = cache->c.col(t).array();
+      if (k > 0) {
+        c = z.segment(h, h) * cache->c.col(prev).array() + z.head(h) * z.segment(2 * h, h);
+      } else {
+        c = z.head(h) * z.segment(2 * h, h);
       }
+      cache->tanh_c.col(t).array() = c.tanh();
+      cache->h.col(t).array() = z.tail(h) * cache->tanh_c.col(t).array();
     }
   }
 
@@ -152,19 +150,22 @@ class Lstm {
     for (int k = n - 1; k >= 0; --k) {
       const int t = reverse_ ? n - 1 - k : k;
       const int prev = reverse_ ? t + 1 : t - 1;
-      for (int j = 0; j < h; ++j) {
-        const T i = cache.gates(j, t), f = cache.gates(h + j, t), gg = cache.gates(2 * h + j, t),
-                o = cache.gates(3 * h + j, t);
-        const T tc = std::tanh(cache.c(j, t));
-        const T dh = dh_out(j, t) + dh_next[j];
-        const T dc = dc_next[j] + dh * o * (T(1) - tc * tc);
-        const T c_prev = k > 0 ? cache.c(j, prev) : T(0);
-        dz(j, t) = dc * gg * i * (T(1) - i);
-        dz(h + j, t) = dc * c_prev * f * (T(1) - f);
-        dz(2 * h + j, t) = dc * i * (T(1) - gg * gg);
-        dz(3 * h + j, t) = dh * tc * o * (T(1) - o);
-        dc_next[j] = dc * f;
+      const auto gates = cache.gates.col(t).array();
+      const auto i = gates.head(h), f = gates.segment(h, h), gg = gates.segment(2 * h, h),
+                 o = gates.tail(h);
+      const auto tc = cache.tanh_c.col(t).array();
+      const Vec<T> dh = dh_out.col(t) + dh_next;
+      const Vec<T> dc = dc_next.array() + dh.array() * o * (T(1) - tc * tc);
+      auto d = dz.col(t).array();
+      d.head(h) = dc.array() * gg * i * (T(1) - i);
+      if (k > 0) {
+        d.segment(h, h) = dc.array() * cache.c.col(prev).array() * f * (T(1) - f);
+      } else {
+        d.segment(h, h).setZero();
       }
+      d.segment(2 * h, h) = dc.array() * i * (T(1) - gg * gg);
+      d.tail(h) = dh.array() * tc * o * (T(1) - o);
+      dc_next.array() = dc.array() * f;
       if (k > 0) dh_next.noalias() = u.transpose() * dz.col(t);
     }
     l.View(g, w_).noalias() += dz * x.transpose();
