@@ -123,6 +123,10 @@ class Encoder {
   const std::vector<T>& params() const { return params_; }
   Mat<T>& word_embeddings() { return word_embeddings_; }
   const Mat<T>& word_embeddings() const { return word_embeddings_; }
+  // Per word (column of word_embeddings): the int8 scale the embeddings were rounded with, so a
+  // load-then-save writes the same bytes; empty when they are not stored as int8.
+  std::vector<float>& embedding_scales() { return embedding_scales_; }
+  const std::vector<float>& embedding_scales() const { return embedding_scales_; }
 
   // The dense parameter count of an encoder of `config` over `num_chars` characters (with the
   // reserved ones), computed without allocating them.
@@ -153,6 +157,7 @@ class Encoder {
   Linear output_;
   std::vector<T> params_;
   Mat<T> word_embeddings_;  // word_dim x words
+  std::vector<float> embedding_scales_;
 };
 
 // The sum of `count` sentences' gradients and losses. `sentence(i, grads)` adds sentence i's

@@ -1,6 +1,7 @@
 // The neural encoder's model-file section: SerializeEncoder and ParseEncoder.
 #include "neural/serialize.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -33,6 +34,7 @@ class Writer {
     for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
   }
   void F32(float v) { U32(std::bit_cast<uint32_t>(v)); }
+  void I8(int v) { out_.push_back(static_cast<char>(static_cast<int8_t>(v))); }
   void String(std::string_view s) {
     U32(static_cast<uint32_t>(s.size()));
     out_.append(s);
@@ -61,6 +63,12 @@ class Reader {
     *v = static_cast<uint16_t>(static_cast<unsigned char>(data_[pos_]) |
                                static_cast<unsigned char>(data_[pos_ + 1]) << 8);
     pos_ += 2;
+    return absl::OkStatus();
+  }
+  absl::Status I8(int* v, std::string_view what) {
+    if (absl::Status s = Need(1, what); !s.ok()) return s;
+    *v = static_cast<int8_t>(static_cast<unsigned char>(data_[pos_]));
+    ++pos_;
     return absl::OkStatus();
   }
   absl::Status U32(uint32_t* v, std::string_view what) {
@@ -114,17 +122,34 @@ class Reader {
     }                                         \
   } while (0)
 
+// One stored int8 value: x / scale rounded (half away from zero), within +-127.
+int QuantizedValue(float x, float scale) {
+  if (scale == 0) return 0;
+  return static_cast<int>(std::clamp(std::lround(x / scale), -127L, 127L));
+}
+
 }  // namespace
 
-void RoundEmbeddingsToHalf(Encoder<float>* encoder) {
+void QuantizeEmbeddings(Encoder<float>* encoder) {
   Mat<float>& e = encoder->word_embeddings();
-  for (Eigen::Index i = 0; i < e.size(); ++i) e.data()[i] = FromHalfBits(HalfBits(e.data()[i]));
+  std::vector<float>& scales = encoder->embedding_scales();
+  scales.assign(e.cols(), 0.0f);
+  for (Eigen::Index w = 0; w < e.cols(); ++w) {
+    const float scale = e.col(w).cwiseAbs().maxCoeff() / 127.0f;
+    scales[w] = scale;
+    for (Eigen::Index d = 0; d < e.rows(); ++d) {
+      e(d, w) = static_cast<float>(QuantizedValue(e(d, w), scale)) * scale;
+    }
+  }
 }
 
 std::string SerializeEncoder(const Encoder<float>& encoder) {
   const EncoderConfig& c = encoder.config();
+  const Mat<float>& e = encoder.word_embeddings();
+  const std::vector<float>& scales = encoder.embedding_scales();
+  const bool int8 = static_cast<Eigen::Index>(scales.size()) == e.cols();
   Writer w;
-  w.U32(kEncoderSectionVersion);
+  w.U32(int8 ? kEncoderSectionInt8 : kEncoderSectionHalf);
   for (int v : {c.num_labels, c.word_dim, c.char_dim, c.char_filters, c.char_width, c.hidden,
                 c.layers, c.max_word_chars}) {
     w.U32(static_cast<uint32_t>(v));
@@ -136,8 +161,14 @@ std::string SerializeEncoder(const Encoder<float>& encoder) {
   for (uint32_t cp : vocabulary.chars()) w.U32(cp);
   w.U32(static_cast<uint32_t>(encoder.params().size()));
   for (float p : encoder.params()) w.F32(p);
-  const Mat<float>& e = encoder.word_embeddings();
-  for (Eigen::Index i = 0; i < e.size(); ++i) w.U16(HalfBits(e.data()[i]));
+  if (int8) {
+    for (Eigen::Index col = 0; col < e.cols(); ++col) {
+      w.F32(scales[col]);
+      for (Eigen::Index d = 0; d < e.rows(); ++d) w.I8(QuantizedValue(e(d, col), scales[col]));
+    }
+  } else {
+    for (Eigen::Index i = 0; i < e.size(); ++i) w.U16(HalfBits(e.data()[i]));
+  }
   return w.Take();
 }
 
@@ -145,10 +176,12 @@ absl::StatusOr<Encoder<float>> ParseEncoder(std::string_view bytes, const std::s
   Reader r(bytes, name);
   uint32_t version = 0;
   CT_RETURN_IF_ERROR(r.U32(&version, "version"));
-  if (version != kEncoderSectionVersion) {
-    return r.Error(absl::StrCat("expected encoder section version ", kEncoderSectionVersion,
-                                ", found ", version, " (written by a newer chaintag?)"));
+  if (version != kEncoderSectionHalf && version != kEncoderSectionInt8) {
+    return r.Error(absl::StrCat("expected encoder section version ", kEncoderSectionHalf, " or ",
+                                kEncoderSectionInt8, ", found ", version,
+                                " (written by a newer chaintag?)"));
   }
+  const bool int8 = version == kEncoderSectionInt8;
   EncoderConfig c;
   CT_RETURN_IF_ERROR(r.Int(&c.num_labels, 1, kMaxLabels, "label count"));
   CT_RETURN_IF_ERROR(r.Int(&c.word_dim, 1, 1024, "word dimension"));
@@ -180,7 +213,9 @@ absl::StatusOr<Encoder<float>> ParseEncoder(std::string_view bytes, const std::s
     return r.Error(absl::StrCat("expected ", expected_params,
                                 " parameters for the stored sizes, found ", num_params));
   }
-  const uint64_t embedding_bytes = uint64_t{2} * c.word_dim * num_words;
+  // Version 2: per word a float32 scale and word_dim int8 values; version 1: float16 values.
+  const uint64_t embedding_bytes =
+      int8 ? (uint64_t{4} + c.word_dim) * num_words : uint64_t{2} * c.word_dim * num_words;
   if (r.remaining() != uint64_t{4} * num_params + embedding_bytes) {
     return r.Error(absl::StrCat("expected ", uint64_t{4} * num_params + embedding_bytes,
                                 " bytes of parameters and word embeddings, found ", r.remaining()));
@@ -189,6 +224,22 @@ absl::StatusOr<Encoder<float>> ParseEncoder(std::string_view bytes, const std::s
   if (encoder.params().size() != num_params) return r.Error("inconsistent parameter layout");
   for (float& p : encoder.params()) CT_RETURN_IF_ERROR(r.F32(&p, "parameter"));
   Mat<float>& e = encoder.word_embeddings();
+  if (int8) {
+    std::vector<float>& scales = encoder.embedding_scales();
+    scales.assign(num_words, 0.0f);
+    for (int col = 0; col < num_words; ++col) {
+      CT_RETURN_IF_ERROR(r.F32(&scales[col], "embedding scale"));
+      if (!(scales[col] >= 0)) return r.Error("expected a non-negative embedding scale");
+      for (int d = 0; d < c.word_dim; ++d) {
+        int q = 0;
+        CT_RETURN_IF_ERROR(r.I8(&q, "word embedding"));
+        if (q < -127) return r.Error("expected int8 word embeddings from -127 to 127, found -128");
+        e(d, col) = static_cast<float>(q) * scales[col];
+      }
+    }
+    CT_RETURN_IF_ERROR(r.Finish());
+    return encoder;
+  }
   for (Eigen::Index i = 0; i < e.size(); ++i) {
     uint16_t bits = 0;
     CT_RETURN_IF_ERROR(r.U16(&bits, "word embedding"));

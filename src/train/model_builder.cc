@@ -25,7 +25,7 @@ ModelBuilder::ModelBuilder(std::vector<std::string> labels, FeatureSpec spec,
 }
 
 void ModelBuilder::SetEncoder(std::shared_ptr<neural::Encoder<float>> encoder) {
-  if (encoder != nullptr) neural::RoundEmbeddingsToHalf(encoder.get());
+  if (encoder != nullptr) neural::QuantizeEmbeddings(encoder.get());
   encoder_ = std::move(encoder);
 }
 
