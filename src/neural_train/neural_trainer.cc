@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <optional>
 #include <random>
 #include <utility>
 
@@ -280,7 +282,7 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
   if (vectors != nullptr) o.encoder.word_dim = vectors->dim();
   if (absl::Status s = neural::ValidateEncoderConfig(o.encoder); !s.ok()) return s;
   if (o.batch_size < 1 || o.epochs < 1 || o.patience < 1 || !(o.learning_rate > 0) ||
-      !(o.clip >= 0) || !(o.cost >= 0) || o.max_vocabulary < 1 || o.min_word_count < 1 ||
+      !(o.clip >= 0) || !(o.cost >= 0) || o.max_vocabulary < 1 || o.min_word_count < 1 || o.average_epochs < 1 ||
       !(o.sparse_l2 >= 0) || !(o.learning_rate_decay >= 0) || !(o.sparse_learning_rate_scale > 0)) {
     return absl::InvalidArgumentError(
         "neural training: expected batch size, epochs, patience, vocabulary size and minimum "
@@ -349,6 +351,12 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
   for (int i = 0; i < count; ++i) order[i] = i;
   NeuralChain best = c;
   double best_dev = -1;
+  // The last average_epochs epochs' final parameters, oldest first.
+  struct Snapshot {
+    std::vector<float> params, chain, sparse;
+    Mat<float> words;
+  };
+  std::deque<Snapshot> recent;
   int since_best = 0;
   const auto start_time = std::chrono::steady_clock::now();
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
@@ -443,8 +451,37 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
     NeuralProgress p;
     p.epoch = epoch;
     p.loss = epoch_loss;
+    const bool averaging = o.average_epochs > 1 && dev != nullptr && !dev->tokens.empty();
+    std::optional<NeuralChain> averaged;
+    if (averaging) {
+      if (static_cast<int>(recent.size()) == o.average_epochs) recent.pop_front();
+      recent.push_back({c.encoder.params(), c.chain, c.sparse, c.encoder.word_embeddings()});
+      if (recent.size() > 1) {
+        // Summed oldest first, so the mean does not depend on anything but the snapshots.
+        averaged.emplace(c);
+        const auto mean = [&](auto member, auto& out) {
+          out = recent.front().*member;
+          for (size_t k = 1; k < recent.size(); ++k) {
+            for (size_t i = 0; i < out.size(); ++i) out[i] += (recent[k].*member)[i];
+          }
+          for (size_t i = 0; i < out.size(); ++i) out[i] /= static_cast<float>(recent.size());
+        };
+        mean(&Snapshot::params, averaged->encoder.params());
+        mean(&Snapshot::chain, averaged->chain);
+        mean(&Snapshot::sparse, averaged->sparse);
+        Mat<float>& words = averaged->encoder.word_embeddings();
+        words = recent.front().words;
+        for (size_t k = 1; k < recent.size(); ++k) words += recent[k].words;
+        words /= static_cast<float>(recent.size());
+      }
+    }
     if (dev != nullptr && !dev->tokens.empty()) {
-      p.dev_accuracy = NeuralAccuracy(c, *dev, o.mask, o.threads);
+      p.raw_dev_accuracy = NeuralAccuracy(c, *dev, o.mask, o.threads);
+      p.dev_accuracy = p.raw_dev_accuracy;
+      if (averaged.has_value()) {
+        p.averaged_dev_accuracy = NeuralAccuracy(*averaged, *dev, o.mask, o.threads);
+        p.dev_accuracy = std::max(p.dev_accuracy, p.averaged_dev_accuracy);
+      }
     }
     p.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
@@ -457,7 +494,9 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
     }
     if (p.dev_accuracy > best_dev) {
       best_dev = p.dev_accuracy;
-      best = c;
+      const bool use_average =
+          averaged.has_value() && p.averaged_dev_accuracy > p.raw_dev_accuracy;
+      best = use_average ? *std::move(averaged) : c;
       since_best = 0;
     } else if (++since_best >= o.patience) {
       break;

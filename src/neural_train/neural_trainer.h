@@ -51,6 +51,10 @@ struct NeuralTrainOptions {
   double sparse_l2 = 0;
   // Epoch e (from 1) steps with learning_rate / (1 + learning_rate_decay * (e - 1)).
   double learning_rate_decay = 0;
+  // With dev data and k > 1: after each epoch the mean of the last k epochs' final parameters
+  // (checkpoint averaging, cf. Polyak and Juditsky 1992) is scored on dev too, and kept when it
+  // beats the epoch's own parameters; training continues from the latter either way.
+  int average_epochs = 1;
 };
 
 // Sparse state features of a hybrid model, in ModelParameters layout: the features of attribute
@@ -103,7 +107,9 @@ struct NeuralChain {
 struct NeuralProgress {
   int epoch = 0;
   double loss = 0;           // training objective summed over the epoch
-  double dev_accuracy = -1;  // -1 without dev data
+  double dev_accuracy = -1;  // -1 without dev data; the better of the two below
+  double raw_dev_accuracy = -1;       // the epoch's own parameters
+  double averaged_dev_accuracy = -1;  // the average (-1: not scored)
   double seconds = 0;
 };
 

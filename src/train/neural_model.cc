@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "neural/encoder.h"
 #include "neural/word_vectors.h"
 #include "neural_train/neural_trainer.h"
@@ -132,9 +133,12 @@ absl::StatusOr<Model> TrainNeuralModel(const TrainOptions& o, const FeatureSpec&
   n.sparse_l2 = o.c2;
   n.sparse_learning_rate_scale = o.sparse_rate;
   n.learning_rate_decay = o.learning_rate_decay;
+  n.average_epochs = o.average_epochs;
 
   int epochs_run = 0, best_epoch = 0;
   double best_dev = -1, best_loss = 0;
+  bool best_averaged = false;
+  std::string dev_by_epoch;  // "raw/averaged" per epoch, for the model's metadata
   absl::StatusOr<NeuralChain> chain = TrainNeuralChain(
       train, has_dev ? &dev_data : nullptr, data.num_labels(), n, vectors.get(),
       [&](const NeuralProgress& p) -> absl::Status {
@@ -143,6 +147,15 @@ absl::StatusOr<Model> TrainNeuralModel(const TrainOptions& o, const FeatureSpec&
           best_dev = p.dev_accuracy;
           best_epoch = p.epoch;
           best_loss = p.loss;
+          best_averaged = p.averaged_dev_accuracy > p.raw_dev_accuracy;
+        }
+        if (p.averaged_dev_accuracy >= 0) {
+          absl::StrAppend(&dev_by_epoch, dev_by_epoch.empty() ? "" : " ",
+                          absl::StrFormat("%.2f/%.2f", 100 * p.raw_dev_accuracy,
+                                          100 * p.averaged_dev_accuracy));
+        } else if (p.raw_dev_accuracy >= 0) {
+          absl::StrAppend(&dev_by_epoch, dev_by_epoch.empty() ? "" : " ",
+                          absl::StrFormat("%.2f", 100 * p.raw_dev_accuracy));
         }
         if (observer == nullptr) return absl::OkStatus();
         TrainProgress progress;
@@ -204,6 +217,14 @@ absl::StatusOr<Model> TrainNeuralModel(const TrainOptions& o, const FeatureSpec&
   if (best_dev >= 0) {
     builder.AddMetadata("dev_metric", "accuracy");
     builder.AddMetadata("dev_score", absl::StrCat(100 * best_dev));
+  }
+  if (o.average_epochs > 1 && best_dev >= 0) {
+    // Which parameters were kept, and every epoch's dev accuracy (own/averaged parameters).
+    builder.AddMetadata("selected_parameters",
+                        best_averaged ? absl::StrCat("mean of the last ", o.average_epochs,
+                                                     " epochs' (or fewer) up to the selected one")
+                                      : "the selected epoch's own");
+    builder.AddMetadata("dev_by_epoch", dev_by_epoch);
   }
   if (dev_before_cut >= 0) {
     builder.AddMetadata("dev_score_before_feature_cut", absl::StrCat(100 * dev_before_cut));

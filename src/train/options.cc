@@ -382,6 +382,10 @@ std::vector<TrainOptionDef> MakeTable() {
        &TrainOptions::char_filters},
       {"hidden", "neural, hybrid: BiLSTM units per direction", &TrainOptions::hidden},
       {"layers", "neural, hybrid: BiLSTM layers (1 or 2)", &TrainOptions::layers},
+      {"average_epochs",
+       "neural, hybrid with --dev: also score the mean of the last k epochs' parameters on dev "
+       "and keep it when better (1: off)",
+       &TrainOptions::average_epochs},
       {"max_vocabulary",
        "neural, hybrid: words with an embedding of their own (training words "
        "first, then the vectors' most frequent)",
@@ -612,6 +616,7 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
            {"hidden", o.hidden, 1, 1024},
            {"layers", o.layers, 1, 2},
            {"max_vocabulary", o.max_vocabulary, 1, 1000000},
+           {"average_epochs", o.average_epochs, 1, 100},
            {"max_sparse_features", o.max_sparse_features, 0, 100000000}}) {
     if (absl::Status s = range(what, v, lo, hi); !s.ok()) return s;
   }

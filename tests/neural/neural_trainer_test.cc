@@ -3,6 +3,7 @@
 // count, and the chain gradient matches finite differences of the CRF objective.
 #include "neural_train/neural_trainer.h"
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -67,6 +68,61 @@ TEST(NeuralTrainerTest, ModelBytesDoNotDependOnTheThreadCount) {
   EXPECT_NE(a->ParameterBytes(), c->ParameterBytes());
 }
 
+TEST(NeuralTrainerTest, AveragingScoresTheMeanOfRecentEpochsAndKeepsTheBetter) {
+  const NeuralData train = MakeToyTask(60, 7), dev = MakeToyTask(30, 8);
+  NeuralTrainOptions plain = Small(1);
+  plain.epochs = plain.patience = 5;
+  NeuralTrainOptions averaged = plain;
+  averaged.average_epochs = 2;
+  std::vector<NeuralProgress> with, without;
+  absl::StatusOr<NeuralChain> a = TrainNeuralChain(
+      train, &dev, 3, averaged, nullptr, [&](const NeuralProgress& p) {
+        with.push_back(p);
+        return absl::OkStatus();
+      });
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(TrainNeuralChain(train, &dev, 3, plain, nullptr, [&](const NeuralProgress& p) {
+                without.push_back(p);
+                return absl::OkStatus();
+              }).ok());
+  ASSERT_EQ(with.size(), 5u);
+  ASSERT_EQ(without.size(), 5u);
+  double best = -1;
+  for (size_t e = 0; e < with.size(); ++e) {
+    // Averaging does not change the trajectory, only what is scored and kept.
+    EXPECT_EQ(with[e].raw_dev_accuracy, without[e].dev_accuracy);
+    EXPECT_EQ(with[e].averaged_dev_accuracy < 0, e == 0);
+    EXPECT_EQ(with[e].dev_accuracy,
+              std::max(with[e].raw_dev_accuracy, with[e].averaged_dev_accuracy));
+    best = std::max(best, with[e].dev_accuracy);
+  }
+  EXPECT_EQ(NeuralAccuracy(*a, dev, plain.mask, 1), best);
+  // Epoch 2's average is the mean of epochs 1 and 2 (their parameters: runs without dev data
+  // keep the last epoch).
+  NeuralTrainOptions one = plain, two = plain;
+  one.epochs = 1;
+  two.epochs = 2;
+  absl::StatusOr<NeuralChain> e1 = TrainNeuralChain(train, nullptr, 3, one, nullptr);
+  absl::StatusOr<NeuralChain> e2 = TrainNeuralChain(train, nullptr, 3, two, nullptr);
+  ASSERT_TRUE(e1.ok() && e2.ok());
+  NeuralChain mean = *e2;
+  for (size_t i = 0; i < mean.encoder.params().size(); ++i) {
+    mean.encoder.params()[i] = (e1->encoder.params()[i] + e2->encoder.params()[i]) / 2.0f;
+  }
+  for (size_t i = 0; i < mean.chain.size(); ++i) {
+    mean.chain[i] = (e1->chain[i] + e2->chain[i]) / 2.0f;
+  }
+  mean.encoder.word_embeddings() =
+      (e1->encoder.word_embeddings() + e2->encoder.word_embeddings()) / 2.0f;
+  EXPECT_EQ(NeuralAccuracy(mean, dev, plain.mask, 1), with[1].averaged_dev_accuracy);
+  // Thread-count independent with averaging too.
+  NeuralTrainOptions averaged2 = averaged;
+  averaged2.threads = 2;
+  absl::StatusOr<NeuralChain> b = TrainNeuralChain(train, &dev, 3, averaged2, nullptr);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(a->ParameterBytes(), b->ParameterBytes());
+}
+
 TEST(NeuralTrainerTest, RejectsBadDataAndOptions) {
   NeuralData bad = MakeToyTask(3, 6);
   bad.labels[1][0] = 3;
@@ -79,6 +135,9 @@ TEST(NeuralTrainerTest, RejectsBadDataAndOptions) {
   EXPECT_FALSE(TrainNeuralChain(MakeToyTask(3, 6), nullptr, 3, o, nullptr).ok());
   o = Small(1);
   o.encoder.layers = 3;
+  EXPECT_FALSE(TrainNeuralChain(MakeToyTask(3, 6), nullptr, 3, o, nullptr).ok());
+  o = Small(1);
+  o.average_epochs = 0;
   EXPECT_FALSE(TrainNeuralChain(MakeToyTask(3, 6), nullptr, 3, o, nullptr).ok());
   EXPECT_FALSE(TrainNeuralChain(NeuralData(), nullptr, 3, Small(1), nullptr).ok());
 }
