@@ -95,8 +95,9 @@ for m in "${models[@]}"; do
     pos-nn)
       # The accurate POS tagger beside en-pos: the same word classes and clusters as en-pos, added
       # to a neural encoder (word vectors, character CNN, 2 BiLSTM layers) and trained together
-      # with it (--encoder hybrid, Adam, early stopping on dev; docs/neural.md). EWT dev XPOS
-      # 95.28% against en-pos's 94.98% (models/MODELS.md); the model does not depend on $threads.
+      # with it (--encoder hybrid, Adam, early stopping on dev, the mean of the last 3 epochs kept
+      # when better on dev; 30,000 words with an int8 embedding; docs/neural.md). EWT dev XPOS in
+      # models/MODELS.md against en-pos's 94.98%; the model does not depend on $threads.
       "$chaintag" lexicon --format conll --label-column 2 -o "$work/wsj-tags.lex" \
         "$corpora/conll2000/train.txt" "$corpora/conll2000/dev.txt"
       clusters
@@ -104,6 +105,7 @@ for m in "${models[@]}"; do
       ${launch[@]+"${launch[@]}"} "$chaintag" train --format conllu --label xpos --preset pos-lexicon-clusters \
         --lexicon "$work/wsj-tags.lex" --clusters "$work/paths.txt" \
         --encoder hybrid --embeddings "$work/vec.bin" --layers 2 --epochs 30 --patience 5 \
+        --average-epochs 3 --max-vocabulary 30000 \
         --threads "$threads" --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" -o models/en-pos-nn.model \
         "$corpora/ud-english-ewt/en_ewt-ud-train.conllu"
       "$chaintag" eval -m models/en-pos-nn.model --format conllu --label xpos "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" | head -n 3
