@@ -3,8 +3,10 @@
 // enumeration on a tiny trained model. Also the model file's 'neural' section: round trip,
 // version, and corrupted sections refused without a crash.
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "chaintag/model.h"
@@ -14,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "model/model_file.h"
 #include "neural/encoder.h"
+#include "neural/serialize.h"
 #include "support/tiny_model.h"
 
 namespace chaintag {
@@ -201,6 +204,44 @@ TEST(NeuralModelTest, FileRoundTripKeepsTheEncoder) {
   }
 }
 
+// Version 2 stores each word's embedding as int8 with its scale (max |value| / 127, so some value
+// is +-127); version 1 (float16, written for encoders without scales) is still read, and both
+// write back the bytes they were read from.
+TEST(NeuralModelTest, EmbeddingsAreInt8AndVersionOneIsStillRead) {
+  const neural::Encoder<float>& encoder = *Neural().encoder();
+  const neural::Mat<float>& e = encoder.word_embeddings();
+  ASSERT_EQ(encoder.embedding_scales().size(), static_cast<size_t>(e.cols()));
+  for (Eigen::Index w = 0; w < e.cols(); ++w) {
+    const float scale = encoder.embedding_scales()[w];
+    ASSERT_GT(scale, 0);
+    EXPECT_EQ(scale, e.col(w).cwiseAbs().maxCoeff() / 127.0f) << w;
+    for (Eigen::Index d = 0; d < e.rows(); ++d) {
+      // q * scale rounded to float: within a few ulps of an integer in -127..127.
+      const float q = e(d, w) / scale;
+      EXPECT_NEAR(q, std::round(q), 1e-4) << w << " " << d;
+      EXPECT_LE(std::abs(std::round(q)), 127);
+    }
+  }
+  const std::string v2 = neural::SerializeEncoder(encoder);
+  EXPECT_EQ(GetU32(v2, 0), neural::kEncoderSectionInt8);
+  neural::Encoder<float> half = encoder;
+  half.embedding_scales().clear();
+  const std::string v1 = neural::SerializeEncoder(half);
+  EXPECT_EQ(GetU32(v1, 0), neural::kEncoderSectionHalf);
+  for (const std::string* section : {&v1, &v2}) {
+    const std::string& bytes = *section;
+    absl::StatusOr<neural::Encoder<float>> parsed = neural::ParseEncoder(bytes, "toy.model");
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(neural::SerializeEncoder(*parsed), bytes);
+    EXPECT_EQ(parsed->params(), encoder.params());
+    for (Eigen::Index i = 0; i < e.size(); ++i) {
+      const float want = section == &v2 ? e.data()[i]
+                                       : static_cast<float>(Eigen::half(e.data()[i]));
+      EXPECT_EQ(parsed->word_embeddings().data()[i], want) << i;
+    }
+  }
+}
+
 // The byte range of the 'neural' section in an image.
 std::pair<uint64_t, uint64_t> NeuralSection(const std::string& bytes) {
   absl::StatusOr<std::vector<model_file::SectionEntry>> table =
@@ -240,8 +281,9 @@ TEST(NeuralModelTest, CorruptedSectionsAreRefusedWithoutACrash) {
   // A NaN parameter is refused.
   {
     std::string bad = good;
+    // After the parameters: per word a float32 scale and 8 int8 values.
     const uint64_t last_param =
-        offset + length - 2 * 8 * Neural().encoder()->vocabulary().num_words() - 4;
+        offset + length - (4 + 8) * Neural().encoder()->vocabulary().num_words() - 4;
     bad[last_param] = 0;
     bad[last_param + 1] = 0;
     bad[last_param + 2] = static_cast<char>(0xC0);
@@ -250,6 +292,20 @@ TEST(NeuralModelTest, CorruptedSectionsAreRefusedWithoutACrash) {
     absl::StatusOr<Model> loaded = Model::FromBytes(bad, "toy.model");
     ASSERT_FALSE(loaded.ok());
     EXPECT_THAT(loaded.status().message(), HasSubstr("finite parameter"));
+  }
+  // The last word's embedding: a NaN or negative scale, or an int8 value of -128, is refused.
+  const uint64_t last_word = offset + length - (4 + 8);
+  for (const auto& [at, bytes, message] :
+       std::vector<std::tuple<uint64_t, std::string, std::string>>{
+           {last_word, std::string("\x00\x00\xC0\x7F", 4), "finite embedding scale"},
+           {last_word, std::string("\x00\x00\x80\xBF", 4), "non-negative embedding scale"},
+           {last_word + 4 + 3, std::string("\x80", 1), "-127 to 127, found -128"}}) {
+    std::string bad = good;
+    bad.replace(at, bytes.size(), bytes);
+    ASSERT_TRUE(model_file::RecomputeChecksums(&bad).ok());
+    absl::StatusOr<Model> loaded = Model::FromBytes(bad, "toy.model");
+    ASSERT_FALSE(loaded.ok()) << message;
+    EXPECT_THAT(loaded.status().message(), HasSubstr(message));
   }
   // The version must say whether the section is there.
   {
