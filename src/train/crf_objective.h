@@ -113,6 +113,11 @@ class CrfObjective : public Objective {
   // kWeighted: real-valued attributes (TrainingData::position_values); otherwise all values are 1.
   template <bool kPacked, bool kWeighted>
   void ProcessSentenceImpl(int s, const double* w, const ExpTables& tables, Worker* worker);
+  // ProcessSentenceImpl compiled for AVX2 when the CPU has it, else as built.
+  template <bool kPacked, bool kWeighted>
+  void ProcessSentenceOn(int s, const double* w, const ExpTables& tables, Worker* worker);
+  template <bool kPacked, bool kWeighted>
+  void ProcessSentenceAvx2(int s, const double* w, const ExpTables& tables, Worker* worker);
 
   const TrainingData& data_;
   double c2_;
