@@ -95,6 +95,10 @@ class CrfObjective : public Objective {
   // Attributes scored through dense rows (see num_dense_), for tests.
   int dense_attributes() const { return num_dense_; }
 
+  // Tests: false runs the per-sentence loops as built even where AVX2 is available, true as the
+  // CPU allows; both must give the same bits.
+  static void UseAvx2LoopsForTesting(bool use);
+
   // Gradient contributions are summed as integers in units of 2^-kFixedBits, so the sum is exact
   // and independent of the order in which threads add them.
   static constexpr int kFixedBits = 36;
