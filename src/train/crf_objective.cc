@@ -8,12 +8,21 @@
 #include <utility>
 
 #include "decode/second_order.h"
+#include "model/parameters.h"
 #include "train/distributed.h"
 #include "train/parallel.h"
 
 namespace chaintag {
 namespace train_internal {
 namespace {
+
+bool DetectAvx2() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+}
+
+// Whether CrfObjective runs its per-sentence loops compiled for AVX2 (tests may turn it off).
+std::atomic<bool> use_avx2_loops{DetectAvx2()};
 
 constexpr double kFixedScale = static_cast<double>(int64_t{1} << CrfObjective::kFixedBits);
 constexpr double kInvFixedScale = 1.0 / kFixedScale;
@@ -409,6 +418,10 @@ void CrfObjective::ProcessSentence(int s, const double* w, const ExpTables& tabl
   }
 }
 
+void CrfObjective::UseAvx2LoopsForTesting(bool use) {
+  use_avx2_loops.store(use && DetectAvx2(), std::memory_order_relaxed);
+}
+
 // The loops compiled for AVX2 as well, chosen at run time: their dense rows are element-wise
 // sums and their gradients integers (and AVX2 has no FMA to contract), so both give the same bits.
 template <bool kPacked, bool kWeighted>
@@ -421,8 +434,7 @@ __attribute__((target("avx2"))) void CrfObjective::ProcessSentenceAvx2(int s, co
 template <bool kPacked, bool kWeighted>
 void CrfObjective::ProcessSentenceOn(int s, const double* w, const ExpTables& tables,
                                      Worker* worker) {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) {
+  if (use_avx2_loops.load(std::memory_order_relaxed)) {
     ProcessSentenceAvx2<kPacked, kWeighted>(s, w, tables, worker);
   } else {
     ProcessSentenceImpl<kPacked, kWeighted>(s, w, tables, worker);

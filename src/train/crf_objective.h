@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "model/parameters.h"
 #include "train/training_data.h"
 
 namespace chaintag {
@@ -93,6 +94,10 @@ class CrfObjective : public Objective {
   int threads() const { return static_cast<int>(workers_.size()); }
   // Attributes scored through dense rows (see num_dense_), for tests.
   int dense_attributes() const { return num_dense_; }
+
+  // Tests: false runs the per-sentence loops as built even where AVX2 is available, true as the
+  // CPU allows; both must give the same bits.
+  static void UseAvx2LoopsForTesting(bool use);
 
   // Gradient contributions are summed as integers in units of 2^-kFixedBits, so the sum is exact
   // and independent of the order in which threads add them.
