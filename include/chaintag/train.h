@@ -251,7 +251,7 @@ struct TrainOptions {
   int hidden = 100;            // BiLSTM units per direction
   int layers = 1;              // BiLSTM layers, 1 or 2
   double dropout = 0.33;       // dropout on the token representations and BiLSTM outputs
-  int average_epochs = 1;  // with dev: also score the mean of the last k epochs' parameters
+  int average_epochs = 1;      // with dev: also score the mean of the last k epochs' parameters
   int max_vocabulary = 50000;  // words with their own embedding (training words first)
   // Hybrid: the sparse features kept (those of largest |weight|), so the model stays within the
   // issue's 20 MB budget; dev is scored again after the cut.

@@ -93,9 +93,9 @@ class Lstm {
  public:
   template <typename T>
   struct Cache {
-    Mat<T> gates;  // 4h x n, after their nonlinearities
-    Mat<T> c;      // h x n cell states
-    Mat<T> h;      // h x n outputs
+    Mat<T> gates;   // 4h x n, after their nonlinearities
+    Mat<T> c;       // h x n cell states
+    Mat<T> h;       // h x n outputs
     Mat<T> tanh_c;  // h x n, tanh of the cell states
   };
 

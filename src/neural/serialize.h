@@ -1,7 +1,8 @@
 // Internal: the neural encoder's model-file section (docs/model-format.md, section 'neural'):
 // a version, the configuration, the vocabularies, the dense parameters (float32) and the word
-// embeddings (version 1: float16; version 2: int8 with one float32 scale per word). Parsing checks every count against the bytes left before allocating,
-// every value's range and finiteness, so a corrupt section is an error, never a crash.
+// embeddings (version 1: float16; version 2: int8 with one float32 scale per word). Parsing checks
+// every count against the bytes left before allocating, every value's range and finiteness, so a
+// corrupt section is an error, never a crash.
 #ifndef CHAINTAG_SRC_NEURAL_SERIALIZE_H_
 #define CHAINTAG_SRC_NEURAL_SERIALIZE_H_
 

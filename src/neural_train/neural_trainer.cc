@@ -282,8 +282,9 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
   if (vectors != nullptr) o.encoder.word_dim = vectors->dim();
   if (absl::Status s = neural::ValidateEncoderConfig(o.encoder); !s.ok()) return s;
   if (o.batch_size < 1 || o.epochs < 1 || o.patience < 1 || !(o.learning_rate > 0) ||
-      !(o.clip >= 0) || !(o.cost >= 0) || o.max_vocabulary < 1 || o.min_word_count < 1 || o.average_epochs < 1 ||
-      !(o.sparse_l2 >= 0) || !(o.learning_rate_decay >= 0) || !(o.sparse_learning_rate_scale > 0)) {
+      !(o.clip >= 0) || !(o.cost >= 0) || o.max_vocabulary < 1 || o.min_word_count < 1 ||
+      o.average_epochs < 1 || !(o.sparse_l2 >= 0) || !(o.learning_rate_decay >= 0) ||
+      !(o.sparse_learning_rate_scale > 0)) {
     return absl::InvalidArgumentError(
         "neural training: expected batch size, epochs, patience, vocabulary size and minimum "
         "word count >= 1, positive learning rates, and clipping, cost, sparse L2 and learning "
@@ -494,8 +495,7 @@ absl::StatusOr<NeuralChain> TrainNeuralChain(
     }
     if (p.dev_accuracy > best_dev) {
       best_dev = p.dev_accuracy;
-      const bool use_average =
-          averaged.has_value() && p.averaged_dev_accuracy > p.raw_dev_accuracy;
+      const bool use_average = averaged.has_value() && p.averaged_dev_accuracy > p.raw_dev_accuracy;
       best = use_average ? *std::move(averaged) : c;
       since_best = 0;
     } else if (++since_best >= o.patience) {

@@ -107,8 +107,8 @@ struct NeuralChain {
 
 struct NeuralProgress {
   int epoch = 0;
-  double loss = 0;           // training objective summed over the epoch
-  double dev_accuracy = -1;  // -1 without dev data; the better of the two below
+  double loss = 0;                    // training objective summed over the epoch
+  double dev_accuracy = -1;           // -1 without dev data; the better of the two below
   double raw_dev_accuracy = -1;       // the epoch's own parameters
   double averaged_dev_accuracy = -1;  // the average (-1: not scored)
   double seconds = 0;

@@ -75,8 +75,8 @@ TEST(NeuralTrainerTest, AveragingScoresTheMeanOfRecentEpochsAndKeepsTheBetter) {
   NeuralTrainOptions averaged = plain;
   averaged.average_epochs = 2;
   std::vector<NeuralProgress> with, without;
-  absl::StatusOr<NeuralChain> a = TrainNeuralChain(
-      train, &dev, 3, averaged, nullptr, [&](const NeuralProgress& p) {
+  absl::StatusOr<NeuralChain> a =
+      TrainNeuralChain(train, &dev, 3, averaged, nullptr, [&](const NeuralProgress& p) {
         with.push_back(p);
         return absl::OkStatus();
       });

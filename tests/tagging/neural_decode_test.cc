@@ -235,8 +235,8 @@ TEST(NeuralModelTest, EmbeddingsAreInt8AndVersionOneIsStillRead) {
     EXPECT_EQ(neural::SerializeEncoder(*parsed), bytes);
     EXPECT_EQ(parsed->params(), encoder.params());
     for (Eigen::Index i = 0; i < e.size(); ++i) {
-      const float want = section == &v2 ? e.data()[i]
-                                       : static_cast<float>(Eigen::half(e.data()[i]));
+      const float want =
+          section == &v2 ? e.data()[i] : static_cast<float>(Eigen::half(e.data()[i]));
       EXPECT_EQ(parsed->word_embeddings().data()[i], want) << i;
     }
   }
