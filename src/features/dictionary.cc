@@ -1,10 +1,10 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <functional>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,9 +79,10 @@ absl::StatusOr<AttributeDictionary> AttributeDictionary::FromStoredTable(
   }
   if (arena.size() > kOffsetMask || (count > 0) != !arena.empty() ||
       (!arena.empty() && arena[0] != '\0')) {
-    return error(absl::StrCat("expected an arena that starts with a zero byte (empty only for no "
-                              "attributes), found ",
-                              arena.size(), " bytes"));
+    return error(
+        absl::StrCat("expected an arena that starts with a zero byte (empty only for no "
+                     "attributes), found ",
+                     arena.size(), " bytes"));
   }
   AttributeDictionary d;
   // Straight from the image, without zero-filling first, where its words are aligned.

@@ -306,8 +306,8 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
       return absl::DataLossError(
           absl::StrCat(name, ": section ", i, " (", SectionName(e.id), ") starts at byte ",
                        e.offset, ", expected ", AlignedOffset(end), " (where the ",
-                       i == 0 ? "section table" : "previous section", " ends, rounded up to a multiple of ",
-                       kSectionAlignment, ")"));
+                       i == 0 ? "section table" : "previous section",
+                       " ends, rounded up to a multiple of ", kSectionAlignment, ")"));
     }
     end = e.offset + e.length;
   }
@@ -956,7 +956,8 @@ std::string Model::ToBytes() const {
     // The kept names' own table (ids 0..kept-1), as loading adopts it.
     AttributeDictionary stored;
     int64_t name_bytes = 0;
-    for (const int a : kept) name_bytes += a < attributes_.size() ? attributes_.name_view(a).size() : 0;
+    for (const int a : kept)
+      name_bytes += a < attributes_.size() ? attributes_.name_view(a).size() : 0;
     stored.Reserve(static_cast<int>(kept.size()), name_bytes);
     for (const int a : kept) {
       stored.Insert(a < attributes_.size() ? attributes_.name_view(a) : std::string_view());
@@ -1099,10 +1100,10 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     // ReadSectionTable checked the layout; the padding before each section must be zero bytes.
     for (uint64_t i = padding_begin; i < e.offset; ++i) {
       if (bytes[i] != '\0') {
-        return absl::DataLossError(absl::StrCat(name, ": expected zero padding before section '",
-                                                mf::SectionName(e.id), "', found byte ",
-                                                static_cast<int>(static_cast<unsigned char>(bytes[i])),
-                                                " at offset ", i));
+        return absl::DataLossError(
+            absl::StrCat(name, ": expected zero padding before section '", mf::SectionName(e.id),
+                         "', found byte ", static_cast<int>(static_cast<unsigned char>(bytes[i])),
+                         " at offset ", i));
       }
     }
     padding_begin = e.offset + e.length;
@@ -1180,10 +1181,9 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     // Compared without overflow, so nothing is allocated from counts the section cannot hold.
     const uint64_t left = r.remaining();
     if (capacity > left / 8 || arena_bytes > left || 8 * capacity + arena_bytes != left) {
-      return r.Error(absl::StrCat("a table of capacity ", capacity, " and an arena of ",
-                                  arena_bytes, " bytes (", count,
-                                  " attributes) need other than the ", left,
-                                  " bytes the section has left"));
+      return r.Error(absl::StrCat(
+          "a table of capacity ", capacity, " and an arena of ", arena_bytes, " bytes (", count,
+          " attributes) need other than the ", left, " bytes the section has left"));
     }
     const unsigned char *slots = nullptr, *arena = nullptr;
     CHAINTAG_RETURN_IF_ERROR(r.Bytes(8 * capacity, &slots, "table slots"));
@@ -1196,8 +1196,7 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
         count, view(slots, 8 * capacity), view(arena, arena_bytes),
         [&](std::string_view text, int id) { return CheckAttributeName(text, id, name); },
         [&](std::string_view what) {
-          return absl::DataLossError(
-              absl::StrCat(name, ": section 'attributes': ", ToAbsl(what)));
+          return absl::DataLossError(absl::StrCat(name, ": section 'attributes': ", ToAbsl(what)));
         });
     if (!stored.ok()) return stored.status();
     attributes = *std::move(stored);
@@ -1245,8 +1244,7 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     // The offsets, 4 zero bytes when that puts the (label, weight) entries at a multiple of 8,
     // the entries, then the chain weights.
     const uint64_t pad = num_attr % 2 == 0 ? 4 : 0;
-    const uint64_t expected =
-        4 * (uint64_t{num_attr} + 1) + pad + 8 * num_features + 4 * num_chain;
+    const uint64_t expected = 4 * (uint64_t{num_attr} + 1) + pad + 8 * num_features + 4 * num_chain;
     if (r.remaining() != expected) {
       return r.Error(absl::StrCat("expected ", expected, " bytes of offsets and weights, found ",
                                   r.remaining()));
@@ -1310,12 +1308,11 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     if (bad < num_features) {
       const Model::TaggingScores::Entry& e = state.entries[bad];
       if (static_cast<uint32_t>(e.label) >= n) {
-        return absl::DataLossError(absl::StrCat(name, ": feature ", bad, " has label id ",
-                                                e.label, ", expected 0 to ",
-                                                static_cast<int>(n) - 1));
+        return absl::DataLossError(absl::StrCat(name, ": feature ", bad, " has label id ", e.label,
+                                                ", expected 0 to ", static_cast<int>(n) - 1));
       }
-      return absl::DataLossError(absl::StrCat(name, ": weight ", bad, " is ", e.weight,
-                                              ", expected a finite number"));
+      return absl::DataLossError(
+          absl::StrCat(name, ": weight ", bad, " is ", e.weight, ", expected a finite number"));
     }
     chain.resize(num_chain);
     for (uint64_t i = 0; i < num_chain; ++i) {

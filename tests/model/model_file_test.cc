@@ -264,9 +264,10 @@ TEST(ModelFileTest, SectionsAreAlignedAndPaddingIsChecked) {
   }
   // A nonzero padding byte, with every checksum valid, is refused.
   const mf::SectionEntry& params = Section(*table, mf::kParameters);
-  size_t gap = 0;
-  for (const mf::SectionEntry& e : *table) {
-    if (e.offset + e.length < mf::AlignedOffset(e.offset + e.length)) gap = e.offset + e.length;
+  size_t gap = 0;  // the first padding byte after some section but the last
+  for (size_t i = 0; i + 1 < table->size(); ++i) {
+    const mf::SectionEntry& e = (*table)[i];
+    if (e.offset + e.length < (*table)[i + 1].offset) gap = e.offset + e.length;
   }
   ASSERT_GT(gap, 0u);
   std::string corrupt = bytes;
@@ -299,7 +300,8 @@ TEST(ModelFileTest, CorruptDictionaryTablesRejected) {
   const std::string section = bytes.substr(attrs.offset, attrs.length);
   auto u64 = [&](size_t pos) {
     uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(section[pos + i])} << (8 * i);
+    for (int i = 0; i < 8; ++i)
+      v |= uint64_t{static_cast<unsigned char>(section[pos + i])} << (8 * i);
     return v;
   };
   auto put64 = [](std::string* s, size_t pos, uint64_t v) {
@@ -550,7 +552,8 @@ TEST(ModelFileTest, StructuralErrorsWithValidChecksumsRejected) {
       {"huge self-test width", Section(*table, mf::kSelfTests).offset + 8, 0xFFFFFFFFu,
        "does not fit"},
       {"huge metadata count", Section(*table, mf::kMetadata).offset, 0xFFFFFFFFu, "count"},
-      {"huge attribute count", Section(*table, mf::kAttributes).offset, 0xFFFFFFFFu, "count"},
+      {"huge attribute count", Section(*table, mf::kAttributes).offset, 0xFFFFFFFFu,
+       "twice the 4294967295 attributes"},
   };
   for (const Case& c : cases) {
     std::string corrupt = bytes;
