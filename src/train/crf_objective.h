@@ -94,6 +94,10 @@ class CrfObjective : public Objective {
   // Attributes scored through dense rows (see num_dense_), for tests.
   int dense_attributes() const { return num_dense_; }
 
+  // Tests: false runs the per-sentence loops as built even where AVX2 is available, true as the
+  // CPU allows; both must give the same bits.
+  static void UseAvx2LoopsForTesting(bool use);
+
   // Gradient contributions are summed as integers in units of 2^-kFixedBits, so the sum is exact
   // and independent of the order in which threads add them.
   static constexpr int kFixedBits = 36;
@@ -112,6 +116,11 @@ class CrfObjective : public Objective {
   // kWeighted: real-valued attributes (TrainingData::position_values); otherwise all values are 1.
   template <bool kPacked, bool kWeighted>
   void ProcessSentenceImpl(int s, const double* w, const ExpTables& tables, Worker* worker);
+  // ProcessSentenceImpl compiled for AVX2 when the CPU has it, else as built.
+  template <bool kPacked, bool kWeighted>
+  void ProcessSentenceOn(int s, const double* w, const ExpTables& tables, Worker* worker);
+  template <bool kPacked, bool kWeighted>
+  void ProcessSentenceAvx2(int s, const double* w, const ExpTables& tables, Worker* worker);
 
   const TrainingData& data_;
   double c2_;

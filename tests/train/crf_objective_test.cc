@@ -223,6 +223,31 @@ TEST(CrfObjectiveTest, ResultsIdenticalForEveryThreadCount) {
   }
 }
 
+// The per-sentence loops compiled for AVX2 (where the CPU has it) and as built give the same
+// bits: plain and weighted attributes, dense rows and the label indirection, both orders.
+TEST(CrfObjectiveTest, Avx2LoopsGiveTheSameBitsAsPortableOnes) {
+  for (int order : {1, 2}) {
+    for (bool weighted : {false, true}) {
+      TrainingData data = weighted ? WeightedRandomProblem(51, 60, 9, 5, 20)
+                                   : RandomProblemOfOrder(order, 51, 60, 9, 5, 20);
+      if (weighted && order == 2) EnableSecondOrder(&data);
+      std::vector<double> w = RandomWeights(52, data.parameters.size(), 1.5);
+      std::vector<double> portable_g(w.size()), g(w.size());
+      CrfObjective::UseAvx2LoopsForTesting(false);
+      CrfObjective portable(data, 0.5, 1);
+      EXPECT_GT(portable.dense_attributes(), 0);
+      const double portable_value = portable.Evaluate(w, absl::MakeSpan(portable_g));
+      CrfObjective::UseAvx2LoopsForTesting(true);
+      CrfObjective avx2(data, 0.5, 1);
+      const double value = avx2.Evaluate(w, absl::MakeSpan(g));
+      EXPECT_EQ(std::memcmp(&value, &portable_value, sizeof value), 0)
+          << "order " << order << " weighted " << weighted;
+      EXPECT_EQ(std::memcmp(g.data(), portable_g.data(), g.size() * sizeof(double)), 0)
+          << "order " << order << " weighted " << weighted;
+    }
+  }
+}
+
 TEST(CrfObjectiveTest, ConsumingTheAttributeArrayGivesTheSameResult) {
   TrainingData data = RandomProblem(8, 40, 7, 4, 15);
   std::vector<double> w = RandomWeights(9, data.parameters.size(), 1.0);
