@@ -13,11 +13,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "chaintag/branch_and_bound.h"
 #include "chaintag/corpus.h"
 #include "chaintag/decode.h"
 #include "chaintag/features.h"
-#include "chaintag/latent.h"
 #include "chaintag/lattice.h"
 
 namespace chaintag {
@@ -27,49 +25,8 @@ template <typename T>
 class Encoder;
 }  // namespace neural
 
-// Weights of a first-order linear-chain model in the trainers' layout. State features are the
-// (attribute, label) pairs observed in training (as in CRFsuite), stored per attribute in CSR
-// form; then come the label bigram transitions and the sentence start/end weights. The trainers
-// optimise `weights` in place, so this layout is the parameter vector of every objective:
-//   weights[0 .. F)                     state features, F = feature_labels.size()
-//   weights[F .. F + N*N)               transition(prev, y) at F + prev*N + y
-//   weights[F + N*N .. F + N*N + N)     start(y)
-//   weights[F + N*N + N .. F + N*N + 2N) end(y)
-// A Model does not keep this form (see Model::Parameters).
-struct ModelParameters {
-  int num_labels = 0;
-  // 1: first-order chain. 2: second order, with (N+1) x N x N trigram weights after the end
-  // weights (trigram(a, b, c) for y_{t-2} = a, y_{t-1} = b, y_t = c; a = N before the sentence).
-  int order = 1;
-  // A + 1 entries: features of attribute a are [off[a], off[a+1]).
-  std::vector<int32_t> attribute_offsets;
-  std::vector<int32_t> feature_labels;  // F entries: label of each state feature
-  std::vector<double> weights;          // F + N*N + 2N (+ (N+1)*N*N for order 2) entries
-
-  int num_attributes() const {
-    return attribute_offsets.empty() ? 0 : static_cast<int>(attribute_offsets.size()) - 1;
-  }
-  int64_t num_state_features() const { return static_cast<int64_t>(feature_labels.size()); }
-  int64_t transition_offset() const { return num_state_features(); }
-  int64_t start_offset() const { return transition_offset() + int64_t{num_labels} * num_labels; }
-  int64_t end_offset() const { return start_offset() + num_labels; }
-  int64_t trigram_offset() const { return end_offset() + num_labels; }
-  int64_t num_trigrams() const {
-    return order == 2 ? int64_t{num_labels + 1} * num_labels * num_labels : 0;
-  }
-  int64_t size() const { return trigram_offset() + num_trigrams(); }
-  // Copies the transition, start and end weights of `w` into `lattice` (of this model's label
-  // count). A second-order lattice shares the trigram weights of `w` (and `trigram_bounds`, 2N
-  // pruning bounds, if given; Lattice::SharedTrigram) instead of copying them, so `w` must
-  // outlive the lattice's use.
-  void FillChain(absl::Span<const double> w, Lattice* lattice,
-                 const double* trigram_bounds = nullptr) const;
-
-  // Fills `lattice` (resized to M x N) with the scores of a featurized sentence under `w`
-  // (`w` has size() entries; pass `weights` for the model's own); see FillChain.
-  void Score(const FeaturizedSentence& sentence, absl::Span<const double> w, Lattice* lattice,
-             const double* trigram_bounds = nullptr) const;
-};
+// The trainers' double weight layout (src/model/parameters.h); Model::Parameters() builds it.
+struct ModelParameters;
 
 // Reader options that change what a model's input and labels are; recorded at training time so
 // `tag` reads input the way the model was trained unless the user overrides them.
@@ -166,7 +123,7 @@ class Model {
   // the lattice's unaries by Tagger::BuildLattice, so every decoder works on them unchanged.
   const neural::Encoder<float>* encoder() const { return encoder_.get(); }
   // 2 for second-order chains (trigram label weights), 1 otherwise.
-  int order() const { return tagging_.trigram.empty() ? 1 : 2; }
+  int order() const { return order_; }
   // Free-form metadata recorded at training time, in insertion order: every trainer option,
   // "iterations", "selected_iteration", "training_files", "dev_score", ... `info` prints them all.
   const std::vector<std::pair<std::string, std::string>>& metadata() const { return metadata_; }
@@ -179,39 +136,16 @@ class Model {
   };
   const std::vector<SelfTest>& self_tests() const { return self_tests_; }
 
-  int64_t num_state_features() const { return static_cast<int64_t>(tagging_.entries.size()); }
+  int64_t num_state_features() const;
   // The weights in the trainers' layout (double values equal to the stored float32 ones), built
   // on each call: for a warm start, `info` and tests. Tagging never needs it.
   ModelParameters Parameters() const;
 
-  // The model's weights laid out for tagging: each attribute's (label, weight) pairs interleaved
-  // in one run, so scoring a feature touches one cache line instead of two; and the transition,
-  // start and end scores with the transition mask already applied. Weights are float32 (as in the
-  // file), so Tagger's lattices equal Parameters().Score + ApplyTransitionMask.
-  struct TaggingScores {
-    struct Entry {
-      int32_t label;
-      float weight;
-    };
-    std::vector<int32_t> ranges;  // 2 per attribute: [begin, end) in entries
-    std::vector<Entry> entries;
-    // Attributes with features for at least a third of the N labels, and two or more (the
-    // frequent ones: a bias, common words), also as dense rows, added with vector instructions:
-    // dense_of[a] = the row of attribute a or -1, dense = rows x N, 0 where the attribute has no
-    // feature. Adding a row gives exactly the entries' sums (adding 0.0 changes nothing).
-    std::vector<int32_t> dense_of;
-    std::vector<double> dense;
-    std::vector<double> transition;      // N*N, masked
-    std::vector<double> start;           // N, masked
-    std::vector<double> end;             // N, masked
-    std::vector<double> trigram;         // (N+1)*N*N for second-order models, else empty
-    std::vector<double> trigram_bounds;  // 2N: per middle label min, then max (pruning bounds)
-    std::vector<double> trigram_exp;     // exp(trigram - trigram_exp_shift) (probabilities)
-    double trigram_exp_shift = 0;
-  };
-  const TaggingScores& tagging_scores() const { return tagging_; }
+  // The weights laid out for tagging (src/model/parameters.h), shared by copies of the model.
+  struct TaggingScores;
+  const TaggingScores& tagging_scores() const { return *tagging_; }
 
-  Model() = default;
+  Model();
 
  private:
   friend class ModelBuilder;
@@ -234,7 +168,8 @@ class Model {
   LatentLayout latent_;
   std::vector<std::pair<std::string, std::string>> metadata_;
   std::vector<SelfTest> self_tests_;
-  TaggingScores tagging_;
+  std::shared_ptr<TaggingScores> tagging_;
+  int order_ = 1;
   // Unmasked transition (N*N), start (N) and end (N) weights: what the file stores.
   std::vector<double> chain_weights_;
   std::shared_ptr<const neural::Encoder<float>> encoder_;
@@ -262,39 +197,12 @@ class Tagger {
   };
   absl::StatusOr<Analysis> Analyze(const Sentence& sentence);
   const Model& model() const { return *model_; }
-  // LMSBN models: branch-and-bound over the label-history tree (Tag uses default options).
-  absl::StatusOr<BranchAndBoundResult> SearchLeftToRight(const Sentence& sentence,
-                                                         const BranchAndBoundOptions& options);
   // The model's family implementation (src/model/family.h), which the pipeline decodes with.
   Family& family() { return *family_; }
 
  private:
   const Model* model_;
   std::unique_ptr<Family> family_;
-};
-
-// The scores of an LMSBN model for one sentence (a LeftToRightScorer): the observation templates
-// are scored once per sentence (as a Tagger's lattice); the history attributes and the per-label
-// bias per (position, history), from a history state kept per position of the current prefix.
-class LmsbnScorer : public LeftToRightScorer {
- public:
-  explicit LmsbnScorer(const Model& model);
-  ~LmsbnScorer() override;
-  // Takes the observation scores of `sentence` (Tagger::BuildLattice), which must outlive the
-  // scorer's use.
-  void Prepare(const Sentence& sentence, const Lattice& observations);
-  int size() const override { return lattice_->size(); }
-  int num_labels() const override { return model_->num_labels(); }
-  void Scores(int t, absl::Span<const int> history, absl::Span<double> scores) override;
-
- private:
-  const Model* model_;
-  const Lattice* lattice_ = nullptr;
-  HistoryFeaturizer history_;
-  std::vector<HistoryFeaturizer::State> states_;  // states_[i]: after prefix_[0..i)
-  std::vector<int> prefix_;
-  int valid_ = 0;  // states_[0..valid_] match prefix_
-  std::vector<int32_t> ids_;
 };
 
 // The highest-weighted state features, for `chaintag info`: (attribute, label, weight).

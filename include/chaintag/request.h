@@ -13,8 +13,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "chaintag/branch_and_bound.h"
-#include "chaintag/collective.h"
 #include "chaintag/corpus.h"
 
 namespace chaintag {
@@ -30,9 +28,23 @@ struct CountConstraint {
 // How a latent model's labeling is found (see latent.h): LDI (exact when certified, bounded by
 // DecodeRequest::ldi_max_paths), the best hidden path's labeling, or per-token label marginals.
 enum class LatentDecoder { kLdi, kBhp, kMarginal };
-// Collective tagging of documents (tag --collective; collective.h): the sentences of a document
-// are decoded jointly, every word key repeated in the document (after the filters) joining its
-// occurrences in a clique with a Potts or MAJORITY potential.
+// What tagging joins and how (tag --collective).
+enum class CollectivePotentialKind {
+  kPotts,     // lambda / n * sum_y n_y^2 (the paper's CoNLL setting, lambda = c / n)
+  kMajority,  // lambda * sum_y W[a][y] n_y, a = majority label, W estimated from training data
+};
+// "potts", "majority".
+absl::StatusOr<CollectivePotentialKind> ParseCollectivePotentialKind(std::string_view name);
+std::string_view CollectivePotentialKindName(CollectivePotentialKind kind);
+// How occurrences are matched: the word form as written, or its lower-case form.
+enum class CollectiveKey { kForm, kLower };
+// "form", "lower".
+absl::StatusOr<CollectiveKey> ParseCollectiveKey(std::string_view name);
+std::string_view CollectiveKeyName(CollectiveKey key);
+
+// Collective tagging of documents (tag --collective; src/collective/collective.h): the sentences of
+// a document are decoded jointly, every word key repeated in the document (after the filters)
+// joining its occurrences in a clique with a Potts or MAJORITY potential.
 struct CollectiveOptions {
   static constexpr int kMaxDocumentSentencesCap = 100000;
   static constexpr int64_t kMaxDocumentTokensCap = 1000000;
@@ -89,7 +101,8 @@ struct DecodeRequest {
   // length, so the greedy labeling is always reached; 1 = greedy), and the initial cost bound S
   // (only labelings costing less are returned; none: infeasible).
   static constexpr int64_t kMaxBbNodes = int64_t{1} << 40;
-  int64_t bb_max_nodes = BranchAndBoundOptions::kDefaultMaxNodes;
+  static constexpr int64_t kDefaultBbMaxNodes = 100000;  // BranchAndBoundOptions::kDefaultMaxNodes
+  int64_t bb_max_nodes = kDefaultBbMaxNodes;
   double bb_bound = std::numeric_limits<double>::infinity();
   // Collective tagging of documents (BatchTagger groups sentences by Sentence::new_document).
   // Not combined with counts, score ranges, k-best, diverse k-best, exclusions or forced labels,

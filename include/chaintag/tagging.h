@@ -20,12 +20,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "chaintag/aux_dp.h"
-#include "chaintag/branch_and_bound.h"
-#include "chaintag/chunks.h"
-#include "chaintag/collective.h"
+#include "absl/types/span.h"
 #include "chaintag/corpus.h"
-#include "chaintag/latent.h"
 #include "chaintag/model.h"
 #include "chaintag/request.h"
 
@@ -50,6 +46,9 @@ class Pipeline {
   // `exclude_file` names the exclusion file in messages.
   Pipeline(const std::vector<const Model*>& models, const DecodeRequest& request,
            std::string exclude_file = "");
+  ~Pipeline();
+  Pipeline(Pipeline&&) noexcept;
+  Pipeline& operator=(Pipeline&&) noexcept;
   void Run(TagResult* r);
   // Collective tagging (request.collective): tags the sentences of one document jointly and
   // fills `report` (index and warning are the caller's). A data error goes to the first
@@ -57,27 +56,10 @@ class Pipeline {
   void RunDocument(absl::Span<TagResult> document, DocumentReport* report);
 
  private:
-  // Runs every model but the last; the last one tags (RunLast) or, when `last_lattice` is given,
-  // only builds its lattice there.
-  void RunModels(TagResult* r, Lattice* last_lattice);
-  absl::Status RunDocumentJointly(absl::Span<TagResult> document, DocumentReport* report);
-  // Decodes the request with the last model's family (model/family.h).
-  absl::Status RunLast(const Sentence& input, TagResult* r);
-  // Reads TagResult::forced (from the forced column first) into label ids of the last model for
-  // a sentence of `m` tokens; empty when there are none.
-  absl::Status ResolveForced(TagResult* r, int m, std::vector<int>* ids);
-
-  std::vector<const Model*> models_;
-  DecodeRequest request_;
-  std::string exclude_file_;
-  std::vector<Tagger> taggers_;
-  ChunkTable chunk_table_;
-  Sentence stage_;
-  // Per count constraint: the clamped upper bound and the statistic built for it.
-  std::vector<std::pair<int, std::unique_ptr<Statistic>>> count_statistics_;
-  ViterbiScratch viterbi_;
-  ForwardBackwardScratch forward_backward_;
-  std::vector<Lattice> document_lattices_;
+  // The taggers, decoder scratch and request state (src/tagging/pipeline.cc): kept out of this
+  // header so it shows no decoder internals; one indirection per sentence.
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 class WorkerPool;

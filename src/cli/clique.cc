@@ -1,16 +1,16 @@
 // chaintag clique [--algorithm A] [--max-marginals] [-o FILE] [FILE...]
-// Solves cardinality cliques given as JSON lines (see include/chaintag/collective.h).
+// Solves cardinality cliques given as JSON lines (see src/collective/collective.h).
 #include <chrono>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "chaintag/collective.h"
 #include "chaintag/corpus.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/json.h"
+#include "collective/collective.h"
 
 namespace chaintag::cli {
 

@@ -129,6 +129,51 @@ absl::Status CheckOutputs(const std::vector<std::string>& outputs,
   return absl::OkStatus();
 }
 
+// Outputs: one stream, or one file per input in an existing directory; checked before any work.
+absl::Status CheckTagOutputs(const po::variables_map& vm, const std::vector<std::string>& files,
+                             OutputFormat format, const std::vector<std::string>& model_paths) {
+  const std::string output_path = vm["output"].as<std::string>();
+  std::error_code ec;
+  const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
+  std::vector<std::string> outputs;
+  if (output_dir) {
+    for (const std::string& f : files) {
+      if (f == "-") {
+        return absl::InvalidArgumentError("-o DIR needs named input files, not standard input");
+      }
+      outputs.push_back(OutputPathFor(output_path, f, format));
+    }
+  } else if (output_path != "-") {
+    outputs.push_back(output_path);
+  }
+  std::vector<InputFile> read = FilesRead(vm, {"exclude", "collective-train"});
+  for (const std::string& path : model_paths) read.push_back({path, "model"});
+  return CheckOutputs(outputs, files, read);
+}
+
+// The inputs' corpus format: --format, else every input's extension (.gz stripped), which must
+// all agree (and then set `reader_options`); none: no corpus extension, so the first model
+// decides (attributes or raw text).
+absl::StatusOr<std::optional<CorpusFormat>> InputFormatOf(const po::variables_map& vm,
+                                                          const std::vector<std::string>& files,
+                                                          ReaderOptions* reader_options) {
+  if (vm.count("format")) return reader_options->format;
+  const std::optional<CorpusFormat> first = CorpusFormatFromExtension(files.front());
+  for (const std::string& f : files) {
+    const std::optional<CorpusFormat> format = CorpusFormatFromExtension(f);
+    if (format == first) continue;
+    auto name = [](const std::string& file, std::optional<CorpusFormat> format) {
+      return absl::StrCat(
+          file, " (", format ? std::string(CorpusFormatName(*format)) : "no corpus extension", ")");
+    };
+    return absl::InvalidArgumentError(
+        absl::StrCat("inputs in different formats: ", name(files.front(), first), " and ",
+                     name(f, format), "; give --format or tag them apart"));
+  }
+  if (first) reader_options->format = *first;
+  return first;
+}
+
 // A progress line on stderr, only when stderr is a terminal.
 class Progress {
  public:
@@ -503,28 +548,9 @@ int RunTag(const std::vector<std::string>& args) {
   const std::vector<std::string> files = InputFiles(vm);
   auto reader_options = ReaderOptionsFrom(vm, files);
   if (!reader_options.ok()) return UsageError(cmd, std::string(reader_options.status().message()));
-  // Without --format every input's extension (.gz stripped) names the format, and all must agree;
-  // with no corpus extension the first model decides below (attributes or raw text).
-  std::optional<CorpusFormat> input_format;
-  if (vm.count("format")) {
-    input_format = reader_options->format;
-  } else {
-    input_format = CorpusFormatFromExtension(files.front());
-    for (const std::string& f : files) {
-      const std::optional<CorpusFormat> format = CorpusFormatFromExtension(f);
-      if (format == input_format) continue;
-      auto name = [](const std::string& file, std::optional<CorpusFormat> format) {
-        return absl::StrCat(file, " (",
-                            format ? std::string(CorpusFormatName(*format)) : "no corpus extension",
-                            ")");
-      };
-      return UsageError(
-          cmd, absl::StrCat("inputs in different formats: ", name(files.front(), input_format),
-                            " and ", name(f, format), "; give --format or tag them apart"));
-    }
-    if (input_format) reader_options->format = *input_format;
-  }
-  bool raw_text = !input_format.has_value();
+  auto input_format = InputFormatOf(vm, files, &*reader_options);
+  if (!input_format.ok()) return UsageError(cmd, std::string(input_format.status().message()));
+  bool raw_text = !input_format->has_value();
   reader_options->label_column = 0;  // keep every column; the models read the ones they need
   auto threads = ThreadsFrom(cmd, vm["threads"].as<int>());
   if (!threads.ok()) return UsageError(cmd, std::string(threads.status().message()));
@@ -550,25 +576,8 @@ int RunTag(const std::vector<std::string>& args) {
       vm["accurate"].as<bool>());
   if (!found.ok()) return Fail(cmd, found.status());
   const std::vector<std::string> model_paths = *std::move(found);
-  // Outputs: one stream, or one file per input in an existing directory; checked before any work.
-  {
-    const std::string output_path = vm["output"].as<std::string>();
-    std::error_code ec;
-    const bool output_dir = output_path != "-" && std::filesystem::is_directory(output_path, ec);
-    std::vector<std::string> outputs;
-    if (output_dir) {
-      for (const std::string& f : files) {
-        if (f == "-") return UsageError(cmd, "-o DIR needs named input files, not standard input");
-        outputs.push_back(OutputPathFor(output_path, f, *output_format));
-      }
-    } else if (output_path != "-") {
-      outputs.push_back(output_path);
-    }
-    std::vector<InputFile> read = FilesRead(vm, {"exclude", "collective-train"});
-    for (const std::string& path : model_paths) read.push_back({path, "model"});
-    if (absl::Status s = CheckOutputs(outputs, files, read); !s.ok())
-      return UsageError(cmd, std::string(s.message()));
-  }
+  if (absl::Status s = CheckTagOutputs(vm, files, *output_format, model_paths); !s.ok())
+    return UsageError(cmd, std::string(s.message()));
   PrepareHeapForModels(*threads);
   auto models = Model::LoadAll(model_paths);
   if (!models.ok()) return Fail(cmd, models.status());

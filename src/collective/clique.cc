@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "chaintag/collective.h"
+#include "collective/collective.h"
 #include "collective/internal.h"
 
 namespace chaintag {

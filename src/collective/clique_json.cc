@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "chaintag/collective.h"
+#include "collective/collective.h"
 #include "json_document.h"
 #include "json_string.h"
 

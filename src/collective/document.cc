@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "chaintag/collective.h"
+#include "collective/collective.h"
 
 namespace chaintag {
 
@@ -247,28 +247,6 @@ absl::StatusOr<CollectiveDecodeResult> CollectiveDecode(absl::Span<const Lattice
     previous = candidate;
   }
   return result;
-}
-
-absl::StatusOr<CollectivePotentialKind> ParseCollectivePotentialKind(std::string_view name) {
-  if (name == "potts") return CollectivePotentialKind::kPotts;
-  if (name == "majority") return CollectivePotentialKind::kMajority;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "collective potential: expected potts or majority, found '", std::string(name), "'"));
-}
-
-std::string_view CollectivePotentialKindName(CollectivePotentialKind kind) {
-  return kind == CollectivePotentialKind::kPotts ? "potts" : "majority";
-}
-
-absl::StatusOr<CollectiveKey> ParseCollectiveKey(std::string_view name) {
-  if (name == "form") return CollectiveKey::kForm;
-  if (name == "lower") return CollectiveKey::kLower;
-  return absl::InvalidArgumentError(
-      absl::StrCat("collective key: expected form or lower, found '", std::string(name), "'"));
-}
-
-std::string_view CollectiveKeyName(CollectiveKey key) {
-  return key == CollectiveKey::kForm ? "form" : "lower";
 }
 
 }  // namespace chaintag

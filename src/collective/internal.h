@@ -3,7 +3,7 @@
 #define CHAINTAG_SRC_COLLECTIVE_INTERNAL_H_
 
 #include "absl/status/statusor.h"
-#include "chaintag/collective.h"
+#include "collective/collective.h"
 
 namespace chaintag::collective_internal {
 

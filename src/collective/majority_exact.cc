@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "chaintag/collective.h"
+#include "collective/collective.h"
 #include "collective/internal.h"
 
 namespace chaintag::collective_internal {

@@ -1,6 +1,6 @@
 // The auxiliary-variable Viterbi engine: Bauer, Nakajima, Mueller, Mathematics 11(12):2628, 2023,
 // Algorithm 1 / Section 4.3, on a chain: cells (position, label, product state).
-#include "chaintag/aux_dp.h"
+#include "decode/aux_dp.h"
 
 #include <algorithm>
 #include <cmath>

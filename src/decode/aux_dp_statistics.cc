@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "chaintag/aux_dp.h"
+#include "decode/aux_dp.h"
 
 namespace chaintag {
 namespace {

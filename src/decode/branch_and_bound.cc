@@ -1,5 +1,5 @@
 // Branch-and-bound over the label-history tree (Miao and Rao, LMSBN, Algorithm 2, multiclass).
-#include "chaintag/branch_and_bound.h"
+#include "decode/branch_and_bound.h"
 
 #include <algorithm>
 #include <cstdint>

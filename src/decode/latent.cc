@@ -1,7 +1,7 @@
 // Latent-dynamic CRF decoding: the hidden-state layout, restricted forward passes, LDI (X. Sun,
 // "Exact Decoding on Latent Variable Conditional Models is NP-Hard", sec. IV: top-n hidden paths
 // by A* with the backward Viterbi heuristic, exact P(y|x) per labeling), bhp and marginals.
-#include "chaintag/latent.h"
+#include "decode/latent.h"
 
 #include <algorithm>
 #include <climits>

@@ -11,10 +11,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "chaintag/branch_and_bound.h"
-#include "chaintag/latent.h"
+#include "decode/branch_and_bound.h"
+#include "decode/latent.h"
+#include "model/lmsbn_scorer.h"
+#include "model/parameters.h"
 
 namespace chaintag {
+
+// request.h is public and does not include the branch-and-bound header: one default, kept equal.
+static_assert(DecodeRequest::kDefaultBbMaxNodes == BranchAndBoundOptions::kDefaultMaxNodes);
 namespace {
 
 // An error of a decoder on `sentence`, prefixed with where the sentence is.

@@ -10,13 +10,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "chaintag/aux_dp.h"
 #include "chaintag/chunks.h"
 #include "chaintag/decode.h"
 #include "chaintag/features.h"
 #include "chaintag/lattice.h"
 #include "chaintag/model.h"
 #include "chaintag/request.h"
+#include "decode/aux_dp.h"
+#include "decode/branch_and_bound.h"
 
 namespace chaintag {
 
@@ -73,7 +74,7 @@ class Family {
 // The family implementation of `model`.
 std::unique_ptr<Family> MakeFamily(const Model& model);
 
-// Branch-and-bound search of an LMSBN model's tagger (Tagger::SearchLeftToRight); a
+// Branch-and-bound search of an LMSBN model's tagger (tests; pipelines use Decode); a
 // FailedPrecondition error for other families.
 absl::StatusOr<BranchAndBoundResult> SearchLeftToRight(Family& family, const Sentence& sentence,
                                                        const BranchAndBoundOptions& options);

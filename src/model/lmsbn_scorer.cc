@@ -1,7 +1,9 @@
 // LMSBN scores: observation scores once per sentence, history attributes per (position, history).
+#include "model/lmsbn_scorer.h"
+
 #include <algorithm>
 
-#include "chaintag/model.h"
+#include "model/parameters.h"
 
 namespace chaintag {
 

@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "decode/latent.h"
 #include "decode/second_order.h"
+#include "model/parameters.h"
 
 namespace chaintag {
 
@@ -106,7 +108,7 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
       attributes_(std::move(attributes)),
       mask_(std::move(mask)),
       latent_(std::move(latent)),
-      tagging_(std::move(state)) {
+      tagging_(std::make_shared<TaggingScores>(std::move(state))) {
   // A mask with some empty vectors means "all allowed" there; filling them keeps one
   // representation and lets the tagger apply the mask without size checks.
   if (mask_.num_labels > 0) {
@@ -116,8 +118,8 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
     if (mask_.allowed_end.empty()) mask_.allowed_end.assign(n, 1);
   }
   const int n = num_states;
-  const int num_attr = static_cast<int>(tagging_.ranges.size() / 2);
-  TaggingScores& t = tagging_;
+  const int num_attr = static_cast<int>(tagging_->ranges.size() / 2);
+  TaggingScores& t = *tagging_;
   t.dense_of.resize(num_attr);
   std::vector<int32_t> dense_attributes;
   for (int a = 0; a < num_attr; ++a) {
@@ -138,6 +140,7 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
   const size_t nn = static_cast<size_t>(n) * n;
   for (double& w : chain) w = static_cast<double>(static_cast<float>(w));
   if (order == 2) t.trigram.assign(chain.begin() + nn + 2 * n, chain.end());
+  order_ = t.trigram.empty() ? 1 : 2;
   chain.resize(nn + 2 * n);
   chain_weights_ = std::move(chain);
   // The masked scores are those Score + ApplyTransitionMask give every sentence.
@@ -173,22 +176,26 @@ Model::Model(std::vector<std::string> labels, FeatureSpec spec, AttributeDiction
   }
 }
 
+Model::Model() : tagging_(std::make_shared<TaggingScores>()) {}
+
+int64_t Model::num_state_features() const { return static_cast<int64_t>(tagging_->entries.size()); }
+
 ModelParameters Model::Parameters() const {
   ModelParameters p;
   p.num_labels = num_states();
   p.order = order();
-  const size_t num_attr = tagging_.ranges.size() / 2;
+  const size_t num_attr = tagging_->ranges.size() / 2;
   p.attribute_offsets.reserve(num_attr + 1);
   p.attribute_offsets.push_back(0);
-  for (size_t a = 0; a < num_attr; ++a) p.attribute_offsets.push_back(tagging_.ranges[2 * a + 1]);
-  p.feature_labels.reserve(tagging_.entries.size());
-  p.weights.reserve(tagging_.entries.size() + chain_weights_.size() + tagging_.trigram.size());
-  for (const TaggingScores::Entry& e : tagging_.entries) {
+  for (size_t a = 0; a < num_attr; ++a) p.attribute_offsets.push_back(tagging_->ranges[2 * a + 1]);
+  p.feature_labels.reserve(tagging_->entries.size());
+  p.weights.reserve(tagging_->entries.size() + chain_weights_.size() + tagging_->trigram.size());
+  for (const TaggingScores::Entry& e : tagging_->entries) {
     p.feature_labels.push_back(e.label);
     p.weights.push_back(e.weight);
   }
   p.weights.insert(p.weights.end(), chain_weights_.begin(), chain_weights_.end());
-  p.weights.insert(p.weights.end(), tagging_.trigram.begin(), tagging_.trigram.end());
+  p.weights.insert(p.weights.end(), tagging_->trigram.begin(), tagging_->trigram.end());
   return p;
 }
 

@@ -929,7 +929,7 @@ std::string Model::ToBytes() const {
   namespace mf = model_file;
   // Only attributes that own state features are stored; their relative order is kept, so
   // scores are summed in the same order after loading.
-  const TaggingScores& t = tagging_;
+  const TaggingScores& t = *tagging_;
   const int num_attr = static_cast<int>(t.ranges.size() / 2);
   std::vector<int> kept;
   kept.reserve(num_attr);

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "chaintag/model.h"
+#include "model/parameters.h"
 
 namespace chaintag::model_file {
 

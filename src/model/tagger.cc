@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "chaintag/model.h"
 #include "model/family.h"
+#include "model/parameters.h"
 #include "neural/encoder.h"
 
 namespace chaintag {
@@ -32,11 +33,6 @@ absl::StatusOr<Labeling> Tagger::Tag(const Sentence& sentence) { return family_-
 
 absl::StatusOr<Tagger::Analysis> Tagger::Analyze(const Sentence& sentence) {
   return family_->Analyze(sentence);
-}
-
-absl::StatusOr<BranchAndBoundResult> Tagger::SearchLeftToRight(
-    const Sentence& sentence, const BranchAndBoundOptions& options) {
-  return chaintag::SearchLeftToRight(*family_, sentence, options);
 }
 
 // The model's dictionary never changes, so the featurizer may remember ids per word.

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "chaintag/labels.h"
 #include "chaintag/lattice.h"
+#include "model/parameters.h"
 #include "neural/encoder.h"
 #include "neural/word_vectors.h"
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "model/parameters.h"
 #include "python/convert.h"
 #include "python/extras.h"
 

@@ -1,6 +1,8 @@
 // Collective tagging helpers: word keys and filters for the cliques of a document, the seen-word
 // test, the request check, and MAJORITY weights from labelled documents (Gupta, Diwan and
 // Sarawagi, ICML 2007, Sections 2.1 and 4).
+#include "collective/collective.h"
+
 #include <unicode/locid.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>

@@ -8,24 +8,64 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/tagging.h"
+#include "collective/collective.h"
 #include "model/family.h"
 #include "tagging/request_table.h"
 #include "worker_threads.h"
 
 namespace chaintag {
 
+class Pipeline::Impl {
+ public:
+  Impl(const std::vector<const Model*>& models, const DecodeRequest& request,
+       std::string exclude_file)
+      : models_(models),
+        request_(request),
+        exclude_file_(std::move(exclude_file)),
+        chunk_table_(models.back()->labels()) {
+    for (const Model* m : models) taggers_.emplace_back(*m);
+  }
+  void Run(TagResult* r) { RunModels(r, nullptr); }
+  void RunDocument(absl::Span<TagResult> document, DocumentReport* report);
+
+ private:
+  // Runs every model but the last; the last one tags (RunLast) or, when `last_lattice` is given,
+  // only builds its lattice there.
+  void RunModels(TagResult* r, Lattice* last_lattice);
+  absl::Status RunDocumentJointly(absl::Span<TagResult> document, DocumentReport* report);
+  // Decodes the request with the last model's family (model/family.h).
+  absl::Status RunLast(const Sentence& input, TagResult* r);
+  // Reads TagResult::forced (from the forced column first) into label ids of the last model for
+  // a sentence of `m` tokens; empty when there are none.
+  absl::Status ResolveForced(TagResult* r, int m, std::vector<int>* ids);
+
+  std::vector<const Model*> models_;
+  DecodeRequest request_;
+  std::string exclude_file_;
+  std::vector<Tagger> taggers_;
+  ChunkTable chunk_table_;
+  Sentence stage_;
+  // Per count constraint: the clamped upper bound and the statistic built for it.
+  std::vector<std::pair<int, std::unique_ptr<Statistic>>> count_statistics_;
+  ViterbiScratch viterbi_;
+  ForwardBackwardScratch forward_backward_;
+  std::vector<Lattice> document_lattices_;
+};
+
 Pipeline::Pipeline(const std::vector<const Model*>& models, const DecodeRequest& request,
                    std::string exclude_file)
-    : models_(models),
-      request_(request),
-      exclude_file_(std::move(exclude_file)),
-      chunk_table_(models.back()->labels()) {
-  for (const Model* m : models) taggers_.emplace_back(*m);
+    : impl_(std::make_unique<Impl>(models, request, std::move(exclude_file))) {}
+Pipeline::~Pipeline() = default;
+Pipeline::Pipeline(Pipeline&&) noexcept = default;
+Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
+
+void Pipeline::Run(TagResult* r) { impl_->Run(r); }
+
+void Pipeline::RunDocument(absl::Span<TagResult> document, DocumentReport* report) {
+  impl_->RunDocument(document, report);
 }
 
-void Pipeline::Run(TagResult* r) { RunModels(r, nullptr); }
-
-void Pipeline::RunModels(TagResult* r, Lattice* last_lattice) {
+void Pipeline::Impl::RunModels(TagResult* r, Lattice* last_lattice) {
   for (size_t k = 0; k < taggers_.size(); ++k) {
     const Sentence* input = &r->sentence;
     if (k > 0) {
@@ -71,7 +111,7 @@ void Pipeline::RunModels(TagResult* r, Lattice* last_lattice) {
   }
 }
 
-absl::Status Pipeline::ResolveForced(TagResult* r, int m, std::vector<int>* ids) {
+absl::Status Pipeline::Impl::ResolveForced(TagResult* r, int m, std::vector<int>* ids) {
   const Sentence& s = r->sentence;
   if (request_.forced_column >= 0 && r->forced.empty()) {
     if (request_.forced_column >= s.num_columns()) {
@@ -101,7 +141,7 @@ absl::Status Pipeline::ResolveForced(TagResult* r, int m, std::vector<int>* ids)
   return absl::OkStatus();
 }
 
-absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
+absl::Status Pipeline::Impl::RunLast(const Sentence& input, TagResult* r) {
   Family& family = taggers_.back().family();
   const Model& model = *models_.back();
   r->label_names = &model.labels();
@@ -162,14 +202,15 @@ absl::Status Pipeline::RunLast(const Sentence& input, TagResult* r) {
   return family.Decode(request_, std::move(resolved), r);
 }
 
-void Pipeline::RunDocument(absl::Span<TagResult> document, DocumentReport* report) {
+void Pipeline::Impl::RunDocument(absl::Span<TagResult> document, DocumentReport* report) {
   if (document.empty()) return;
   if (absl::Status s = RunDocumentJointly(document, report); !s.ok()) {
     if (document[0].error.ok()) document[0].error = s;
   }
 }
 
-absl::Status Pipeline::RunDocumentJointly(absl::Span<TagResult> document, DocumentReport* report) {
+absl::Status Pipeline::Impl::RunDocumentJointly(absl::Span<TagResult> document,
+                                                DocumentReport* report) {
   const CollectiveOptions& options = *request_.collective;
   const Model& model = *models_.back();
   const int m = model.num_labels();

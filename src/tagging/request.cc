@@ -10,7 +10,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "chaintag/tagging.h"
+#include "collective/collective.h"
 #include "corpus/line_reader.h"
+#include "decode/latent.h"
 #include "string_view_compat.h"
 
 namespace chaintag {
@@ -261,6 +263,28 @@ absl::Status DecodeRequest::Validate() const {
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<CollectivePotentialKind> ParseCollectivePotentialKind(std::string_view name) {
+  if (name == "potts") return CollectivePotentialKind::kPotts;
+  if (name == "majority") return CollectivePotentialKind::kMajority;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "collective potential: expected potts or majority, found '", std::string(name), "'"));
+}
+
+std::string_view CollectivePotentialKindName(CollectivePotentialKind kind) {
+  return kind == CollectivePotentialKind::kPotts ? "potts" : "majority";
+}
+
+absl::StatusOr<CollectiveKey> ParseCollectiveKey(std::string_view name) {
+  if (name == "form") return CollectiveKey::kForm;
+  if (name == "lower") return CollectiveKey::kLower;
+  return absl::InvalidArgumentError(
+      absl::StrCat("collective key: expected form or lower, found '", std::string(name), "'"));
+}
+
+std::string_view CollectiveKeyName(CollectiveKey key) {
+  return key == CollectiveKey::kForm ? "form" : "lower";
 }
 
 }  // namespace chaintag

@@ -12,8 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "chaintag/collective.h"
-#include "chaintag/latent.h"
+#include "collective/collective.h"
+#include "decode/latent.h"
 #include "string_view_compat.h"
 
 namespace chaintag {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "decode/second_order.h"
+#include "model/parameters.h"
 #include "train/distributed.h"
 #include "train/parallel.h"
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "model/parameters.h"
 #include "train/training_data.h"
 
 namespace chaintag {

@@ -9,7 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "chaintag/communicator.h"
 #include "chaintag/eval.h"
+#include "decode/latent.h"
 #include "decode/second_order.h"
+#include "model/parameters.h"
 #include "train/parallel.h"
 
 namespace chaintag::train_internal {

@@ -15,8 +15,8 @@
 #include "chaintag/corpus.h"
 #include "chaintag/decode.h"
 #include "chaintag/features.h"
-#include "chaintag/latent.h"
 #include "chaintag/lattice.h"
+#include "decode/latent.h"
 #include "train/training_data.h"
 
 namespace chaintag::train_internal {

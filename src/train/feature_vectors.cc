@@ -1,5 +1,7 @@
 #include "train/feature_vectors.h"
 
+#include "model/parameters.h"
+
 namespace chaintag {
 namespace train_internal {
 

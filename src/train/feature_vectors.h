@@ -9,6 +9,7 @@
 
 #include "absl/types/span.h"
 #include "chaintag/lattice.h"
+#include "model/parameters.h"
 #include "train/training_data.h"
 
 namespace chaintag {

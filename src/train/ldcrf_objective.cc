@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "decode/latent.h"
+#include "model/parameters.h"
 #include "option_error.h"
 #include "string_view_compat.h"
 #include "train/distributed.h"

@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "chaintag/latent.h"
+#include "decode/latent.h"
 #include "train/crf_objective.h"
 #include "train/training_data.h"
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "model/parameters.h"
 #include "train/dual_passes.h"
 #include "train/trainer.h"
 

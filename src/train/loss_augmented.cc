@@ -9,9 +9,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "chaintag/aux_dp.h"
 #include "chaintag/decode.h"
 #include "chaintag/train.h"
+#include "decode/aux_dp.h"
 #include "decode/completion.h"
 #include "train/losses.h"
 

@@ -27,11 +27,11 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "chaintag/aux_dp.h"
 #include "chaintag/chunks.h"
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
 #include "chaintag/train.h"
+#include "decode/aux_dp.h"
 #include "decode/loss_statistics.h"
 
 namespace chaintag {

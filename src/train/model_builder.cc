@@ -1,4 +1,6 @@
 // ModelBuilder: the one way to make a Model from trained parts (the loader reads files).
+#include "train/model_builder.h"
+
 #include <string>
 #include <utility>
 #include <vector>

@@ -13,6 +13,7 @@
 #include "neural/word_vectors.h"
 #include "neural_train/neural_trainer.h"
 #include "string_view_compat.h"
+#include "train/model_builder.h"
 #include "train/trainer.h"
 
 namespace chaintag::train_internal {

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "chaintag/model.h"
 #include "chaintag/train.h"
+#include "train/model_builder.h"
 #include "train/training_data.h"
 
 namespace chaintag::train_internal {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
+#include "model/parameters.h"
 #include "train/distributed.h"
 #include "train/losses.h"
 

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/lattice.h"
+#include "model/parameters.h"
 #include "train/distributed.h"
 #include "train/feature_vectors.h"
 #include "train/losses.h"

@@ -27,6 +27,7 @@
 #include "train/ldcrf_objective.h"
 #include "train/lmsbn.h"
 #include "train/losses.h"
+#include "train/model_builder.h"
 #include "train/neural_model.h"
 #include "train/self_test_picker.h"
 #include "train/trainer.h"

@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include "absl/strings/str_cat.h"
+#include "train/model_builder.h"
 
 namespace chaintag::train_internal {
 

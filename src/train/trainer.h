@@ -12,9 +12,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "chaintag/latent.h"
 #include "chaintag/train.h"
+#include "decode/latent.h"
 #include "train/lbfgs_state.h"
+#include "train/model_builder.h"
 #include "train/training_data.h"
 
 namespace chaintag {

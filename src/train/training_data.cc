@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "chaintag/decode.h"
 #include "model/model_file.h"
+#include "model/parameters.h"
 #include "string_view_compat.h"
 #include "train/distributed.h"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "chaintag/collective.h"
+#include "collective/collective.h"
 
 namespace chaintag {
 namespace {

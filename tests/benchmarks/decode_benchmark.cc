@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "chaintag/aux_dp.h"
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
+#include "decode/aux_dp.h"
 
 namespace chaintag {
 namespace {

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "chaintag/aux_dp.h"
 #include "chaintag/corpus.h"
 #include "chaintag/decode.h"
 #include "chaintag/model.h"
+#include "decode/aux_dp.h"
 
 namespace chaintag {
 namespace {

@@ -4,9 +4,9 @@
 #include <random>
 
 #include "benchmark/benchmark.h"
-#include "chaintag/aux_dp.h"
 #include "chaintag/decode.h"
 #include "chaintag/lattice.h"
+#include "decode/aux_dp.h"
 
 namespace chaintag {
 namespace {

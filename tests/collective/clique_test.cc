@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "chaintag/collective.h"
+#include "collective/collective.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

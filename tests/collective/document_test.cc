@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "chaintag/collective.h"
+#include "collective/collective.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "chaintag/aux_dp.h"
 #include "chaintag/chunks.h"
 #include "chaintag/decode.h"
+#include "decode/aux_dp.h"
 #include "decode/round.h"
 #include "gtest/gtest.h"
 #include "support/brute_force.h"

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "chaintag/aux_dp.h"
 #include "chaintag/chunks.h"
+#include "decode/aux_dp.h"
 #include "gtest/gtest.h"
 #include "support/brute_force.h"
 

@@ -1,4 +1,4 @@
-#include "chaintag/aux_dp.h"
+#include "decode/aux_dp.h"
 
 #include <algorithm>
 #include <memory>

@@ -1,5 +1,5 @@
 // Branch-and-bound against brute-force enumeration on random history-dependent scorers.
-#include "chaintag/branch_and_bound.h"
+#include "decode/branch_and_bound.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "chaintag/aux_dp.h"
 #include "chaintag/chunks.h"
+#include "decode/aux_dp.h"
 #include "gtest/gtest.h"
 
 namespace chaintag {

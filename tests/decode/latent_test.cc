@@ -1,6 +1,6 @@
 // Latent decoding against brute-force enumeration of every hidden path on small random latent
 // lattices (M <= 6, 2-3 labels, 2-3 hidden states each).
-#include "chaintag/latent.h"
+#include "decode/latent.h"
 
 #include <algorithm>
 #include <cmath>

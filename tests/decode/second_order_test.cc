@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "chaintag/aux_dp.h"
 #include "chaintag/chunks.h"
 #include "chaintag/decode.h"
+#include "decode/aux_dp.h"
 #include "gtest/gtest.h"
 #include "support/brute_force.h"
 

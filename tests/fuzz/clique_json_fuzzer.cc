@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "chaintag/collective.h"
+#include "collective/collective.h"
 
 namespace {
 

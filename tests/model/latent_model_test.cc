@@ -4,12 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "chaintag/latent.h"
 #include "chaintag/model.h"
+#include "decode/latent.h"
 #include "gtest/gtest.h"
 #include "model/model_file.h"
 #include "support/model_sections.h"
 #include "support/tiny_model.h"
+#include "train/model_builder.h"
 
 namespace chaintag {
 namespace {

@@ -22,6 +22,7 @@
 #include "model/compression.h"
 #include "support/model_sections.h"
 #include "support/tiny_model.h"
+#include "train/model_builder.h"
 
 namespace chaintag {
 namespace {

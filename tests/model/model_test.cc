@@ -10,6 +10,7 @@
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
 #include "support/tiny_model.h"
+#include "train/model_builder.h"
 
 namespace chaintag {
 namespace {

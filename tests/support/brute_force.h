@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "chaintag/aux_dp.h"
 #include "chaintag/chunks.h"
 #include "chaintag/lattice.h"
+#include "decode/aux_dp.h"
 
 namespace chaintag::testing {
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "gtest/gtest.h"
+#include "model/parameters.h"
 #include "train/training_data.h"
 
 namespace chaintag::train_internal {

@@ -16,6 +16,7 @@
 #include "chaintag/model.h"
 #include "chaintag/train.h"
 #include "gtest/gtest.h"
+#include "train/model_builder.h"
 
 namespace chaintag::testing_model {
 

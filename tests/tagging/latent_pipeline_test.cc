@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "chaintag/latent.h"
 #include "chaintag/tagging.h"
 #include "chaintag/train.h"
+#include "decode/latent.h"
 #include "gtest/gtest.h"
 #include "support/toy_corpus.h"
 

@@ -14,6 +14,7 @@
 #include "chaintag/train.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/parameters.h"
 
 namespace chaintag {
 namespace {

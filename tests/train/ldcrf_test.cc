@@ -8,10 +8,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "chaintag/latent.h"
 #include "chaintag/model.h"
 #include "chaintag/train.h"
+#include "decode/latent.h"
 #include "gtest/gtest.h"
+#include "model/parameters.h"
 #include "support/random_problem.h"
 #include "support/toy_corpus.h"
 #include "train/ldcrf_objective.h"

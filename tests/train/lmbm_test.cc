@@ -16,6 +16,7 @@
 #include "chaintag/train.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/parameters.h"
 #include "support/toy_corpus.h"
 #include "train/training_data.h"
 

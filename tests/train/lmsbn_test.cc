@@ -6,12 +6,15 @@
 #include <utility>
 #include <vector>
 
-#include "chaintag/branch_and_bound.h"
 #include "chaintag/model.h"
 #include "chaintag/tagging.h"
 #include "chaintag/train.h"
+#include "decode/branch_and_bound.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/family.h"
+#include "model/lmsbn_scorer.h"
+#include "model/parameters.h"
 #include "support/toy_corpus.h"
 
 namespace chaintag {
@@ -191,10 +194,10 @@ TEST(LmsbnTrainTest, SearchOnATrainedModelEqualsFreshEnumeration) {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     BranchAndBoundOptions options;
     options.kbest = 4;
-    absl::StatusOr<BranchAndBoundResult> r = tagger.SearchLeftToRight(x, options);
+    absl::StatusOr<BranchAndBoundResult> r = SearchLeftToRight(tagger.family(), x, options);
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_TRUE(r->optimal);
-    absl::StatusOr<BranchAndBoundResult> best = tagger.SearchLeftToRight(x, {});
+    absl::StatusOr<BranchAndBoundResult> best = SearchLeftToRight(tagger.family(), x, {});
     ASSERT_TRUE(best.ok()) << best.status();
     EXPECT_NEAR(best->solutions[0].cost, all[0].first, 1e-9) << "trial " << trial;
     branched += best->nodes > m;

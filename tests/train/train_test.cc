@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "support/toy_corpus.h"
+#include "train/model_builder.h"
 
 namespace chaintag {
 namespace {

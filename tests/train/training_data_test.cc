@@ -12,6 +12,7 @@
 #include "chaintag/train.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/parameters.h"
 #include "support/random_problem.h"
 
 namespace chaintag::train_internal {

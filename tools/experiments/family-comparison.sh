@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Trains one model per family/objective on the same observation features and prints a markdown
 # table: training wall time, passes, peak memory, dev score (chunk F1 through `chaintag eval`, or
-# token accuracy for POS) and tagging speed (one `chaintag tag` run on dev, 1 thread, wall time
+# token accuracy for POS), training user CPU time and tagging speed (one `chaintag tag` run on dev, 1 thread, wall time
 # including model loading). No --dev selection: every model keeps its last iteration. The SSVM
 # (BCFW) stops after 40 passes, as in ssvm-experiments.sh: its 1% duality gap takes far longer
 # (still 15% at pass 124 on CoNLL-2000).
@@ -51,17 +51,18 @@ names=("$@")
 tokens=$(awk -F'\t' -v task="$task" \
   'task == "chunk" ? NF > 0 : $1 ~ /^[0-9]+$/ { n++ } END { print n + 0 }' "$dev")
 
-echo "| model | flags | train wall (s) | passes | peak memory (MB) | dev | tag wall (s) | tokens/s |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| model | flags | train wall (s) | train user CPU (s) | passes | peak memory (MB) | dev | tag wall (s) | tokens/s |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for name in "${names[@]}"; do
   [ -n "${flags[$name]+set}" ] || { echo "family-comparison: unknown run '$name'" >&2; exit 2; }
   log="$out/$name.log"
   model="$out/$name.model"
   # shellcheck disable=SC2086
-  nice -n "${NICE:-10}" /usr/bin/time -f "TIME %e %M" "$chaintag" train "${input[@]}" \
+  nice -n "${NICE:-10}" /usr/bin/time -f "TIME %e %M %U" "$chaintag" train "${input[@]}" \
     ${flags[$name]} --threads "$threads" -o "$model" "$train" 2> "$log"
   wall=$(awk '/^TIME/ {print $2}' "$log")
   peak=$(awk '/^TIME/ {printf "%.0f", $3 / 1024}' "$log")
+  user=$(awk '/^TIME/ {print $4}' "$log")
   passes=$(grep -cE '^(iter|pass) ' "$log" || true)
   if [ "$task" = chunk ]; then
     score="F1 $("$chaintag" eval -m "$model" "$dev" | awk '/^accuracy/ {print $NF}')"
@@ -71,6 +72,6 @@ for name in "${names[@]}"; do
   start=$(date +%s.%N)
   nice -n "${NICE:-10}" "$chaintag" tag -m "$model" "${input[@]}" --threads 1 "$dev" > /dev/null
   tag_wall=$(echo "$(date +%s.%N) - $start" | bc)
-  echo "| $name | \`${flags[$name]}\` | $wall | $passes | $peak | $score |" \
+  echo "| $name | \`${flags[$name]}\` | $wall | $user | $passes | $peak | $score |" \
     "$(printf '%.2f' "$tag_wall") | $(echo "$tokens / $tag_wall" | bc) |"
 done

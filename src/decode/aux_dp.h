@@ -9,8 +9,8 @@
 // labeling that is smallest when read from the last position backwards (as ViterbiDecode does).
 // Infeasible requests return absl::NotFoundError whose message starts with "infeasible"; use
 // IsInfeasible(status) to tell it apart from real errors.
-#ifndef CHAINTAG_AUX_DP_H_
-#define CHAINTAG_AUX_DP_H_
+#ifndef CHAINTAG_DECODE_AUX_DP_H_
+#define CHAINTAG_DECODE_AUX_DP_H_
 
 #include <cstdint>
 #include <functional>
@@ -436,4 +436,4 @@ absl::StatusOr<Labeling> ScoreRangeDecode(const Lattice& lattice, double lower, 
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_AUX_DP_H_
+#endif  // CHAINTAG_DECODE_AUX_DP_H_

@@ -7,8 +7,8 @@
 // every branch whose accumulated cost reaches the bound (the best leaf so far, or the K-th best
 // for k-best) is pruned. The search visits few nodes when the model fits well (the paper's
 // Theorem: O(K^S) states with probability at least 1 - L(w)/S).
-#ifndef CHAINTAG_BRANCH_AND_BOUND_H_
-#define CHAINTAG_BRANCH_AND_BOUND_H_
+#ifndef CHAINTAG_DECODE_BRANCH_AND_BOUND_H_
+#define CHAINTAG_DECODE_BRANCH_AND_BOUND_H_
 
 #include <cstdint>
 #include <limits>
@@ -16,7 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "chaintag/aux_dp.h"
+#include "decode/aux_dp.h"
 
 namespace chaintag {
 
@@ -73,4 +73,4 @@ absl::StatusOr<BranchAndBoundResult> BranchAndBoundDecode(LeftToRightScorer& sco
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_BRANCH_AND_BOUND_H_
+#endif  // CHAINTAG_DECODE_BRANCH_AND_BOUND_H_

@@ -4,8 +4,8 @@
 // A clique has n nodes and m labels, node potentials phi[u][y] and a clique potential
 // C(n_1..n_m) that depends only on how many nodes take each label. The score of a labeling y is
 // F(y) = sum_u phi[u][y_u] + C(n(y)); the algorithms look for the labeling of highest score.
-#ifndef CHAINTAG_COLLECTIVE_H_
-#define CHAINTAG_COLLECTIVE_H_
+#ifndef CHAINTAG_COLLECTIVE_COLLECTIVE_H_
+#define CHAINTAG_COLLECTIVE_COLLECTIVE_H_
 
 #include <cstdint>
 #include <istream>
@@ -239,20 +239,6 @@ absl::StatusOr<CollectiveDecodeResult> CollectiveDecode(absl::Span<const Lattice
                                                         absl::Span<const DocumentClique> cliques,
                                                         const CollectiveDecodeOptions& options);
 
-// What tagging joins and how (tag --collective).
-enum class CollectivePotentialKind {
-  kPotts,     // lambda / n * sum_y n_y^2 (the paper's CoNLL setting, lambda = c / n)
-  kMajority,  // lambda * sum_y W[a][y] n_y, a = majority label, W estimated from training data
-};
-// "potts", "majority".
-absl::StatusOr<CollectivePotentialKind> ParseCollectivePotentialKind(std::string_view name);
-std::string_view CollectivePotentialKindName(CollectivePotentialKind kind);
-// How occurrences are matched: the word form as written, or its lower-case form.
-enum class CollectiveKey { kForm, kLower };
-// "form", "lower".
-absl::StatusOr<CollectiveKey> ParseCollectiveKey(std::string_view name);
-std::string_view CollectiveKeyName(CollectiveKey key);
-
 }  // namespace chaintag
 
-#endif  // CHAINTAG_COLLECTIVE_H_
+#endif  // CHAINTAG_COLLECTIVE_COLLECTIVE_H_

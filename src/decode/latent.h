@@ -4,8 +4,9 @@
 // labeling is NP-hard to find in general (X. Sun, "Exact Decoding on Latent Variable Conditional
 // Models is NP-Hard"); LdiDecode is that paper's LDI: best-first hidden paths, an exact forward
 // pass per new labeling, and a stop as soon as the best labeling outweighs all unseen mass.
-#ifndef CHAINTAG_LATENT_H_
-#define CHAINTAG_LATENT_H_
+// (LatentLayout, the hidden states of each label, is public: chaintag/labels.h.)
+#ifndef CHAINTAG_DECODE_LATENT_H_
+#define CHAINTAG_DECODE_LATENT_H_
 
 #include <cstdint>
 #include <string>
@@ -18,34 +19,6 @@
 #include "chaintag/lattice.h"
 
 namespace chaintag {
-
-// Which hidden states belong to which label: state_label(h) is non-decreasing in h, so label y
-// owns the states [first_state(y), end_state(y)).
-class LatentLayout {
- public:
-  static constexpr int kMaxStatesPerLabel = 64;
-  static constexpr int kMaxStates = 4096;
-
-  LatentLayout() = default;
-  // `state_labels[h]` = label of hidden state h; non-decreasing, every label 0..N-1 owning 1 to
-  // kMaxStatesPerLabel states, at most kMaxStates in all. Errors say which rule is broken.
-  static absl::StatusOr<LatentLayout> Create(int num_labels, std::vector<int32_t> state_labels);
-  // Per label count of hidden states (each in 1..kMaxStatesPerLabel).
-  static absl::StatusOr<LatentLayout> FromCounts(absl::Span<const int> states_per_label);
-
-  int num_labels() const { return first_.empty() ? 0 : static_cast<int>(first_.size()) - 1; }
-  int num_states() const { return static_cast<int>(state_labels_.size()); }
-  int label_of(int state) const { return state_labels_[state]; }
-  int first_state(int label) const { return first_[label]; }
-  int end_state(int label) const { return first_[label + 1]; }
-  int states_of(int label) const { return first_[label + 1] - first_[label]; }
-  const std::vector<int32_t>& state_labels() const { return state_labels_; }
-  bool empty() const { return state_labels_.empty(); }
-
- private:
-  std::vector<int32_t> state_labels_;
-  std::vector<int32_t> first_;  // N + 1 offsets
-};
 
 // The label mask over hidden states: h -> h' is allowed when label(h) -> label(h') is.
 TransitionMask ExpandTransitionMask(const TransitionMask& label_mask, const LatentLayout& layout);
@@ -116,4 +89,4 @@ absl::StatusOr<std::vector<double>> LatentLabelMarginals(const Lattice& hidden,
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_LATENT_H_
+#endif  // CHAINTAG_DECODE_LATENT_H_
