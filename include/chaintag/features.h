@@ -218,8 +218,23 @@ class AttributeDictionary {
   void ReleaseIndex();
   void RestoreIndex();
 
+  // The table as a model file stores it (docs/model-format.md, section 'attributes'): the slots
+  // (capacity a power of two) and the arena of {i32 id, u32 length, bytes} entries in id order.
+  // Requires the index (not released).
+  absl::Span<const uint64_t> stored_slots() const { return slots_; }
+  std::string_view stored_arena() const { return arena_; }
+  // A dictionary of `count` names from a stored table (little-endian words), checked without
+  // trusting it: capacity a power of two of at least 16 and twice the count, `count` occupied
+  // slots, entries in id order one after another, each name found at its own id (a duplicate is
+  // an error), `check_name(name, id)` on each. Errors are the ones `error(what)` makes.
+  static absl::StatusOr<AttributeDictionary> FromStoredTable(
+      uint64_t count, std::string_view slots, std::string_view arena,
+      const std::function<absl::Status(std::string_view name, int id)>& check_name,
+      const std::function<absl::Status(std::string_view what)>& error);
+
   // Batched lookups: Hash once, PrefetchSlot some keys ahead, PrefetchEntry fewer ahead, then
-  // FindHashed (equal to Find).
+  // FindHashed (equal to Find). Stable across builds and platforms: model files store tables
+  // built with it.
   static uint64_t Hash(std::string_view attribute);
   int FindHashed(std::string_view attribute, uint64_t hash) const {
     if (slots_.empty()) return -1;

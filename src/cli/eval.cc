@@ -53,9 +53,11 @@ int RunEval(const std::vector<std::string>& args) {
       "bound-distance", po::value<std::string>()->default_value("hamming"),
       "D in --bound-term: hamming (wrongly labelled tokens, as in the theorem) or chunks (chunk "
       "false positives + false negatives)")(
-      "unseen-from", po::value<std::vector<std::string>>()->multitoken(),
+      // One file per option (repeatable): a multi-token option would swallow the files to score.
+      "unseen-from", po::value<std::vector<std::string>>()->composing(),
       "also score the tokens whose word (column 0, exact form) occurs in none of these files "
-      "(e.g. the training files; read with the same reader options)");
+      "(e.g. the training files; read with the same reader options); repeat the option for "
+      "several files");
   AddReaderOptions(&options);
   po::variables_map vm;
   if (int rc = ParseOrExit(cmd, "(-m MODEL | --gold-column N --pred-column N) [options] FILE...",

@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -250,6 +249,10 @@ absl::Status CheckModelString(std::string_view text, StringRule rule, std::strin
   return absl::OkStatus();
 }
 
+uint64_t AlignedOffset(uint64_t offset) {
+  return (offset + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment;
+}
+
 uint64_t HeaderAndTableBytes(std::string_view prefix) {
   if (prefix.size() < kFixedHeaderBytes) return 0;
   const uint32_t count = GetU32At(prefix, 12);
@@ -297,7 +300,16 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(std::string_view byte
           absl::StrCat(name, ": section ", i, " (", SectionName(e.id), ") spans bytes [", e.offset,
                        ", +", e.length, "), expected it inside [", header_end, ", ", size, ")"));
     }
-    end = std::max(end, e.offset + e.length);
+    // In table order, each where the previous one ends rounded up to the alignment: no byte of
+    // the file is outside the checksums but zero padding (FromBytes checks it is zero).
+    if (e.offset != AlignedOffset(end)) {
+      return absl::DataLossError(
+          absl::StrCat(name, ": section ", i, " (", SectionName(e.id), ") starts at byte ",
+                       e.offset, ", expected ", AlignedOffset(end), " (where the ",
+                       i == 0 ? "section table" : "previous section",
+                       " ends, rounded up to a multiple of ", kSectionAlignment, ")"));
+    }
+    end = e.offset + e.length;
   }
   // So a size the header overstates is caught here, not after reading (or inflating) that much.
   if (end != size) {
@@ -869,22 +881,16 @@ absl::StatusOr<Model> LoadFile(const std::string& path) {
   if (regular && static_cast<uint64_t>(st.st_size) != *declared) {
     return mf::SizeMismatch(path, *declared, static_cast<uint64_t>(st.st_size));
   }
-  if (regular && *declared > 0) {
-    // Mapped, not read: a read copies the file into fresh heap pages that the kernel zeroes first
-    // (a fifth of a one-sentence `tag` run). The size was checked against fstat above.
-    void* mapped = ::mmap(nullptr, *declared, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
-    if (mapped != MAP_FAILED) {
-      absl::StatusOr<Model> model =
-          Model::FromBytes(std::string_view(static_cast<const char*>(mapped), *declared), path);
-      ::munmap(mapped, *declared);
-      return model;
-    }
-  }
   if (regular) {
-    // One allocation of the declared size plus one byte (so a longer file is reported as such),
-    // not zero-filled: the read overwrites it.
+    // Read into a 64-byte-aligned buffer, not mapped: a file truncated by another process while
+    // mapped would end this one with SIGBUS. One byte more than declared, so a longer file is
+    // reported as such; not zero-filled, the read overwrites it.
     const uint64_t want = std::max<uint64_t>(*declared + 1, head.size());
-    auto buffer = std::make_unique_for_overwrite<char[]>(want);
+    struct AlignedDelete {
+      void operator()(char* p) const { ::operator delete[](p, std::align_val_t{64}); }
+    };
+    std::unique_ptr<char[], AlignedDelete> buffer(
+        static_cast<char*>(::operator new[](want, std::align_val_t{64})));
     std::memcpy(buffer.get(), head.data(), head.size());
     absl::StatusOr<size_t> more = read_some(buffer.get() + head.size(), want - head.size());
     if (!more.ok()) return more.status();
@@ -947,9 +953,21 @@ std::string Model::ToBytes() const {
   }
   sections.emplace_back(mf::kTemplates, spec_.text());
   {
+    // The kept names' own table (ids 0..kept-1), as loading adopts it.
+    AttributeDictionary stored;
+    int64_t name_bytes = 0;
+    for (const int a : kept)
+      name_bytes += a < attributes_.size() ? attributes_.name_view(a).size() : 0;
+    stored.Reserve(static_cast<int>(kept.size()), name_bytes);
+    for (const int a : kept) {
+      stored.Insert(a < attributes_.size() ? attributes_.name_view(a) : std::string_view());
+    }
     ByteWriter w;
-    w.U32(static_cast<uint32_t>(kept.size()));
-    for (const int a : kept) w.String(a < attributes_.size() ? attributes_.name(a) : "");
+    w.U64(kept.size());
+    w.U64(stored.stored_slots().size());
+    w.U64(stored.stored_arena().size());
+    for (const uint64_t slot : stored.stored_slots()) w.U64(slot);
+    w.Bytes(stored.stored_arena());
     sections.emplace_back(mf::kAttributes, w.Take());
   }
   {
@@ -959,8 +977,11 @@ std::string Model::ToBytes() const {
     w.U64(static_cast<uint64_t>(num_features));
     w.I32(0);
     for (const int a : kept) w.I32(t.ranges[2 * a + 1]);
-    for (const TaggingScores::Entry& e : t.entries) w.I32(e.label);
-    for (const TaggingScores::Entry& e : t.entries) w.F32(e.weight);
+    if (kept.size() % 2 == 0) w.I32(0);  // so the entries start at a multiple of 8
+    for (const TaggingScores::Entry& e : t.entries) {
+      w.I32(e.label);
+      w.F32(e.weight);
+    }
     for (const double weight : chain_weights_) w.F32(weight);
     sections.emplace_back(mf::kParameters, w.Take());
   }
@@ -1033,19 +1054,18 @@ std::string Model::ToBytes() const {
   }
 
   const uint64_t table_end = mf::kFixedHeaderBytes + sections.size() * mf::kSectionEntryBytes;
+  const auto aligned = mf::AlignedOffset;
   uint64_t total = table_end + 4;
-  for (const auto& section : sections) total += section.second.size();
+  for (const auto& section : sections) total = aligned(total) + section.second.size();
   std::string out(table_end + 4, '\0');
   out.reserve(total);
   out.replace(0, mf::kMagic.size(), mf::kMagic);
-  mf::PutU32At(&out, 8,
-               encoder_ != nullptr ? mf::kNeuralFormatVersion
-               : order() == 2      ? mf::kSecondOrderFormatVersion
-                                   : mf::kFormatVersion);
+  mf::PutU32At(&out, 8, mf::kFormatVersion);
   mf::PutU32At(&out, 12, static_cast<uint32_t>(sections.size()));
   mf::PutU64At(&out, 16, total);
   for (size_t i = 0; i < sections.size(); ++i) {
     const size_t pos = mf::kFixedHeaderBytes + i * mf::kSectionEntryBytes;
+    out.resize(aligned(out.size()), '\0');  // zero padding, outside every section
     mf::PutU32At(&out, pos, sections[i].first);
     mf::PutU32At(&out, pos + 4, mf::Crc32c(sections[i].second));
     mf::PutU64At(&out, pos + 8, out.size());
@@ -1075,7 +1095,18 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   absl::StatusOr<std::vector<SectionEntry>> table = mf::ReadSectionTable(bytes, name);
   if (!table.ok()) return table.status();
   std::array<const SectionEntry*, mf::kMaxSectionId + 1> found{};
+  uint64_t padding_begin = mf::HeaderAndTableBytes(bytes);
   for (const SectionEntry& e : *table) {
+    // ReadSectionTable checked the layout; the padding before each section must be zero bytes.
+    for (uint64_t i = padding_begin; i < e.offset; ++i) {
+      if (bytes[i] != '\0') {
+        return absl::DataLossError(
+            absl::StrCat(name, ": expected zero padding before section '", mf::SectionName(e.id),
+                         "', found byte ", static_cast<int>(static_cast<unsigned char>(bytes[i])),
+                         " at offset ", i));
+      }
+    }
+    padding_begin = e.offset + e.length;
     const uint32_t crc = mf::Crc32c(bytes.substr(e.offset, e.length));
     if (crc != e.checksum) {
       return absl::DataLossError(absl::StrCat(name, ": section '", mf::SectionName(e.id),
@@ -1141,33 +1172,34 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   }
   AttributeDictionary attributes;
   {
+    // The dictionary's own table: adopted as stored, after checks that trust nothing in it.
     ByteReader r = reader(mf::kAttributes);
-    uint32_t count = 0;
-    CHAINTAG_RETURN_IF_ERROR(r.Count(&count, 4, "attributes"));
-    // The section is the count, then a length and the bytes of each name.
-    attributes.Reserve(static_cast<int>(count),
-                       static_cast<int64_t>(r.remaining()) - 4 * static_cast<int64_t>(count));
-    // Straight from the image into the dictionary's arena (no string per name), in blocks whose
-    // hashes are computed and slots prefetched first: the slot loads are cache misses.
-    constexpr uint32_t kBlock = 16;
-    std::array<std::string_view, kBlock> block;
-    std::array<uint64_t, kBlock> hashes;
-    for (uint32_t start = 0; start < count; start += kBlock) {
-      const uint32_t n = std::min(kBlock, count - start);
-      for (uint32_t k = 0; k < n; ++k) {
-        CHAINTAG_RETURN_IF_ERROR(r.StringView(&block[k], "attributes"));
-        CHAINTAG_RETURN_IF_ERROR(CheckAttributeName(block[k], static_cast<int>(start + k), name));
-        hashes[k] = AttributeDictionary::Hash(block[k]);
-        attributes.PrefetchSlot(hashes[k]);
-      }
-      for (uint32_t k = 0; k < n; ++k) {
-        if (attributes.InsertHashed(block[k], hashes[k]) != static_cast<int>(start + k)) {
-          return absl::DataLossError(absl::StrCat(name, ": attribute '", ToAbsl(block[k]),
-                                                  "' appears twice in the dictionary"));
-        }
-      }
+    uint64_t count = 0, capacity = 0, arena_bytes = 0;
+    CHAINTAG_RETURN_IF_ERROR(r.U64(&count, "attribute count"));
+    CHAINTAG_RETURN_IF_ERROR(r.U64(&capacity, "table capacity"));
+    CHAINTAG_RETURN_IF_ERROR(r.U64(&arena_bytes, "arena size"));
+    // Compared without overflow, so nothing is allocated from counts the section cannot hold.
+    const uint64_t left = r.remaining();
+    if (capacity > left / 8 || arena_bytes > left || 8 * capacity + arena_bytes != left) {
+      return r.Error(absl::StrCat(
+          "a table of capacity ", capacity, " and an arena of ", arena_bytes, " bytes (", count,
+          " attributes) need other than the ", left, " bytes the section has left"));
     }
+    const unsigned char *slots = nullptr, *arena = nullptr;
+    CHAINTAG_RETURN_IF_ERROR(r.Bytes(8 * capacity, &slots, "table slots"));
+    CHAINTAG_RETURN_IF_ERROR(r.Bytes(arena_bytes, &arena, "arena"));
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
+    const auto view = [](const unsigned char* p, uint64_t n) {
+      return std::string_view(reinterpret_cast<const char*>(p), n);
+    };
+    absl::StatusOr<AttributeDictionary> stored = AttributeDictionary::FromStoredTable(
+        count, view(slots, 8 * capacity), view(arena, arena_bytes),
+        [&](std::string_view text, int id) { return CheckAttributeName(text, id, name); },
+        [&](std::string_view what) {
+          return absl::DataLossError(absl::StrCat(name, ": section 'attributes': ", ToAbsl(what)));
+        });
+    if (!stored.ok()) return stored.status();
+    attributes = *std::move(stored);
   }
   LatentLayout latent;
   if (found[mf::kLatentStates] != nullptr) {
@@ -1209,16 +1241,25 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
     }
     // Exact size check first, so nothing is allocated from counts the section cannot hold.
     const uint64_t num_chain = uint64_t{n} * n + 2 * uint64_t{n};
-    const uint64_t expected = 4 * (uint64_t{num_attr} + 1) + 8 * num_features + 4 * num_chain;
+    // The offsets, 4 zero bytes when that puts the (label, weight) entries at a multiple of 8,
+    // the entries, then the chain weights.
+    const uint64_t pad = num_attr % 2 == 0 ? 4 : 0;
+    const uint64_t expected = 4 * (uint64_t{num_attr} + 1) + pad + 8 * num_features + 4 * num_chain;
     if (r.remaining() != expected) {
       return r.Error(absl::StrCat("expected ", expected, " bytes of offsets and weights, found ",
                                   r.remaining()));
     }
-    const unsigned char *offsets = nullptr, *labels_at = nullptr, *weights = nullptr;
+    const unsigned char *offsets = nullptr, *padding = nullptr, *entries = nullptr,
+                        *weights = nullptr;
     CHAINTAG_RETURN_IF_ERROR(r.Bytes(4 * (uint64_t{num_attr} + 1), &offsets, "attribute offsets"));
-    CHAINTAG_RETURN_IF_ERROR(r.Bytes(4 * num_features, &labels_at, "feature labels"));
-    CHAINTAG_RETURN_IF_ERROR(r.Bytes(4 * (num_features + num_chain), &weights, "weights"));
+    CHAINTAG_RETURN_IF_ERROR(r.Bytes(pad, &padding, "padding"));
+    CHAINTAG_RETURN_IF_ERROR(r.Bytes(8 * num_features, &entries, "feature entries"));
+    CHAINTAG_RETURN_IF_ERROR(r.Bytes(4 * num_chain, &weights, "weights"));
     CHAINTAG_RETURN_IF_ERROR(r.Finish());
+    if (pad != 0 && (padding[0] | padding[1] | padding[2] | padding[3]) != 0) {
+      return absl::DataLossError(
+          absl::StrCat(name, ": section 'parameters': expected zero padding after the offsets"));
+    }
     const auto u32_at = [](const unsigned char* p, uint64_t i) {
       p += 4 * i;
       return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
@@ -1239,35 +1280,49 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
       state.ranges[2 * a] = begin;
       state.ranges[2 * a + 1] = end;
     }
-    state.entries.resize(num_features);
+    // The tagging layout as stored: copied, then one pass checks labels and finiteness.
+    static_assert(sizeof(Model::TaggingScores::Entry) == 8);
+    using Entry = Model::TaggingScores::Entry;
+    if (std::endian::native == std::endian::little &&
+        reinterpret_cast<uintptr_t>(entries) % alignof(Entry) == 0) {
+      // Copied without zero-filling first (the entries are aligned in an aligned image).
+      const auto* stored = reinterpret_cast<const Entry*>(entries);
+      state.entries.assign(stored, stored + num_features);
+    } else {
+      state.entries.resize(num_features);
+      for (uint64_t f = 0; f < num_features; ++f) {
+        state.entries[f] = {static_cast<int32_t>(u32_at(entries, 2 * f)),
+                            std::bit_cast<float>(u32_at(entries, 2 * f + 1))};
+      }
+    }
+    uint64_t bad = num_features;
     for (uint64_t f = 0; f < num_features; ++f) {
-      const auto label = static_cast<int32_t>(u32_at(labels_at, f));
-      if (label < 0 || label >= static_cast<int32_t>(n)) {
-        return absl::DataLossError(absl::StrCat(name, ": feature ", f, " has label id ", label,
+      const Model::TaggingScores::Entry& e = state.entries[f];
+      // Unsigned: a negative label is out of range too; a finite float's exponent is not all ones.
+      if (static_cast<uint32_t>(e.label) >= n ||
+          (std::bit_cast<uint32_t>(e.weight) & 0x7F800000u) == 0x7F800000u) [[unlikely]] {
+        bad = f;
+        break;
+      }
+    }
+    if (bad < num_features) {
+      const Model::TaggingScores::Entry& e = state.entries[bad];
+      if (static_cast<uint32_t>(e.label) >= n) {
+        return absl::DataLossError(absl::StrCat(name, ": feature ", bad, " has label id ", e.label,
                                                 ", expected 0 to ", static_cast<int>(n) - 1));
       }
-      state.entries[f] = {label, std::bit_cast<float>(u32_at(weights, f))};
+      return absl::DataLossError(
+          absl::StrCat(name, ": weight ", bad, " is ", e.weight, ", expected a finite number"));
     }
     chain.resize(num_chain);
     for (uint64_t i = 0; i < num_chain; ++i) {
-      chain[i] = static_cast<double>(std::bit_cast<float>(u32_at(weights, num_features + i)));
+      chain[i] = static_cast<double>(std::bit_cast<float>(u32_at(weights, i)));
     }
   }
   const auto non_finite = [&](uint64_t i, double w) {
     return absl::DataLossError(
         absl::StrCat(name, ": weight ", i, " is ", w, ", expected a finite number"));
   };
-  for (size_t f = 0; f < state.entries.size(); ++f) {
-    if (!std::isfinite(state.entries[f].weight)) return non_finite(f, state.entries[f].weight);
-  }
-  const bool second_order_version = mf::GetU32At(bytes, 8) == mf::kSecondOrderFormatVersion;
-  if (second_order_version != (found[mf::kSecondOrder] != nullptr)) {
-    return absl::DataLossError(absl::StrCat(
-        name, ": model format version ", mf::GetU32At(bytes, 8),
-        second_order_version ? " is for second-order models, but the file has no 'second order' "
-                               "section"
-                             : " has a 'second order' section; expected version 3"));
-  }
   if (found[mf::kSecondOrder] != nullptr) {
     ByteReader r = reader(mf::kSecondOrder);
     const uint64_t n = num_states;
@@ -1304,13 +1359,6 @@ absl::StatusOr<Model> Model::FromBytes(std::string_view bytes, const std::string
   Model model(std::move(labels), *std::move(spec), std::move(attributes), std::move(state),
               std::move(chain), static_cast<int>(num_states), order, std::move(mask),
               std::move(latent));
-  const bool neural_version = mf::GetU32At(bytes, 8) == mf::kNeuralFormatVersion;
-  if (neural_version != (found[mf::kNeural] != nullptr)) {
-    return absl::DataLossError(
-        absl::StrCat(name, ": model format version ", mf::GetU32At(bytes, 8),
-                     neural_version ? " is for neural models, but the file has no 'neural' section"
-                                    : " has a 'neural' section; expected version 4"));
-  }
   if (found[mf::kNeural] != nullptr) {
     absl::StatusOr<neural::Encoder<float>> encoder = neural::ParseEncoder(
         bytes.substr(found[mf::kNeural]->offset, found[mf::kNeural]->length), name);

@@ -16,16 +16,15 @@
 namespace chaintag::model_file {
 
 inline constexpr std::string_view kMagic = "CHAINTAG";
-// 2: the input-options section (ModelInputOptions) is required. Older files are refused with a
-// request to retrain, since nothing in them says how their input was read.
-inline constexpr uint32_t kFormatVersion = 2;
-// Second-order models (section kSecondOrder) are written as version 3, so that readers that do
-// not know the section refuse them instead of tagging them as first-order chains.
-inline constexpr uint32_t kSecondOrderFormatVersion = 3;
-// Neural and hybrid models (section kNeural) are written as version 4, so that readers that do not
-// know the section refuse them instead of tagging with the sparse scores alone.
-inline constexpr uint32_t kNeuralFormatVersion = 4;
-inline constexpr uint32_t kMaxFormatVersion = kNeuralFormatVersion;
+// 5: sections start at multiples of 64 bytes; the attributes section is the dictionary's hash
+// table and the parameters section the tagging layout, both copied in without parsing. Files of
+// versions 2-4 are refused with a request to retrain (tools/train-models.sh makes version 5).
+// The second-order and neural sections (versions 3 and 4 before) are known to every version-5
+// reader, so one version serves every model.
+inline constexpr uint32_t kFormatVersion = 5;
+inline constexpr uint32_t kMaxFormatVersion = kFormatVersion;
+// Every section's offset is a multiple of this, so arrays can be used where they lie.
+inline constexpr uint64_t kSectionAlignment = 64;
 // magic(8) + version(4) + section count(4) + file size(8).
 inline constexpr uint64_t kFixedHeaderBytes = 24;
 // id(4) + checksum(4) + offset(8) + length(8).
@@ -105,6 +104,8 @@ absl::StatusOr<std::vector<SectionEntry>> ReadSectionTable(
 // Bytes of the header, section table and header checksum of an image whose first
 // kFixedHeaderBytes are `prefix` (0 when the section count is out of range).
 uint64_t HeaderAndTableBytes(std::string_view prefix);
+// `offset` rounded up to a multiple of kSectionAlignment: where a section after it starts.
+uint64_t AlignedOffset(uint64_t offset);
 // Recomputes every section checksum and the header checksum in place (tests use it to tamper
 // with content while keeping checksums valid). Requires a structurally valid image.
 absl::Status RecomputeChecksums(std::string* bytes);

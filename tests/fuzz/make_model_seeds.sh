@@ -40,6 +40,7 @@ body_start = 24 + 24 * count + 4
 body = b''
 for entry in sorted(table, key=lambda e: e[2]):
     data = deep if entry[0] == 2 else src[entry[2]:entry[2] + entry[3]]
+    body += b'\0' * (-(body_start + len(body)) % 64)  # sections start at multiples of 64
     entry[1], entry[2], entry[3] = crc32c(data), body_start + len(body), len(data)
     body += data
 header = b'CHAINTAG' + src[8:16] + struct.pack('<Q', body_start + len(body))

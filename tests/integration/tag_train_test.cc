@@ -170,6 +170,27 @@ TEST_F(TagTrainTest, TagConllAppendsAColumnAndLearnsTheFixture) {
   EXPECT_THAT(e.out, HasSubstr("FB1: 100.00"));
 }
 
+TEST_F(TagTrainTest, EvalUnseenFromTakesOneFileAndLeavesTheFilesToScore) {
+  TempDir dir;
+  const std::string other = (dir.path() / "other.conll").string();
+  {
+    std::ofstream out(other);
+    out << "The DT B-NP\nfirm NN I-NP\n";
+  }
+  // The file to score follows --unseen-from; it must be scored, not read as a second word file.
+  RunResult r = RunChaintag("eval -m '" + chunk_model_ + "' --unseen-from '" + other +
+                            "' tests/fixtures/cli/sample.conll");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("FB1: 100.00"));
+  EXPECT_THAT(r.out, HasSubstr("unseen words: 16 tokens"));
+  // Repeated, the option adds the words of every file it names.
+  r = RunChaintag(
+      "eval -m '" + chunk_model_ + "' --unseen-from '" + other +
+      "' --unseen-from tests/fixtures/cli/sample.conll tests/fixtures/cli/sample.conll");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("unseen words: 0 tokens"));
+}
+
 TEST_F(TagTrainTest, EvalColumnsMatchesModelEval) {
   TempDir dir;
   const std::string tagged = (dir.path() / "t.conll").string();

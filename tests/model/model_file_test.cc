@@ -238,14 +238,167 @@ TEST(ModelFileTest, ForeignFilesHaveBadMagic) {
   }
 }
 
-// Version 3 is for second-order models only: a first-order file claiming it is refused.
-TEST(ModelFileTest, SecondOrderVersionNeedsItsSection) {
-  std::string bytes = SmallModelWithSelfTests().ToBytes();
-  PutU32(&bytes, 8, mf::kSecondOrderFormatVersion);
-  ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
-  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "o3.model");
+// Versions 2-4 (before the in-place layout) are refused with a request to retrain.
+TEST(ModelFileTest, VersionsBeforeTheInPlaceLayoutAskForRetraining) {
+  for (uint32_t version : {2u, 3u, 4u}) {
+    std::string bytes = SmallModelWithSelfTests().ToBytes();
+    PutU32(&bytes, 8, version);
+    ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
+    absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "old.model");
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_EQ(loaded.status().message(),
+              absl::StrCat("old.model: made by an older chaintag (model format ", version,
+                           "); retrain it with tools/train-models.sh"));
+  }
+}
+
+// Sections lie where the previous one ends rounded up to 64 bytes, and the padding is zero.
+TEST(ModelFileTest, SectionsAreAlignedAndPaddingIsChecked) {
+  const std::string bytes = SmallModelWithSelfTests().ToBytes();
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  ASSERT_TRUE(table.ok()) << table.status();
+  uint64_t end = mf::HeaderAndTableBytes(bytes);
+  for (const mf::SectionEntry& e : *table) {
+    EXPECT_EQ(e.offset % mf::kSectionAlignment, 0u);
+    EXPECT_EQ(e.offset, mf::AlignedOffset(end));
+    end = e.offset + e.length;
+  }
+  // A nonzero padding byte, with every checksum valid, is refused.
+  const mf::SectionEntry& params = Section(*table, mf::kParameters);
+  size_t gap = 0;  // the first padding byte after some section but the last
+  for (size_t i = 0; i + 1 < table->size(); ++i) {
+    const mf::SectionEntry& e = (*table)[i];
+    if (e.offset + e.length < (*table)[i + 1].offset) gap = e.offset + e.length;
+  }
+  ASSERT_GT(gap, 0u);
+  std::string corrupt = bytes;
+  corrupt[gap] = 1;
+  absl::StatusOr<Model> loaded = Model::FromBytes(corrupt, "pad.model");
   ASSERT_FALSE(loaded.ok());
-  EXPECT_TRUE(Contains(loaded.status(), "is for second-order models")) << loaded.status();
+  EXPECT_TRUE(Contains(loaded.status(), "zero padding")) << loaded.status();
+  // A section moved by 8 bytes is refused with the table, before any section is read.
+  corrupt = bytes;
+  for (size_t i = 0; i < table->size(); ++i) {
+    if ((*table)[i].id != mf::kParameters) continue;
+    const size_t entry = mf::kFixedHeaderBytes + i * mf::kSectionEntryBytes;
+    for (int k = 0; k < 8; ++k) {
+      corrupt[entry + 8 + k] = static_cast<char>(((params.offset + 8) >> (8 * k)) & 0xFF);
+    }
+  }
+  ASSERT_TRUE(mf::RecomputeChecksums(&corrupt).ok());
+  loaded = Model::FromBytes(corrupt, "moved.model");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(Contains(loaded.status(), "rounded up to a multiple of 64")) << loaded.status();
+}
+
+// The attributes section is the dictionary's table: hostile tables with valid checksums are
+// refused with a message (never a crash or an endless probe).
+TEST(ModelFileTest, CorruptDictionaryTablesRejected) {
+  const std::string bytes = SmallModelWithSelfTests().ToBytes();
+  absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
+  ASSERT_TRUE(table.ok()) << table.status();
+  const mf::SectionEntry& attrs = Section(*table, mf::kAttributes);
+  const std::string section = bytes.substr(attrs.offset, attrs.length);
+  auto u64 = [&](size_t pos) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+      v |= uint64_t{static_cast<unsigned char>(section[pos + i])} << (8 * i);
+    return v;
+  };
+  auto put64 = [](std::string* s, size_t pos, uint64_t v) {
+    for (int i = 0; i < 8; ++i) (*s)[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+  };
+  const uint64_t count = u64(0), capacity = u64(8), arena_bytes = u64(16);
+  ASSERT_GE(count, 3u);
+  ASSERT_EQ(24 + 8 * capacity + arena_bytes, section.size());
+  const size_t slots = 24, arena = slots + 8 * capacity;
+  // Arena offsets of the first three entries (they follow one another in id order).
+  auto length_at = [&](size_t offset) {
+    return static_cast<size_t>(static_cast<unsigned char>(section[arena + offset + 4]));
+  };
+  const size_t e0 = 1, e1 = e0 + 8 + length_at(e0), e2 = e1 + 8 + length_at(e1);
+  size_t occupied = slots, empty = slots;
+  for (size_t i = 0; i < capacity; ++i) {
+    if (u64(slots + 8 * i) != 0) occupied = slots + 8 * i;
+    if (u64(slots + 8 * i) == 0) empty = slots + 8 * i;
+  }
+  struct Case {
+    const char* what;
+    std::string content;
+    const char* message;
+  };
+  std::vector<Case> cases;
+  auto with = [&](const char* what, size_t pos, uint64_t v, const char* message) {
+    std::string s = section;
+    put64(&s, pos, v);
+    cases.push_back({what, s, message});
+  };
+  with("capacity not a power of two", 8, capacity + 1, "need other than");
+  with("count above half the capacity", 0, capacity, "twice the");
+  with("slot pointing past the arena", occupied, (u64(occupied) >> 40 << 40) | (arena_bytes + 5),
+       "holds no entry");
+  with("slot pointing inside a name", occupied, u64(occupied) + 9, "holds no entry");
+  with("slot cleared", occupied, 0, "occupied slots");
+  with("extra slot", empty, u64(occupied), "occupied slots");
+  {
+    std::string s = section;
+    s[arena + e0 + 4] = static_cast<char>(s[arena + e0 + 4] + 1);  // name 1 one byte longer
+    cases.push_back({"entry length", s, "does not hold its id"});
+  }
+  {
+    std::string s = section;
+    s[arena] = 1;  // the reserved byte at offset 0
+    cases.push_back({"reserved arena byte", s, "starts with a zero byte"});
+  }
+  {
+    // Entry 1 holds id 0 (ids in order).
+    std::string s = section;
+    s[arena + e1] = 0;
+    cases.push_back({"entry holds another id", s, "does not hold its id"});
+  }
+  {
+    // Name 2 made equal to name 1 where they have the same length: a duplicate, found at id 1;
+    // otherwise a name whose slot no longer matches: not found at its id.
+    std::string s = section;
+    const size_t n1 = length_at(e1), n2 = length_at(e2);
+    if (n1 == n2) {
+      s.replace(arena + e2 + 8, n2, section.substr(arena + e1 + 8, n1));
+      cases.push_back({"duplicate name", s, "appears twice in the dictionary"});
+    } else {
+      s[arena + e2 + 8] = static_cast<char>(s[arena + e2 + 8] == 'x' ? 'y' : 'x');
+      cases.push_back({"renamed entry", s, "is not found at its id"});
+    }
+  }
+  {
+    std::string s = section;
+    s[arena + e0 + 8] = '\x01';
+    cases.push_back({"control character in a name", s, "attribute 1"});
+  }
+  for (const Case& c : cases) {
+    absl::StatusOr<Model> loaded =
+        Model::FromBytes(ReplaceSection(bytes, mf::kAttributes, c.content), "dict.model");
+    ASSERT_FALSE(loaded.ok()) << c.what;
+    EXPECT_TRUE(Contains(loaded.status(), c.message)) << c.what << ": " << loaded.status();
+    EXPECT_TRUE(Contains(loaded.status(), "dict.model")) << c.what << ": " << loaded.status();
+  }
+  // The unchanged section through the same helper loads.
+  EXPECT_TRUE(Model::FromBytes(ReplaceSection(bytes, mf::kAttributes, section), "same.model").ok());
+}
+
+// The stored table is the dictionary's: every stored name is found at its id after loading, and
+// the hash is stable (model files depend on it).
+TEST(ModelFileTest, StoredDictionaryFindsEveryName) {
+  const Model model = SmallModelWithSelfTests();
+  absl::StatusOr<Model> loaded = Model::FromBytes(model.ToBytes(), "mem");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  for (int a = 0; a < loaded->attributes().size(); ++a) {
+    EXPECT_EQ(loaded->attributes().Find(loaded->attributes().name_view(a)), a);
+  }
+  EXPECT_EQ(loaded->attributes().Find("no such attribute"), -1);
+  // Values also computed by tools/upgrade-model.py's independent implementation.
+  EXPECT_EQ(AttributeDictionary::Hash(""), 0x5a2dc9e0481681c7u);
+  EXPECT_EQ(AttributeDictionary::Hash("U00:the"), 0x1a5cd10434b5627bu);
+  EXPECT_EQ(AttributeDictionary::Hash("U02:a longer attribute of 34 bytes"), 0x732d9568e3489e23u);
 }
 
 TEST(ModelFileTest, FutureVersionIsAClearError) {
@@ -262,7 +415,7 @@ TEST(ModelFileTest, FutureVersionIsAClearError) {
 // plain or gzip-compressed, before any section is read.
 TEST(ModelFileTest, OlderFormatAsksForRetraining) {
   std::string bytes = SmallModelWithSelfTests().ToBytes();
-  ASSERT_EQ(mf::kFormatVersion, 2u);
+  ASSERT_EQ(mf::kFormatVersion, 5u);
   PutU32(&bytes, 8, 1);
   ASSERT_TRUE(mf::RecomputeChecksums(&bytes).ok());
   const std::string expected =
@@ -335,7 +488,9 @@ size_t StartWeightsOffset(const Model& model, const std::string& bytes) {
   const int n = model.num_labels();
   absl::StatusOr<std::vector<mf::SectionEntry>> table = mf::ReadSectionTable(bytes, "x");
   const mf::SectionEntry& e = Section(*table, mf::kParameters);
-  return e.offset + 16 + 4 * (p.num_attributes() + 1) + 8 * p.num_state_features() + 4 * n * n;
+  const size_t pad = p.num_attributes() % 2 == 0 ? 4 : 0;
+  return e.offset + 16 + 4 * (p.num_attributes() + 1) + pad + 8 * p.num_state_features() +
+         4 * n * n;
 }
 
 TEST(ModelFileTest, SelfTestDetectsDrift) {
@@ -375,7 +530,8 @@ TEST(ModelFileTest, StructuralErrorsWithValidChecksumsRejected) {
   const mf::SectionEntry& params = Section(*table, mf::kParameters);
   const int num_attr = compact->Parameters().num_attributes();
   const size_t offsets_at = params.offset + 16;
-  const size_t labels_at = offsets_at + 4 * (num_attr + 1);
+  // The (label, weight) entries start at a multiple of 8 after the offsets.
+  const size_t labels_at = offsets_at + 4 * (num_attr + 1) + (num_attr % 2 == 0 ? 4 : 0);
   struct Case {
     const char* what;
     size_t pos;
@@ -397,7 +553,8 @@ TEST(ModelFileTest, StructuralErrorsWithValidChecksumsRejected) {
       {"huge self-test width", Section(*table, mf::kSelfTests).offset + 8, 0xFFFFFFFFu,
        "does not fit"},
       {"huge metadata count", Section(*table, mf::kMetadata).offset, 0xFFFFFFFFu, "count"},
-      {"huge attribute count", Section(*table, mf::kAttributes).offset, 0xFFFFFFFFu, "count"},
+      {"huge attribute count", Section(*table, mf::kAttributes).offset, 0xFFFFFFFFu,
+       "twice the 4294967295 attributes"},
   };
   for (const Case& c : cases) {
     std::string corrupt = bytes;

@@ -32,6 +32,9 @@ inline std::string ReplaceSection(const std::string& bytes, uint32_t id,
   };
   for (const model_file::SectionEntry& e : sorted) {
     const std::string data = e.id == id ? content : bytes.substr(e.offset, e.length);
+    image.resize((image.size() + model_file::kSectionAlignment - 1) /
+                     model_file::kSectionAlignment * model_file::kSectionAlignment,
+                 '\0');
     for (size_t i = 0; i < table->size(); ++i) {
       if ((*table)[i].id != e.id) continue;
       const size_t entry = model_file::kFixedHeaderBytes + i * model_file::kSectionEntryBytes;

@@ -188,7 +188,7 @@ TEST(NeuralModelTest, CountConstraintAndKBestMatchBruteForce) {
 TEST(NeuralModelTest, FileRoundTripKeepsTheEncoder) {
   for (const Model* model : {&Hybrid(), &Neural()}) {
     const std::string bytes = model->ToBytes();
-    EXPECT_EQ(GetU32(bytes, 8), model_file::kNeuralFormatVersion);
+    EXPECT_EQ(GetU32(bytes, 8), model_file::kFormatVersion);
     absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "toy.model");
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     ASSERT_NE(loaded->encoder(), nullptr);
@@ -307,14 +307,14 @@ TEST(NeuralModelTest, CorruptedSectionsAreRefusedWithoutACrash) {
     ASSERT_FALSE(loaded.ok()) << message;
     EXPECT_THAT(loaded.status().message(), HasSubstr(message));
   }
-  // The version must say whether the section is there.
+  // A file claiming version 4 (neural models before the in-place layout) asks for retraining.
   {
     std::string bad = good;
-    PutU32(&bad, 8, model_file::kFormatVersion);
+    PutU32(&bad, 8, 4);
     ASSERT_TRUE(model_file::RecomputeChecksums(&bad).ok());
     absl::StatusOr<Model> loaded = Model::FromBytes(bad, "toy.model");
     ASSERT_FALSE(loaded.ok());
-    EXPECT_THAT(loaded.status().message(), HasSubstr("has a 'neural' section; expected version 4"));
+    EXPECT_THAT(loaded.status().message(), HasSubstr("made by an older chaintag (model format 4)"));
   }
 }
 
