@@ -7,12 +7,17 @@ that training the same model with this chaintag writes (tools/train-models.sh), 
 models can be converted without retraining. Gzip-compressed input is written back compressed.
 
   tools/upgrade-model.py OLD.model NEW.model
+
+Standard library only (any python3). A file it cannot convert is named with the reason, exit 1,
+and NEW is not written.
 """
+import array
 import gzip
+import os
 import struct
 import sys
-
-import numpy as np
+import tempfile
+import zlib
 
 ALIGN = 64
 MASK64 = (1 << 64) - 1
@@ -38,6 +43,16 @@ def crc32c(data):
 def folded_multiply(a, b):
     p = a * b
     return (p & MASK64) ^ (p >> 64)
+
+
+class ConversionError(Exception):
+    pass
+
+
+def require(condition, message):
+    # Not assert: python -O would drop the checks.
+    if not condition:
+        raise ConversionError(message)
 
 
 def le(data):
@@ -81,7 +96,7 @@ def dictionary_table(names):
         slots[j] = (h >> OFFSET_BITS) << OFFSET_BITS | offset
         arena += struct.pack("<iI", i, len(name)) + name
     return (struct.pack("<QQQ", len(names), capacity, len(arena)) +
-            np.array(slots, dtype="<u8").tobytes() + bytes(arena))
+            struct.pack("<%dQ" % capacity, *slots) + bytes(arena))
 
 
 def convert_attributes(data):
@@ -91,33 +106,40 @@ def convert_attributes(data):
         (n,) = struct.unpack_from("<I", data, pos)
         names.append(data[pos + 4:pos + 4 + n])
         pos += 4 + n
-    assert pos == len(data), "attributes section has trailing bytes"
+    require(pos == len(data), "attributes section has trailing bytes")
     return dictionary_table(names)
 
 
 def convert_parameters(data):
     n, num_attr, num_features = struct.unpack_from("<IIQ", data, 0)
     offsets_end = 16 + 4 * (num_attr + 1)
-    labels = np.frombuffer(data, dtype="<u4", count=num_features, offset=offsets_end)
     weights_at = offsets_end + 4 * num_features
-    weights = np.frombuffer(data, dtype="<u4", count=num_features, offset=weights_at)
+    require(weights_at + 4 * num_features <= len(data), "parameters section is truncated")
+    labels = array.array("I", data[offsets_end:weights_at])
+    weights = array.array("I", data[weights_at:weights_at + 4 * num_features])
     chain = data[weights_at + 4 * num_features:]
-    assert len(chain) == 4 * (n * n + 2 * n), "parameters section has an unexpected size"
-    entries = np.column_stack([labels, weights]).astype("<u4").tobytes()
+    require(len(chain) == 4 * (n * n + 2 * n), "parameters section has an unexpected size")
+    pairs = array.array("I", bytes(8 * num_features))
+    pairs[0::2] = labels
+    pairs[1::2] = weights
+    if sys.byteorder == "big":
+        pairs.byteswap()
+    entries = pairs.tobytes()
     pad = b"\0\0\0\0" if num_attr % 2 == 0 else b""
     return data[:offsets_end] + pad + entries + chain
 
 
 def convert(image):
-    assert image[:8] == b"CHAINTAG", "not a chaintag model"
+    require(len(image) >= 28 and image[:8] == b"CHAINTAG", "not a chaintag model")
     version, count, size = struct.unpack_from("<IIQ", image, 8)
-    assert version in (2, 3, 4), "expected model format 2, 3 or 4, found %d" % version
-    assert size == len(image), "truncated model"
+    require(version in (2, 3, 4), "expected model format 2, 3 or 4, found %d" % version)
+    require(size == len(image) and 24 + 24 * count <= size, "truncated model")
     table = [struct.unpack_from("<IIQQ", image, 24 + 24 * i) for i in range(count)]
     sections = []
     for sid, crc, offset, length in table:
         data = image[offset:offset + length]
-        assert crc32c(data) == crc, "section %d checksum mismatch" % sid
+        require(offset + length <= len(image) and crc32c(data) == crc,
+                "section %d checksum mismatch" % sid)
         if sid == 3:
             data = convert_attributes(data)
         elif sid == 4:
@@ -137,14 +159,33 @@ def convert(image):
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit("usage: tools/upgrade-model.py OLD.model NEW.model")
-    raw = open(sys.argv[1], "rb").read()
-    compressed = raw[:2] == b"\x1f\x8b"
-    out = convert(gzip.decompress(raw) if compressed else raw)
+        sys.stderr.write("usage: tools/upgrade-model.py OLD.model NEW.model\n")
+        sys.exit(2)
+    source, target = sys.argv[1], sys.argv[2]
+    try:
+        with open(source, "rb") as f:
+            raw = f.read()
+        compressed = raw[:2] == b"\x1f\x8b"
+        out = convert(gzip.decompress(raw) if compressed else raw)
+    except (OSError, EOFError, zlib.error, struct.error, ConversionError) as e:
+        sys.exit("upgrade-model: %s: %s" % (source, e))
     if compressed:
         out = gzip.compress(out, 9, mtime=0)
-    with open(sys.argv[2], "wb") as f:
-        f.write(out)
+    if os.path.exists(target) and not os.path.isfile(target):
+        sys.exit("upgrade-model: %s: not a regular file; give a file path" % target)
+    # Written beside the target and renamed over it, so a failed write leaves no partial model.
+    folder = os.path.dirname(os.path.abspath(target))
+    try:
+        fd, temp = tempfile.mkstemp(prefix=".upgrade-", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(out)
+            os.replace(temp, target)
+        except BaseException:
+            os.unlink(temp)
+            raise
+    except OSError as e:
+        sys.exit("upgrade-model: %s: %s" % (target, e))
 
 
 if __name__ == "__main__":
