@@ -74,68 +74,6 @@ absl::Status ReadLossWeights(const std::string& path, LossSpec* spec);
 // they fold into the lattice's unary scores.
 bool IsDecomposable(const LossSpec& spec);
 
-// A loss bound to a label inventory (label ids as in a Model / Lattice).
-class BoundLoss;
-absl::StatusOr<std::shared_ptr<const BoundLoss>> BindLoss(const LossSpec& spec,
-                                                          const std::vector<std::string>& labels);
-
-enum class LossScaling { kMargin, kSlack };
-
-struct LossAugmentedResult {
-  // The exact engine was over its memory or cell limit: labeling is the maximiser under the
-  // Hamming loss instead (one Viterbi), with `loss` and `value` of the real loss.
-  bool fallback = false;
-  Labeling labeling;  // the maximiser y-hat; labeling.score = F(y-hat)
-  double loss = 0.0;  // Delta(y*, y-hat)
-  double value =
-      0.0;  // the maximised objective: F + Delta (margin) or (1 + F - F(y*)) Delta (slack)
-};
-
-// Exact loss-augmented inference on `lattice` for gold labels `gold` (label ids):
-//   margin scaling: argmax_y F(y) + Delta(y*, y)
-//   slack scaling:  argmax_y (1 + F(y) - F(y*)) * Delta(y*, y)
-// Decomposable losses under margin scaling fold into the unary scores and cost one Viterbi; every
-// other combination runs the auxiliary-variable engine on the loss's statistic. `scratch` may be
-// null; reusing one per thread avoids allocation. `hint`, when not empty, is a labeling (e.g. the
-// maximiser of the previous training pass) whose objective tightens the engine's pruning; it
-// never changes the answer, only the time to find it.
-struct LossAugmentedScratch;
-absl::StatusOr<LossAugmentedResult> LossAugmentedDecode(const Lattice& lattice,
-                                                        absl::Span<const int> gold,
-                                                        const BoundLoss& loss, LossScaling scaling,
-                                                        LossAugmentedScratch* scratch = nullptr,
-                                                        absl::Span<const int> hint = {});
-struct LossAugmentedScratchDeleter {
-  void operator()(LossAugmentedScratch* scratch) const;
-};
-using LossAugmentedScratchPtr = std::unique_ptr<LossAugmentedScratch, LossAugmentedScratchDeleter>;
-LossAugmentedScratchPtr MakeLossAugmentedScratch();
-// A scratch whose exact engine may use `max_bytes` for its tables (8 bytes a cell); a sentence
-// needing more gets the Hamming-loss maximiser (LossAugmentedResult::fallback).
-LossAugmentedScratchPtr MakeLossAugmentedScratch(int64_t max_bytes);
-// Delta(gold, predicted) computed directly from the two labelings (for checks and reports).
-double EvaluateLoss(const BoundLoss& loss, absl::Span<const int> gold,
-                    absl::Span<const int> predicted);
-// Per-token costs of a decomposable loss: cost(t, y) for gold `gold`, so that
-// Delta(gold, y) = sum_t cost(t, y_t). `costs` receives M x N values. Fails for other losses.
-absl::Status DecomposedLossCosts(const BoundLoss& loss, absl::Span<const int> gold,
-                                 std::vector<double>* costs);
-
-// The distance D in the bound term's margin test.
-enum class BoundDistance {
-  kHamming,  // wrongly labelled tokens, as in McAllester's theorem (Bauer et al. 2023, sec. 4.2)
-  kChunks,   // chunk errors FP + FN against y*
-};
-// The PAC-Bayes bound term of Bauer, Nakajima and Mueller (Mathematics 11(12):2628, 2023,
-// sec. 4.2, after McAllester's theorem) for one sentence: max_y 1[F(y*) - F(y) <= D(y*, y)] *
-// (1 - F1), F1 over chunks against y*, exact on the engine with the statistic (TP, FP); the
-// Hamming distance is folded into the scores (+1 on every token label other than y*'s), so it
-// needs no state. `chunks` describes the lattice's labels. A gold labeling the lattice forbids
-// (F(y*) = -inf) passes the margin test for every y; callers warn about it.
-absl::StatusOr<double> BoundTerm(const Lattice& lattice, absl::Span<const int> gold,
-                                 const ChunkTable& chunks,
-                                 BoundDistance distance = BoundDistance::kHamming);
-
 // ---------------------------------------------------------------------------------------------
 // Training. Objective, algorithm and loss level are enums; their names are parsed and printed in
 // one place (the functions below), which the option table, the CLI and the metadata all use.

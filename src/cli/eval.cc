@@ -18,6 +18,7 @@
 #include "chaintag/train.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "train/losses.h"
 
 namespace chaintag::cli {
 

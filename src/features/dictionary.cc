@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "chaintag/features.h"
+#include "features/featurizer.h"
 
 namespace chaintag {
 

@@ -1,3 +1,5 @@
+#include "features/featurizer.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "chaintag/chunks.h"
 #include "chaintag/features.h"
+#include "features/featurizer.h"
 #include "features/functions.h"
 #include "features/template.h"
 

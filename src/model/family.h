@@ -18,6 +18,7 @@
 #include "chaintag/request.h"
 #include "decode/aux_dp.h"
 #include "decode/branch_and_bound.h"
+#include "features/featurizer.h"
 
 namespace chaintag {
 

@@ -11,6 +11,7 @@
 #include "chaintag/lattice.h"
 #include "chaintag/model.h"
 #include "decode/branch_and_bound.h"
+#include "features/featurizer.h"
 
 namespace chaintag {
 

@@ -11,6 +11,7 @@
 
 #include "decode/latent.h"
 #include "decode/second_order.h"
+#include "features/featurizer.h"
 #include "model/parameters.h"
 
 namespace chaintag {

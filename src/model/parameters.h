@@ -10,6 +10,7 @@
 #include "chaintag/features.h"
 #include "chaintag/lattice.h"
 #include "chaintag/model.h"
+#include "features/featurizer.h"
 
 namespace chaintag {
 

@@ -11,6 +11,7 @@
 #include "chaintag/eval.h"
 #include "decode/latent.h"
 #include "decode/second_order.h"
+#include "features/featurizer.h"
 #include "model/parameters.h"
 #include "train/parallel.h"
 

@@ -17,6 +17,7 @@
 #include "chaintag/features.h"
 #include "chaintag/lattice.h"
 #include "decode/latent.h"
+#include "features/featurizer.h"
 #include "train/training_data.h"
 
 namespace chaintag::train_internal {

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/eval.h"
+#include "features/featurizer.h"
 #include "model/parameters.h"
 #include "train/dev_scorer.h"
 #include "train/dual_passes.h"

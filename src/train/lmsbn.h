@@ -15,6 +15,7 @@
 #include "absl/types/span.h"
 #include "chaintag/corpus.h"
 #include "chaintag/features.h"
+#include "features/featurizer.h"
 #include "train/training_data.h"
 
 namespace chaintag::train_internal {

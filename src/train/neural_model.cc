@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "features/featurizer.h"
 #include "neural/encoder.h"
 #include "neural/word_vectors.h"
 #include "neural_train/neural_trainer.h"

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "chaintag/train.h"
+#include "train/losses.h"
 #include "train/trainer.h"
 #include "train/training_data.h"
 

@@ -15,6 +15,7 @@
 #include "chaintag/train.h"
 #include "decode/latent.h"
 #include "train/lbfgs_state.h"
+#include "train/losses.h"
 #include "train/model_builder.h"
 #include "train/training_data.h"
 

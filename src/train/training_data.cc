@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "chaintag/decode.h"
+#include "features/featurizer.h"
 #include "model/model_file.h"
 #include "model/parameters.h"
 #include "string_view_compat.h"

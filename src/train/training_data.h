@@ -21,6 +21,7 @@
 #include "chaintag/labels.h"
 #include "chaintag/lattice.h"
 #include "chaintag/model.h"
+#include "features/featurizer.h"
 #include "model/parameters.h"
 
 namespace chaintag {

@@ -13,6 +13,7 @@
 #include "benchmark/benchmark.h"
 #include "chaintag/corpus.h"
 #include "chaintag/features.h"
+#include "features/featurizer.h"
 
 namespace chaintag {
 namespace {

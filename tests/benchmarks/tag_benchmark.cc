@@ -14,6 +14,7 @@
 #include "chaintag/decode.h"
 #include "chaintag/features.h"
 #include "chaintag/model.h"
+#include "features/featurizer.h"
 #include "model/parameters.h"
 
 namespace chaintag {

@@ -6,6 +6,7 @@
 
 #include "chaintag/clusters.h"
 #include "chaintag/features.h"
+#include "features/featurizer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

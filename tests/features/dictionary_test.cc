@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "chaintag/features.h"
+#include "features/featurizer.h"
 #include "gtest/gtest.h"
 
 namespace chaintag {

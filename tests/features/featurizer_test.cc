@@ -1,3 +1,5 @@
+#include "features/featurizer.h"
+
 #include <cctype>
 #include <memory>
 #include <random>

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "chaintag/features.h"
+#include "features/featurizer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

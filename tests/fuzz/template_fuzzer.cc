@@ -9,6 +9,7 @@
 
 #include "chaintag/corpus.h"
 #include "chaintag/features.h"
+#include "features/featurizer.h"
 
 namespace {
 

@@ -6,6 +6,7 @@
 
 #include "chaintag/model.h"
 #include "decode/latent.h"
+#include "features/featurizer.h"
 #include "gtest/gtest.h"
 #include "model/model_file.h"
 #include "support/model_sections.h"

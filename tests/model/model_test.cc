@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "chaintag/train.h"
+#include "features/featurizer.h"
 #include "gtest/gtest.h"
 #include "support/tiny_model.h"
 #include "train/model_builder.h"

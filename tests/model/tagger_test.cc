@@ -5,6 +5,7 @@
 
 #include "chaintag/model.h"
 #include "chaintag/train.h"
+#include "features/featurizer.h"
 #include "gtest/gtest.h"
 #include "support/tiny_model.h"
 #include "train/model_builder.h"

@@ -15,6 +15,7 @@
 #include "chaintag/lattice.h"
 #include "chaintag/model.h"
 #include "chaintag/train.h"
+#include "features/featurizer.h"
 #include "gtest/gtest.h"
 #include "train/model_builder.h"
 

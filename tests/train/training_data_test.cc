@@ -10,6 +10,7 @@
 #include "chaintag/corpus.h"
 #include "chaintag/features.h"
 #include "chaintag/train.h"
+#include "features/featurizer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/parameters.h"
