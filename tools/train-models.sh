@@ -106,7 +106,7 @@ for m in "${models[@]}"; do
         --lexicon "$work/wsj-tags.lex" --clusters "$work/paths.txt" \
         --encoder hybrid --embeddings "$work/vec.bin" --layers 2 --epochs 30 --patience 5 \
         --average-epochs 3 --max-vocabulary 30000 \
-        --threads "$threads" --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" -o models/en-pos-nn.model \
+        --compress --threads "$threads" --dev "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" -o models/en-pos-nn.model \
         "$corpora/ud-english-ewt/en_ewt-ud-train.conllu"
       "$chaintag" eval -m models/en-pos-nn.model --format conllu --label xpos "$corpora/ud-english-ewt/en_ewt-ud-dev.conllu" | head -n 3
       ;;
