@@ -180,8 +180,8 @@ class MajorityWeightEstimator {
 
 // The shipped default pipeline: "en-pos.model" then "en-chunk.model".
 const std::vector<std::string>& DefaultModelFiles();
-// The shipped accurate pipeline: "en-pos-nn.model" (the hybrid neural POS tagger, more accurate
-// and slower; models/MODELS.md) then "en-chunk.model".
+// The shipped accurate pipeline: "en-pos-nn.model" then "en-chunk-nn.model" (the hybrid neural
+// POS tagger and chunker, more accurate and slower; models/MODELS.md).
 const std::vector<std::string>& AccurateModelFiles();
 // Finds a shipped model file by name: in $CHAINTAG_MODELS if set, then in each of `extra_dirs`
 // (e.g. a Python package's share/chaintag/models), then relative to the running executable:

@@ -23,7 +23,7 @@ int RunServe(const std::vector<std::string>& args) {
       "model,m", po::value<std::vector<std::string>>(),
       "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")(
       "accurate", po::bool_switch(),
-      "without -m: the accurate pipeline, en-pos-nn (neural, slower) then en-chunk")(
+      "without -m: the accurate pipeline, en-pos-nn then en-chunk-nn (neural, slower)")(
       "host", po::value<std::string>()->default_value(defaults.host),
       "address to listen on (loopback by default; 0.0.0.0 for every interface)")(
       "port", po::value<int>()->default_value(defaults.port), "TCP port (0: any free port)")(

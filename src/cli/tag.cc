@@ -512,7 +512,7 @@ int RunTag(const std::vector<std::string>& args) {
       "model,m", po::value<std::vector<std::string>>(),
       "model file; repeat for a pipeline (default: the shipped en-pos then en-chunk)")(
       "accurate", po::bool_switch(),
-      "without -m: the accurate pipeline, en-pos-nn (neural, slower) then en-chunk")(
+      "without -m: the accurate pipeline, en-pos-nn then en-chunk-nn (neural, slower)")(
       "output-format", po::value<std::string>()->default_value("conll"),
       "conll, conllu, tagged, chunks or jsonl")(
       "threads", po::value<int>()->default_value(1),

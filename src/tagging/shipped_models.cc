@@ -17,7 +17,7 @@ const std::vector<std::string>& DefaultModelFiles() {
 }
 
 const std::vector<std::string>& AccurateModelFiles() {
-  static const auto* files = new std::vector<std::string>{"en-pos-nn.model", "en-chunk.model"};
+  static const auto* files = new std::vector<std::string>{"en-pos-nn.model", "en-chunk-nn.model"};
   return *files;
 }
 

@@ -63,7 +63,7 @@ TEST(ShippedModelsTest, KBestAndDiverseOnConll2000Dev) {
   }
 }
 
-// --accurate: en-pos-nn (the hybrid neural POS tagger) then en-chunk. "spending" is where the
+// --accurate: en-pos-nn (the hybrid neural POS tagger) then en-chunk-nn. "spending" is where the
 // two POS models differ on the sample (en-pos: NN, en-pos-nn: VBG).
 TEST(ShippedModelsTest, AccuratePipelineRunsTheNeuralPosModel) {
   RunResult r = RunChaintag("tag --accurate --output-format chunks docs/sample.txt");
@@ -76,6 +76,28 @@ TEST(ShippedModelsTest, AccuratePipelineRunsTheNeuralPosModel) {
   RunResult both = RunChaintag("tag --accurate -m models/en-pos.model docs/sample.txt");
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_THAT(both.err, HasSubstr("--accurate chooses the shipped models"));
+}
+
+// --accurate's chunker is en-chunk-nn: on this sentence it alone chunks "trading" as the subject
+// NP (en-chunk, given the same POS tags, puts "trading ended" in one VP).
+TEST(ShippedModelsTest, AccuratePipelineRunsTheNeuralChunker) {
+  const std::string text = "printf 'The decision was announced after trading ended.\\n' | ";
+  RunResult r = RunChaintag("tag --accurate --output-format chunks", text);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("[PP after/IN] [NP trading/VBG] [VP ended/VBN]"));
+  RunResult old = RunChaintag(
+      "tag -m models/en-pos-nn.model -m models/en-chunk.model --output-format chunks", text);
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_THAT(old.out, HasSubstr("[PP after/IN] [VP trading/VBG ended/VBN]"));
+}
+
+// en-chunk-nn's dev figure (models/MODELS.md).
+TEST(ShippedModelsTest, AccurateChunkModelOnConll2000Dev) {
+  if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent";
+  RunResult eval =
+      RunChaintag("eval -m models/en-chunk-nn.model ../shared/corpora/conll2000/dev.txt");
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_THAT(eval.out, HasSubstr("FB1:  95.78"));
 }
 
 // The accurate model's dev figure (models/MODELS.md) and the issue-30 count command on it.

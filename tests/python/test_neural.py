@@ -82,7 +82,7 @@ class AccuratePipelineTest(unittest.TestCase):
         import sys
         import tempfile
         with tempfile.TemporaryDirectory() as d:
-            for name in ("en-pos-nn.model", "en-chunk.model"):
+            for name in ("en-pos-nn.model", "en-chunk-nn.model"):
                 open(os.path.join(d, name), "w").close()
             env = dict(os.environ, CHAINTAG_MODELS=d)
             code = "import chaintag; print(chaintag.default_model_paths(accurate=True))"
@@ -90,7 +90,7 @@ class AccuratePipelineTest(unittest.TestCase):
                                text=True)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout.strip(), repr([os.path.join(d, "en-pos-nn.model"),
-                                                     os.path.join(d, "en-chunk.model")]))
+                                                     os.path.join(d, "en-chunk-nn.model")]))
 
     def test_accurate_with_paths_raises(self):
         import chaintag
@@ -104,3 +104,6 @@ class AccuratePipelineTest(unittest.TestCase):
         self.assertEqual(len(out[0].labels), 2)  # POS (en-pos-nn), then chunks
         self.assertEqual(out[0].labels[0][:5], ["IN", "DT", "NN", ",", "VBG"])  # en-pos: NN
         self.assertEqual(out[0].labels[1][:3], ["B-PP", "B-NP", "I-NP"])
+        # The chunker is en-chunk-nn: "trading" starts an NP (en-chunk: inside the VP).
+        out = p.tag_text("The decision was announced after trading ended.")
+        self.assertEqual(out[0].labels[1][4:7], ["B-PP", "B-NP", "B-VP"])

@@ -37,15 +37,16 @@ TEST_F(ShippedModelPathTest, DefaultPipelineIsPosThenChunk) {
   EXPECT_EQ(DefaultModelFiles(), (std::vector<std::string>{"en-pos.model", "en-chunk.model"}));
 }
 
-TEST_F(ShippedModelPathTest, AccuratePipelineIsPosNnThenChunkFoundLikeTheDefault) {
-  EXPECT_EQ(AccurateModelFiles(), (std::vector<std::string>{"en-pos-nn.model", "en-chunk.model"}));
+TEST_F(ShippedModelPathTest, AccuratePipelineIsPosNnThenChunkNnFoundLikeTheDefault) {
+  EXPECT_EQ(AccurateModelFiles(),
+            (std::vector<std::string>{"en-pos-nn.model", "en-chunk-nn.model"}));
   std::ofstream(dir_ / "a" / "en-pos-nn.model") << "n";
-  std::ofstream(dir_ / "a" / "en-chunk.model") << "c";
+  std::ofstream(dir_ / "a" / "en-chunk-nn.model") << "c";
   setenv("CHAINTAG_MODELS", (dir_ / "a").c_str(), 1);
   auto paths = PipelineModelPaths({}, /*accurate=*/true);
   ASSERT_TRUE(paths.ok()) << paths.status();
   EXPECT_EQ(*paths, (std::vector<std::string>{(dir_ / "a" / "en-pos-nn.model").string(),
-                                              (dir_ / "a" / "en-chunk.model").string()}));
+                                              (dir_ / "a" / "en-chunk-nn.model").string()}));
   // Given files win over either shipped pipeline.
   auto given = PipelineModelPaths({"x.model"}, /*accurate=*/true);
   ASSERT_TRUE(given.ok()) << given.status();

@@ -44,8 +44,8 @@ def _model_dirs():
 
 def default_model_paths(accurate=False):
     """Paths of the shipped default pipeline (en-pos.model, en-chunk.model), or with
-    accurate=True of the accurate one (en-pos-nn.model, the hybrid neural POS tagger, then
-    en-chunk.model), found as the chaintag binary finds them: $CHAINTAG_MODELS, then
+    accurate=True of the accurate one (en-pos-nn.model and en-chunk-nn.model, the hybrid
+    neural POS tagger and chunker), found as the chaintag binary finds them: $CHAINTAG_MODELS, then
     share/chaintag/models relative to this package or to the running program. Raises
     FileNotFoundError naming every place tried."""
     files = _core._accurate_model_files() if accurate else _core._default_model_files()
@@ -55,7 +55,7 @@ def default_model_paths(accurate=False):
 def load(*paths, accurate=False):
     """A Pipeline of the given model files (str or os.PathLike; Model objects are taken as
     they are), or of the shipped models (POS, then chunks) when none is given: the fast
-    en-pos + en-chunk, or with accurate=True en-pos-nn (more accurate, slower) + en-chunk."""
+    en-pos + en-chunk, or with accurate=True en-pos-nn + en-chunk-nn (more accurate, slower)."""
     if paths and accurate:
         raise ValueError("load: accurate=True chooses the shipped models; give no paths with it")
     if not paths:
