@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Reproduces the shipped models in models/ from the reference corpora (../shared/corpora, or
 # CORPORA=DIR), with the build in build/ (BUILD=DIR). Prints each model's dev figures.
-#   tools/train-models.sh [pos|chunk|np|pos-nn|chunk-nn ...]   (default: pos chunk np, the fast models)
-# pos-nn and chunk-nn are the accurate POS tagger and chunker (hybrid neural models, docs/neural.md); EMBEDDINGS=FILE reuses
+#   tools/train-models.sh [pos|chunk|np|pos-nn|chunk-nn|np-nn ...]   (default: pos chunk np, the fast models)
+# pos-nn, chunk-nn and np-nn are the accurate POS tagger, chunker and NP chunker (hybrid neural
+# models, docs/neural.md), trained only when named; EMBEDDINGS=FILE reuses
 # word vectors made by the same `chaintag embeddings` command as the script runs.
 # POS_ORDER=2 / CHUNK_ORDER=2 train second-order chains instead (more accurate on dev, about half
 # the tagging speed; models/MODELS.md); POS_C1, CHUNK_C1, ... override the regularisation.
@@ -37,7 +38,7 @@ clusters() {
   fi
 }
 
-# Skipgram word vectors with subword n-grams of the same text, for pos-nn and chunk-nn; one thread, so the same
+# Skipgram word vectors with subword n-grams of the same text, for the -nn models; one thread, so the same
 # bytes on every run (docs/embeddings.md).
 embeddings() {
   if [ -n "${EMBEDDINGS:-}" ]; then
@@ -45,6 +46,13 @@ embeddings() {
   elif [ ! -f "$work/vec.bin" ]; then
     "$chaintag" embeddings --threads 1 -o "$work/vec.bin" "$corpora"/unlabeled-en/*.txt.gz
   fi
+}
+
+# Base NPs: CoNLL-2000 with every non-NP chunk tag mapped to O, for np and np-nn.
+np_data() {
+  for split in train dev; do
+    awk 'NF == 3 && $3 !~ /-NP$/ { $3 = "O" } { print }' "$corpora/conll2000/$split.txt" > "$work/np-$split.txt"
+  done
 }
 
 for m in "${models[@]}"; do
@@ -80,10 +88,7 @@ for m in "${models[@]}"; do
       "$chaintag" eval -m models/en-chunk.model "$corpora/conll2000/dev.txt" | head -n 3
       ;;
     np)
-      # Base NPs: every non-NP chunk tag mapped to O.
-      for split in train dev; do
-        awk 'NF == 3 && $3 !~ /-NP$/ { $3 = "O" } { print }' "$corpora/conll2000/$split.txt" > "$work/np-$split.txt"
-      done
+      np_data
       # A latent-dynamic CRF with 2 hidden states per label (issue 14: dev F1 95.86 against the
       # plain CRF's 95.47 with the same features and regularisation).
       ${launch[@]+"${launch[@]}"} "$chaintag" train --format conll --preset np --objective ldcrf --latent 2 \
@@ -123,6 +128,18 @@ for m in "${models[@]}"; do
         "$corpora/conll2000/train.txt"
       "$chaintag" eval -m models/en-chunk-nn.model "$corpora/conll2000/dev.txt" | head -n 3
       ;;
-    *) echo "train-models: unknown model '$m' (pos, chunk, np, pos-nn, chunk-nn)" >&2; exit 2 ;;
+    np-nn)
+      # The accurate base-NP chunker beside en-np: the np templates with en-chunk's clusters, added to
+      # the neural encoder of chunk-nn (one BiLSTM layer) and trained together with it.
+      np_data
+      clusters
+      embeddings
+      ${launch[@]+"${launch[@]}"} "$chaintag" train --format conll --preset np --clusters "$work/paths.txt" \
+        --encoder hybrid --embeddings "$work/vec.bin" --layers 1 --epochs 20 --patience 3 \
+        --average-epochs 3 --max-vocabulary 30000 \
+        --compress --threads "$threads" --dev "$work/np-dev.txt" -o models/en-np-nn.model "$work/np-train.txt"
+      "$chaintag" eval -m models/en-np-nn.model "$work/np-dev.txt" | head -n 3
+      ;;
+    *) echo "train-models: unknown model '$m' (pos, chunk, np, pos-nn, chunk-nn, np-nn)" >&2; exit 2 ;;
   esac
 done

@@ -100,6 +100,16 @@ TEST(ShippedModelsTest, AccurateChunkModelOnConll2000Dev) {
   EXPECT_THAT(eval.out, HasSubstr("FB1:  95.78"));
 }
 
+// en-np-nn's dev figure (models/MODELS.md): NP dev is CoNLL-2000 dev with non-NP chunks as O.
+TEST(ShippedModelsTest, AccurateNpModelOnConll2000Dev) {
+  if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent";
+  RunResult eval = RunChaintag("eval -m models/en-np-nn.model",
+                               "awk 'NF == 3 && $3 !~ /-NP$/ { $3 = \"O\" } { print }' "
+                               "../shared/corpora/conll2000/dev.txt | ");
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  EXPECT_THAT(eval.out, HasSubstr("FB1:  96.10"));
+}
+
 // The accurate model's dev figure (models/MODELS.md) and the issue-30 count command on it.
 TEST(ShippedModelsTest, AccuratePosModelOnEwtDev) {
   if (!HaveSharedCorpora()) GTEST_SKIP() << "../shared/corpora is absent";
