@@ -117,6 +117,11 @@ enum class EncoderKind {
   kNeural,  // word embeddings, a character CNN and BiLSTM layers (docs/neural.md)
   kHybrid,  // both, summed, trained together
 };
+// How a neural or hybrid model represents a word's characters.
+enum class CharEncoderKind {
+  kCnn,     // convolution and max-pooling (Ma and Hovy 2016)
+  kBiLstm,  // a BiLSTM's final states (Lample et al. 2016)
+};
 // "sparse", "neural", "hybrid".
 absl::StatusOr<EncoderKind> ParseEncoderKind(std::string_view name);
 std::string_view EncoderKindName(EncoderKind encoder);
@@ -179,13 +184,15 @@ struct TrainOptions {
   // does not apply; learning_rate 0 means 0.002), crf, softmax-margin or ssvm-margin with the
   // Hamming loss. The result does not depend on `threads`.
   EncoderKind encoder = EncoderKind::kSparse;
-  std::string embeddings;      // word vectors written by `chaintag embeddings` (optional)
-  int epochs = 20;             // passes over the training data
-  int patience = 3;            // with dev data: epochs without a better dev score before stopping
-  int batch_size = 16;         // sentences per update
-  int word_dim = 100;          // word embedding size without --embeddings (else the vectors')
-  int freeze_embeddings = 0;   // 1: the word embeddings stay as the vectors give them
-  int char_filters = 50;       // character CNN filters (0: no character CNN)
+  std::string embeddings;     // word vectors written by `chaintag embeddings` (optional)
+  int epochs = 20;            // passes over the training data
+  int patience = 3;           // with dev data: epochs without a better dev score before stopping
+  int batch_size = 16;        // sentences per update
+  int word_dim = 100;         // word embedding size without --embeddings (else the vectors')
+  int freeze_embeddings = 0;  // 1: the word embeddings stay as the vectors give them
+  int char_filters = 50;      // character CNN filters (0: no character CNN)
+  // cnn, or bilstm: then char_filters is the BiLSTM's output size (char_filters / 2 per direction)
+  CharEncoderKind char_encoder = CharEncoderKind::kCnn;
   int hidden = 100;            // BiLSTM units per direction
   int layers = 1;              // BiLSTM layers, 1 or 2
   double dropout = 0.33;       // dropout on the token representations and BiLSTM outputs

@@ -36,6 +36,12 @@ absl::Status ValidateEncoderConfig(const EncoderConfig& c) {
     return bad("character filters", c.char_filters, "0 to 1024");
   }
   if (c.char_width < 1 || c.char_width > 9) return bad("filter width", c.char_width, "1 to 9");
+  if (c.char_encoder != CharEncoder::kCnn && c.char_encoder != CharEncoder::kBiLstm) {
+    return bad("character encoder", static_cast<int>(c.char_encoder), "0 (CNN) or 1 (BiLSTM)");
+  }
+  if (c.char_encoder == CharEncoder::kBiLstm && c.char_filters % 2 != 0) {
+    return bad("character BiLSTM outputs", c.char_filters, "an even number (2 x units)");
+  }
   if (c.hidden < 1 || c.hidden > 2048) return bad("hidden size", c.hidden, "1 to 2048");
   if (c.layers < 1 || c.layers > 2) return bad("layers", c.layers, "1 or 2");
   if (!(c.dropout >= 0 && c.dropout < 1)) return bad("dropout", c.dropout, "0 <= p < 1");
@@ -126,12 +132,16 @@ absl::StatusOr<Vocabulary> Vocabulary::FromLists(std::vector<std::string> words,
 
 template <typename T>
 void Encoder<T>::BuildLayers(const EncoderConfig& config, int num_chars, ParameterLayout* layout,
-                             CharCnn* chars, std::vector<Lstm>* forward,
+                             CharCnn* chars, CharBiLstm* char_lstm, std::vector<Lstm>* forward,
                              std::vector<Lstm>* backward, Linear* output) {
   int in = config.word_dim;
   if (config.char_dim > 0 && config.char_filters > 0) {
-    *chars =
-        CharCnn(layout, "char", num_chars, config.char_dim, config.char_filters, config.char_width);
+    if (config.char_encoder == CharEncoder::kBiLstm) {
+      *char_lstm = CharBiLstm(layout, "char", num_chars, config.char_dim, config.char_filters / 2);
+    } else {
+      *chars = CharCnn(layout, "char", num_chars, config.char_dim, config.char_filters,
+                       config.char_width);
+    }
     in += config.char_filters;
   }
   for (int l = 0; l < config.layers; ++l) {
@@ -146,16 +156,18 @@ template <typename T>
 int64_t Encoder<T>::DenseSize(const EncoderConfig& config, int num_chars) {
   ParameterLayout layout;
   CharCnn chars;
+  CharBiLstm char_lstm;
   std::vector<Lstm> forward, backward;
   Linear output;
-  BuildLayers(config, num_chars, &layout, &chars, &forward, &backward, &output);
+  BuildLayers(config, num_chars, &layout, &chars, &char_lstm, &forward, &backward, &output);
   return layout.size();
 }
 
 template <typename T>
 Encoder<T>::Encoder(const EncoderConfig& config, Vocabulary vocabulary)
     : config_(config), vocabulary_(std::move(vocabulary)) {
-  BuildLayers(config_, vocabulary_.num_chars(), &layout_, &chars_, &forward_, &backward_, &output_);
+  BuildLayers(config_, vocabulary_.num_chars(), &layout_, &chars_, &char_lstm_, &forward_,
+              &backward_, &output_);
   params_.assign(layout_.size(), T(0));
   word_embeddings_ = Mat<T>::Zero(config_.word_dim, vocabulary_.num_words());
 }
@@ -175,14 +187,16 @@ void Encoder<T>::Initialize(uint64_t seed, const WordVectors* vectors) {
     const double a = embedding ? std::sqrt(3.0 / b.rows) : std::sqrt(6.0 / (b.rows + b.cols));
     for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>((2 * Uniform(rng) - 1) * a);
   }
-  for (const Lstm& lstm : forward_) {
-    layout_.View(params_.data(), lstm.bias_block())
-        .middleRows(lstm.hidden(), lstm.hidden())
-        .setOnes();
+  std::vector<const Lstm*> lstms;
+  for (const Lstm& lstm : forward_) lstms.push_back(&lstm);
+  for (const Lstm& lstm : backward_) lstms.push_back(&lstm);
+  if (has_char_lstm()) {
+    lstms.push_back(&char_lstm_.forward());
+    lstms.push_back(&char_lstm_.backward());
   }
-  for (const Lstm& lstm : backward_) {
-    layout_.View(params_.data(), lstm.bias_block())
-        .middleRows(lstm.hidden(), lstm.hidden())
+  for (const Lstm* lstm : lstms) {
+    layout_.View(params_.data(), lstm->bias_block())
+        .middleRows(lstm->hidden(), lstm->hidden())
         .setOnes();
   }
   const double a = std::sqrt(3.0 / config_.word_dim);
@@ -224,12 +238,15 @@ void Encoder<T>::Forward(const EncodedSentence& sentence, std::mt19937_64* rng, 
     }
   }
   t.input.resize(InputDim(), n);
-  t.chars.resize(has_chars() ? n : 0);
+  t.chars.resize(has_chars() && !has_char_lstm() ? n : 0);
+  t.char_lstms.resize(has_char_lstm() ? n : 0);
   for (int i = 0; i < n; ++i) {
     t.input.col(i).head(config_.word_dim) = word_embeddings_.col(t.words[i]);
-    if (has_chars()) {
-      chars_.Forward(layout_, params_.data(), sentence.chars[i], &t.chars[i],
-                     t.input.col(i).data() + config_.word_dim);
+    T* char_out = t.input.col(i).data() + config_.word_dim;
+    if (has_char_lstm()) {
+      char_lstm_.Forward(layout_, params_.data(), sentence.chars[i], &t.char_lstms[i], char_out);
+    } else if (has_chars()) {
+      chars_.Forward(layout_, params_.data(), sentence.chars[i], &t.chars[i], char_out);
     }
   }
   const bool drop = train && config_.dropout > 0;
@@ -287,8 +304,11 @@ void Encoder<T>::Backward(const EncodedSentence& sentence, const Tape& t, const 
       if (inserted) it->second = Vec<T>::Zero(config_.word_dim);
       it->second += d.col(i).head(config_.word_dim);
     }
-    if (has_chars()) {
-      chars_.Backward(layout_, params_.data(), t.chars[i], d.col(i).data() + config_.word_dim, g);
+    const T* d_chars = d.col(i).data() + config_.word_dim;
+    if (has_char_lstm()) {
+      char_lstm_.Backward(layout_, params_.data(), t.char_lstms[i], d_chars, g);
+    } else if (has_chars()) {
+      chars_.Backward(layout_, params_.data(), t.chars[i], d_chars, g);
     }
   }
 }

@@ -1,5 +1,6 @@
 // Internal: the neural encoder of chain models. Per token: a word embedding (initialised from
-// `chaintag embeddings` vectors, frozen or fine-tuned, with word dropout) and a character CNN;
+// `chaintag embeddings` vectors, frozen or fine-tuned, with word dropout) and a character CNN or
+// character BiLSTM;
 // dropout; one or two BiLSTM layers over the sentence (Huang et al. 2015, Lample et al. 2016, Ma
 // and Hovy 2016); dropout; a linear layer to one score per label and token (the emissions, which
 // fill a lattice's unaries). Forward/Backward work on one sentence; BatchGradient sums sentences
@@ -24,12 +25,18 @@
 
 namespace chaintag::neural {
 
+// How a word's characters become a vector: a CNN with max-pooling (Ma and Hovy 2016) or a
+// BiLSTM's final states (Lample et al. 2016).
+enum class CharEncoder : int { kCnn = 0, kBiLstm = 1 };
+
 struct EncoderConfig {
   int num_labels = 0;
   int word_dim = 100;     // the embeddings' dimension when they are given
   int char_dim = 30;      // 0: no character CNN
   int char_filters = 50;  // 0: no character CNN
-  int char_width = 3;
+  int char_width = 3;     // the CNN's filter width
+  // kBiLstm: char_filters is the output size, char_filters / 2 units per direction (even).
+  CharEncoder char_encoder = CharEncoder::kCnn;
   int hidden = 100;  // per direction
   int layers = 1;    // BiLSTM layers, 1 or 2
   double dropout = 0.33;
@@ -99,11 +106,12 @@ class Encoder {
  public:
   // Everything Forward keeps for Backward.
   struct Tape {
-    std::vector<int32_t> words;  // after word dropout
-    std::vector<CharCnn::Cache<T>> chars;
-    Mat<T> input;                      // token representations before dropout
-    Mat<T> input_mask;                 // dropout masks (empty: none)
-    std::vector<Mat<T>> layer_inputs;  // input of each BiLSTM layer (after dropout)
+    std::vector<int32_t> words;                    // after word dropout
+    std::vector<CharCnn::Cache<T>> chars;          // character CNN
+    std::vector<CharBiLstm::Cache<T>> char_lstms;  // or character BiLSTM
+    Mat<T> input;                                  // token representations before dropout
+    Mat<T> input_mask;                             // dropout masks (empty: none)
+    std::vector<Mat<T>> layer_inputs;              // input of each BiLSTM layer (after dropout)
     std::vector<Lstm::Cache<T>> forward, backward;
     std::vector<Mat<T>> layer_masks;  // dropout after each BiLSTM layer
     Mat<T> top;                       // the last layer's output after dropout
@@ -144,15 +152,17 @@ class Encoder {
 
  private:
   static void BuildLayers(const EncoderConfig& config, int num_chars, ParameterLayout* layout,
-                          CharCnn* chars, std::vector<Lstm>* forward, std::vector<Lstm>* backward,
-                          Linear* output);
+                          CharCnn* chars, CharBiLstm* char_lstm, std::vector<Lstm>* forward,
+                          std::vector<Lstm>* backward, Linear* output);
   int InputDim() const { return config_.word_dim + (has_chars() ? config_.char_filters : 0); }
   bool has_chars() const { return config_.char_dim > 0 && config_.char_filters > 0; }
+  bool has_char_lstm() const { return has_chars() && config_.char_encoder == CharEncoder::kBiLstm; }
 
   EncoderConfig config_;
   Vocabulary vocabulary_;
   ParameterLayout layout_;
   CharCnn chars_;
+  CharBiLstm char_lstm_;
   std::vector<Lstm> forward_, backward_;
   Linear output_;
   std::vector<T> params_;

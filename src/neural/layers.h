@@ -267,6 +267,73 @@ class CharCnn {
   int e_ = -1, w_ = -1, b_ = -1;
 };
 
+// Character BiLSTM over one word (Lample et al. 2016): character embeddings, a forward and a
+// backward LSTM over [begin, characters..., end]; the word's representation is the forward
+// LSTM's last output followed by the backward LSTM's first (2 x hidden values).
+class CharBiLstm {
+ public:
+  template <typename T>
+  struct Cache {
+    std::vector<int32_t> ids;  // character ids with the begin and end marks
+    Mat<T> x;                  // dim x positions, their embeddings
+    Lstm::Cache<T> forward, backward;
+  };
+
+  CharBiLstm() = default;
+  CharBiLstm(ParameterLayout* layout, const std::string& name, int num_chars, int dim, int hidden)
+      : hidden_(hidden) {
+    e_ = layout->Add(name + ".E", dim, num_chars);
+    forward_ = Lstm(layout, name + ".fw", dim, hidden, false);
+    backward_ = Lstm(layout, name + ".bw", dim, hidden, true);
+  }
+  int outputs() const { return 2 * hidden_; }
+  const Lstm& forward() const { return forward_; }
+  const Lstm& backward() const { return backward_; }
+
+  // `chars`: the word's character ids without the begin/end marks (CharCnn's ids). Writes
+  // 2 x hidden values to `out`.
+  template <typename T>
+  void Forward(const ParameterLayout& l, const T* p, const std::vector<int32_t>& chars,
+               Cache<T>* cache, T* out) const {
+    std::vector<int32_t>& ids = cache->ids;
+    ids.clear();
+    ids.push_back(CharCnn::kBegin);
+    ids.insert(ids.end(), chars.begin(), chars.end());
+    ids.push_back(CharCnn::kEnd);
+    const int m = static_cast<int>(ids.size());
+    const ConstMapMat<T> e = l.View(p, e_);
+    cache->x.resize(e.rows(), m);
+    for (int t = 0; t < m; ++t) cache->x.col(t) = e.col(ids[t]);
+    forward_.Forward(l, p, cache->x, &cache->forward);
+    backward_.Forward(l, p, cache->x, &cache->backward);
+    Eigen::Map<Vec<T>> o(out, 2 * hidden_);
+    o.head(hidden_) = cache->forward.h.col(m - 1);
+    o.tail(hidden_) = cache->backward.h.col(0);
+  }
+
+  // `dout`: 2 x hidden values.
+  template <typename T>
+  void Backward(const ParameterLayout& l, const T* p, const Cache<T>& cache, const T* dout,
+                T* g) const {
+    const int m = static_cast<int>(cache.ids.size());
+    const Eigen::Map<const Vec<T>> d(dout, 2 * hidden_);
+    Mat<T> dh = Mat<T>::Zero(hidden_, m);
+    Mat<T> dx_forward, dx_backward;
+    dh.col(m - 1) = d.head(hidden_);
+    forward_.Backward(l, p, cache.x, cache.forward, dh, g, &dx_forward);
+    dh.col(m - 1).setZero();
+    dh.col(0) = d.tail(hidden_);
+    backward_.Backward(l, p, cache.x, cache.backward, dh, g, &dx_backward);
+    MapMat<T> de = l.View(g, e_);
+    for (int t = 0; t < m; ++t) de.col(cache.ids[t]) += dx_forward.col(t) + dx_backward.col(t);
+  }
+
+ private:
+  int hidden_ = 0;
+  int e_ = -1;
+  Lstm forward_, backward_;
+};
+
 // Inverted dropout masks: each kept unit is scaled by 1/(1-p), so inference needs no scaling.
 template <typename T, typename Rng>
 Mat<T> DropoutMask(int rows, int cols, double p, Rng& rng) {

@@ -148,12 +148,15 @@ std::string SerializeEncoder(const Encoder<float>& encoder) {
   const Mat<float>& e = encoder.word_embeddings();
   const std::vector<float>& scales = encoder.embedding_scales();
   const bool int8 = static_cast<Eigen::Index>(scales.size()) == e.cols();
+  const bool char_encoder = c.char_encoder != CharEncoder::kCnn;
   Writer w;
-  w.U32(int8 ? kEncoderSectionInt8 : kEncoderSectionHalf);
+  w.U32(int8 ? (char_encoder ? kEncoderSectionInt8Chars : kEncoderSectionInt8)
+             : (char_encoder ? kEncoderSectionHalfChars : kEncoderSectionHalf));
   for (int v : {c.num_labels, c.word_dim, c.char_dim, c.char_filters, c.char_width, c.hidden,
                 c.layers, c.max_word_chars}) {
     w.U32(static_cast<uint32_t>(v));
   }
+  if (char_encoder) w.U32(static_cast<uint32_t>(c.char_encoder));
   const Vocabulary& vocabulary = encoder.vocabulary();
   w.U32(static_cast<uint32_t>(vocabulary.num_words()));
   for (int i = 1; i < vocabulary.num_words(); ++i) w.String(vocabulary.words()[i]);
@@ -176,12 +179,14 @@ absl::StatusOr<Encoder<float>> ParseEncoder(std::string_view bytes, const std::s
   Reader r(bytes, name);
   uint32_t version = 0;
   CT_RETURN_IF_ERROR(r.U32(&version, "version"));
-  if (version != kEncoderSectionHalf && version != kEncoderSectionInt8) {
-    return r.Error(absl::StrCat("expected encoder section version ", kEncoderSectionHalf, " or ",
-                                kEncoderSectionInt8, ", found ", version,
+  if (version < kEncoderSectionHalf || version > kEncoderSectionInt8Chars) {
+    return r.Error(absl::StrCat("expected encoder section version ", kEncoderSectionHalf, " to ",
+                                kEncoderSectionInt8Chars, ", found ", version,
                                 " (written by a newer chaintag?)"));
   }
-  const bool int8 = version == kEncoderSectionInt8;
+  const bool int8 = version == kEncoderSectionInt8 || version == kEncoderSectionInt8Chars;
+  const bool char_encoder =
+      version == kEncoderSectionHalfChars || version == kEncoderSectionInt8Chars;
   EncoderConfig c;
   CT_RETURN_IF_ERROR(r.Int(&c.num_labels, 1, kMaxLabels, "label count"));
   CT_RETURN_IF_ERROR(r.Int(&c.word_dim, 1, 1024, "word dimension"));
@@ -191,6 +196,12 @@ absl::StatusOr<Encoder<float>> ParseEncoder(std::string_view bytes, const std::s
   CT_RETURN_IF_ERROR(r.Int(&c.hidden, 1, 2048, "hidden size"));
   CT_RETURN_IF_ERROR(r.Int(&c.layers, 1, 2, "layers"));
   CT_RETURN_IF_ERROR(r.Int(&c.max_word_chars, 2, 256, "characters per word"));
+  if (char_encoder) {
+    // Only written for a BiLSTM (the CNN is versions 1 and 2), so a stored 0 is not canonical.
+    int kind = 0;
+    CT_RETURN_IF_ERROR(r.Int(&kind, 1, 1, "character encoder (1: BiLSTM)"));
+    c.char_encoder = static_cast<CharEncoder>(kind);
+  }
   if (absl::Status s = ValidateEncoderConfig(c); !s.ok()) return r.Error(std::string(s.message()));
   int num_words = 0, num_chars = 0;
   CT_RETURN_IF_ERROR(r.Int(&num_words, 1, kMaxWords, "word count"));
@@ -213,7 +224,7 @@ absl::StatusOr<Encoder<float>> ParseEncoder(std::string_view bytes, const std::s
     return r.Error(absl::StrCat("expected ", expected_params,
                                 " parameters for the stored sizes, found ", num_params));
   }
-  // Version 2: per word a float32 scale and word_dim int8 values; version 1: float16 values.
+  // Versions 2 and 4: per word a float32 scale and word_dim int8 values; 1 and 3: float16 values.
   const uint64_t embedding_bytes =
       int8 ? (uint64_t{4} + c.word_dim) * num_words : uint64_t{2} * c.word_dim * num_words;
   if (r.remaining() != uint64_t{4} * num_params + embedding_bytes) {

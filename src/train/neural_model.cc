@@ -113,6 +113,10 @@ absl::StatusOr<Model> TrainNeuralModel(const TrainOptions& o, const FeatureSpec&
   n.encoder.word_dim = o.word_dim;
   n.encoder.char_filters = o.char_filters;
   if (o.char_filters == 0) n.encoder.char_dim = 0;
+  if (o.char_encoder == CharEncoderKind::kBiLstm) {
+    n.encoder.char_encoder = neural::CharEncoder::kBiLstm;
+    n.encoder.char_dim = o.char_filters == 0 ? 0 : 25;  // Lample et al. (2016): 25 and 2 x 25
+  }
   n.encoder.hidden = o.hidden;
   n.encoder.layers = o.layers;
   n.encoder.dropout = o.dropout;

@@ -110,6 +110,10 @@ constexpr EnumName<Transitions> kTransitions[] = {
     {Transitions::kAll, "all"},
     {Transitions::kObserved, "observed"},
 };
+constexpr EnumName<CharEncoderKind> kCharEncoders[] = {
+    {CharEncoderKind::kCnn, "cnn"},
+    {CharEncoderKind::kBiLstm, "bilstm"},
+};
 constexpr EnumName<EncoderKind> kEncoders[] = {
     {EncoderKind::kSparse, "sparse"},
     {EncoderKind::kNeural, "neural"},
@@ -378,7 +382,9 @@ std::vector<TrainOptionDef> MakeTable() {
       {"freeze_embeddings",
        "neural, hybrid: 1 keeps the word embeddings as --embeddings gives them",
        &TrainOptions::freeze_embeddings},
-      {"char_filters", "neural, hybrid: character CNN filters (0: none)",
+      {"char_filters",
+       "neural, hybrid: character CNN filters, or the character BiLSTM's output size (0: no "
+       "character representation)",
        &TrainOptions::char_filters},
       {"hidden", "neural, hybrid: BiLSTM units per direction", &TrainOptions::hidden},
       {"layers", "neural, hybrid: BiLSTM layers (1 or 2)", &TrainOptions::layers},
@@ -399,6 +405,15 @@ std::vector<TrainOptionDef> MakeTable() {
     table.push_back(NumberOption(name, help, field));
     table.back().recorded = neural;
   }
+  table.push_back(EnumOption(
+      "char_encoder",
+      "neural, hybrid: how a word's characters become a vector: cnn (convolution, max-pooling) "
+      "or bilstm (a character BiLSTM with char_filters / 2 units per direction)",
+      &TrainOptions::char_encoder, kCharEncoders));
+  // Recorded for the BiLSTM only, so models with the character CNN stay byte-identical.
+  table.back().recorded = [](const TrainOptions& o) {
+    return o.encoder != EncoderKind::kSparse && o.char_encoder != CharEncoderKind::kCnn;
+  };
   table.push_back(
       NumberOption("dropout", "neural, hybrid: dropout probability", &TrainOptions::dropout));
   table.back().recorded = neural;
@@ -619,6 +634,13 @@ absl::StatusOr<TrainOptions> ResolveTrainOptions(const TrainOptions& options) {
            {"average_epochs", o.average_epochs, 1, 100},
            {"max_sparse_features", o.max_sparse_features, 0, 100000000}}) {
     if (absl::Status s = range(what, v, lo, hi); !s.ok()) return s;
+  }
+  if (EnumToName(kCharEncoders, o.char_encoder) == "?") {
+    return bad("char_encoder: expected cnn or bilstm", static_cast<int>(o.char_encoder));
+  }
+  if (o.char_encoder == CharEncoderKind::kBiLstm && o.char_filters % 2 != 0) {
+    return bad("char_filters: the character BiLSTM's output size must be even (2 x units)",
+               o.char_filters);
   }
   if (!(o.dropout >= 0 && o.dropout < 1)) return bad("dropout: expected 0 <= p < 1", o.dropout);
   if (!(o.learning_rate_decay >= 0 && o.learning_rate_decay <= 100)) {

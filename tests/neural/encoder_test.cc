@@ -143,6 +143,50 @@ TEST(LayerGradientTest, CharCnn) {
   }
 }
 
+TEST(LayerGradientTest, CharBiLstm) {
+  std::mt19937_64 rng(5);
+  ParameterLayout layout;
+  CharBiLstm lstm(&layout, "char", 9, 3, 4);
+  ASSERT_EQ(lstm.outputs(), 8);
+  std::vector<double> p;
+  RandomParams(layout, &p, rng);
+  for (const std::vector<int32_t>& word :
+       {std::vector<int32_t>{}, std::vector<int32_t>{4}, std::vector<int32_t>{4, 7, 8, 1, 4}}) {
+    Vec<double> gout = RandomMat(8, 1, rng).col(0);
+    auto loss = [&] {
+      CharBiLstm::Cache<double> cache;
+      Vec<double> out(8);
+      lstm.Forward(layout, p.data(), word, &cache, out.data());
+      return out.dot(gout);
+    };
+    CharBiLstm::Cache<double> cache;
+    Vec<double> out(8);
+    lstm.Forward(layout, p.data(), word, &cache, out.data());
+    std::vector<double> g(layout.size(), 0.0);
+    lstm.Backward(layout, p.data(), cache, gout.data(), g.data());
+    ExpectGradient(&p, g, loss, "char BiLSTM, " + std::to_string(word.size()) + " characters");
+  }
+}
+
+TEST(LayerTest, CharBiLstmReadsTheWholeWordInBothDirections) {
+  // The forward half depends on the last character, the backward half on the first.
+  std::mt19937_64 rng(6);
+  ParameterLayout layout;
+  CharBiLstm lstm(&layout, "char", 9, 3, 2);
+  std::vector<float> p(layout.size());
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  for (float& x : p) x = u(rng);
+  CharBiLstm::Cache<float> cache;
+  Vec<float> a(4), b(4), c(4);
+  lstm.Forward(layout, p.data(), {4, 5, 6}, &cache, a.data());
+  lstm.Forward(layout, p.data(), {4, 5, 7}, &cache, b.data());  // last character differs
+  lstm.Forward(layout, p.data(), {8, 5, 6}, &cache, c.data());  // first character differs
+  EXPECT_NE(a.head(2), b.head(2));
+  EXPECT_NE(a.tail(2), b.tail(2));
+  EXPECT_NE(a.head(2), c.head(2));
+  EXPECT_NE(a.tail(2), c.tail(2));
+}
+
 Vocabulary ToyVocabulary() {
   Vocabulary v;
   for (const char* w : {"the", "dog", "runs", "über", "a", "cat", "sleeps", "fast", "."}) {
@@ -167,9 +211,10 @@ EncoderConfig SmallConfig(int layers) {
 
 // The whole encoder (dropout masks and word dropout fixed by the seed) against finite
 // differences, for every dense parameter and every word-embedding entry of the sentence.
-void CheckEncoder(int layers, bool chars) {
+void CheckEncoder(int layers, bool chars, CharEncoder char_encoder = CharEncoder::kCnn) {
   EncoderConfig config = SmallConfig(layers);
   if (!chars) config.char_filters = 0;
+  config.char_encoder = char_encoder;
   Encoder<double> enc(config, ToyVocabulary());
   enc.Initialize(7, nullptr);
   const std::vector<std::string> tokens = {"the", "dog", "unseen", "runs", "über", "."};
@@ -189,7 +234,10 @@ void CheckEncoder(int layers, bool chars) {
   Gradients<double> grads;
   grads.Reset(enc.layout().size());
   enc.Backward(s, tape, g_out, &grads);
-  const std::string what = std::to_string(layers) + " layer(s)" + (chars ? " with chars" : "");
+  const std::string what = std::to_string(layers) + " layer(s)" +
+                           (!chars                                 ? ""
+                            : char_encoder == CharEncoder::kBiLstm ? " with a char BiLSTM"
+                                                                   : " with chars");
   ExpectGradient(&enc.params(), grads.dense, loss, "encoder, " + what);
   // Word embeddings: the analytic gradient of every column the sentence used (after dropout).
   std::vector<double> analytic(enc.word_embeddings().size(), 0.0);
@@ -211,6 +259,26 @@ TEST(EncoderGradientTest, OneAndTwoLayersWithAndWithoutCharacters) {
   CheckEncoder(1, true);
   CheckEncoder(2, true);
   CheckEncoder(1, false);
+}
+
+TEST(EncoderGradientTest, CharacterBiLstm) {
+  CheckEncoder(1, true, CharEncoder::kBiLstm);
+  CheckEncoder(2, true, CharEncoder::kBiLstm);
+}
+
+TEST(EncoderTest, CharacterBiLstmConfiguration) {
+  EncoderConfig config = SmallConfig(1);
+  config.char_encoder = CharEncoder::kBiLstm;
+  EXPECT_TRUE(ValidateEncoderConfig(config).ok());
+  const int64_t bilstm = Encoder<float>::DenseSize(config, 13);
+  config.char_encoder = CharEncoder::kCnn;
+  EXPECT_NE(bilstm, Encoder<float>::DenseSize(config, 13));
+  config.char_encoder = CharEncoder::kBiLstm;
+  config.char_filters = 5;  // not 2 x units
+  EXPECT_FALSE(ValidateEncoderConfig(config).ok());
+  config.char_encoder = static_cast<CharEncoder>(7);
+  config.char_filters = 4;
+  EXPECT_FALSE(ValidateEncoderConfig(config).ok());
 }
 
 TEST(EncoderTest, FrozenEmbeddingsGetNoGradientAndInferenceIsDeterministic) {

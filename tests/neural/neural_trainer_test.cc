@@ -51,6 +51,28 @@ TEST(NeuralTrainerTest, EveryObjectiveLearnsAToyTask) {
   }
 }
 
+TEST(NeuralTrainerTest, CharacterBiLstmLearnsAToyTask) {
+  const NeuralData train = MakeToyTask(160, 1), dev = MakeToyTask(40, 2), test = MakeToyTask(60, 3);
+  NeuralTrainOptions o = Small(2);
+  o.encoder.char_encoder = neural::CharEncoder::kBiLstm;
+  absl::StatusOr<NeuralChain> chain = TrainNeuralChain(train, &dev, 3, o, nullptr);
+  ASSERT_TRUE(chain.ok()) << chain.status();
+  EXPECT_EQ(chain->encoder.config().char_encoder, neural::CharEncoder::kBiLstm);
+  EXPECT_GT(NeuralAccuracy(*chain, test, {}, 1), 0.97);
+}
+
+TEST(NeuralTrainerTest, ModelBytesDoNotDependOnTheThreadCountWithACharacterBiLstm) {
+  const NeuralData train = MakeToyTask(50, 4), dev = MakeToyTask(10, 5);
+  NeuralTrainOptions one = Small(1), two = Small(2);
+  one.epochs = two.epochs = 2;
+  one.encoder.char_encoder = two.encoder.char_encoder = neural::CharEncoder::kBiLstm;
+  absl::StatusOr<NeuralChain> a = TrainNeuralChain(train, &dev, 3, one, nullptr);
+  absl::StatusOr<NeuralChain> b = TrainNeuralChain(train, &dev, 3, two, nullptr);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(a->ParameterBytes(), b->ParameterBytes());
+}
+
 TEST(NeuralTrainerTest, ModelBytesDoNotDependOnTheThreadCount) {
   const NeuralData train = MakeToyTask(50, 4), dev = MakeToyTask(10, 5);
   NeuralTrainOptions one = Small(1), two = Small(2);

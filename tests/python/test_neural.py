@@ -49,6 +49,20 @@ class NeuralCRFTest(unittest.TestCase):
             self.assertEqual(back.predict(X_test), crf.predict(X_test))
             self.assertEqual(crf.predict([[]]), [[]])
 
+    def test_character_bilstm(self):
+        X, y = toy(150, 5)
+        X_test, y_test = toy(60, 6)
+        options = dict(TINY, char_filters=6, char_encoder="bilstm")
+        crf = CRF(encoder="neural", max_iterations=15, threads=2, options=options)
+        crf.fit(X, y)
+        self.assertGreater(crf.score(X_test, y_test), 0.95)
+        self.assertEqual(crf.tagger_.info()["metadata"]["char_encoder"], "bilstm")
+        back = pickle.loads(pickle.dumps(crf))
+        self.assertEqual(back.predict(X_test), crf.predict(X_test))
+        with self.assertRaisesRegex(ValueError, "even"):
+            CRF(encoder="neural", max_iterations=1,
+                options=dict(TINY, char_filters=5, char_encoder="bilstm")).fit(X, y)
+
     def test_the_thread_count_does_not_change_the_model(self):
         X, y = toy(40, 3)
         sizes = []

@@ -85,12 +85,13 @@ TrainOptions SmallOptions(EncoderKind encoder) {
   return o;
 }
 
-Model TrainToy(EncoderKind encoder) {
+Model TrainToy(EncoderKind encoder, CharEncoderKind chars = CharEncoderKind::kCnn) {
   absl::StatusOr<FeatureSpec> spec = FeatureSpec::Parse("U00:%x[0,0]\nU01:%x[-1,0]\nB\n");
   EXPECT_TRUE(spec.ok()) << spec.status();
   const std::vector<Sentence> train = ToyCorpus(60, 1), dev = ToyCorpus(20, 2);
-  absl::StatusOr<Model> model =
-      Train(SmallOptions(encoder), *spec, train, &dev, /*observer=*/nullptr);
+  TrainOptions options = SmallOptions(encoder);
+  options.char_encoder = chars;
+  absl::StatusOr<Model> model = Train(options, *spec, train, &dev, /*observer=*/nullptr);
   EXPECT_TRUE(model.ok()) << model.status();
   return *std::move(model);
 }
@@ -204,6 +205,78 @@ TEST(NeuralModelTest, FileRoundTripKeepsTheEncoder) {
   }
 }
 
+// The byte range of the 'neural' section in an image.
+std::pair<uint64_t, uint64_t> NeuralSection(const std::string& bytes) {
+  absl::StatusOr<std::vector<model_file::SectionEntry>> table =
+      model_file::ReadSectionTable(bytes, "toy.model");
+  EXPECT_TRUE(table.ok());
+  for (const auto& e : *table) {
+    if (e.id == model_file::kNeural) return {e.offset, e.length};
+  }
+  ADD_FAILURE() << "no neural section";
+  return {0, 0};
+}
+
+// A character BiLSTM (train --char-encoder bilstm): learns the toy task, is written as encoder
+// section version 4 (3 without int8 embeddings) with the encoder after the configuration, reads
+// back to the same bytes and emissions, records the option (CNN models do not), and a stored
+// character encoder other than 1 is refused.
+TEST(NeuralModelTest, CharacterBiLstmModelsRoundTripAndAreValidated) {
+  const Model model = TrainToy(EncoderKind::kHybrid, CharEncoderKind::kBiLstm);
+  ASSERT_NE(model.encoder(), nullptr);
+  EXPECT_EQ(model.encoder()->config().char_encoder, neural::CharEncoder::kBiLstm);
+  EXPECT_EQ(model.encoder()->config().char_filters, 6);
+  EXPECT_EQ(model.Metadata("char_encoder"), "bilstm");
+  EXPECT_EQ(Hybrid().Metadata("char_encoder"), "");
+  Tagger tagger(model);
+  int right = 0, total = 0;
+  for (const Sentence& s : ToyCorpus(30, 3)) {
+    absl::StatusOr<Labeling> best = tagger.Tag(s);
+    ASSERT_TRUE(best.ok()) << best.status();
+    for (int t = 0; t < s.size(); ++t) {
+      right += model.labels()[best->labels[t]] == s.labels[t];
+      ++total;
+    }
+  }
+  EXPECT_GT(right, 0.95 * total);
+
+  const std::string bytes = model.ToBytes();
+  const auto [offset, length] = NeuralSection(bytes);
+  EXPECT_EQ(GetU32(bytes, offset), neural::kEncoderSectionInt8Chars);
+  EXPECT_EQ(GetU32(bytes, offset + 36), 1u);  // after the version and 8 sizes
+  absl::StatusOr<Model> loaded = Model::FromBytes(bytes, "toy.model");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->ToBytes(), bytes);
+  const Sentence s = Labelled({"the", "dog", "walks", "Johnny"}, {"DT", "NN", "VBZ", "NNP"});
+  Tagger a(model), b(*loaded);
+  Lattice la, lb;
+  ASSERT_TRUE(a.BuildLattice(s, &la).ok());
+  ASSERT_TRUE(b.BuildLattice(s, &lb).ok());
+  for (int t = 0; t < s.size(); ++t) {
+    for (int y = 0; y < model.num_labels(); ++y) EXPECT_EQ(la.unary(t, y), lb.unary(t, y));
+  }
+  neural::Encoder<float> half = *model.encoder();
+  half.embedding_scales().clear();
+  const std::string v3 = neural::SerializeEncoder(half);
+  EXPECT_EQ(GetU32(v3, 0), neural::kEncoderSectionHalfChars);
+  absl::StatusOr<neural::Encoder<float>> parsed = neural::ParseEncoder(v3, "toy.model");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(neural::SerializeEncoder(*parsed), v3);
+  for (uint32_t kind : {0u, 2u}) {
+    std::string bad = bytes;
+    PutU32(&bad, offset + 36, kind);
+    ASSERT_TRUE(model_file::RecomputeChecksums(&bad).ok());
+    absl::StatusOr<Model> refused = Model::FromBytes(bad, "toy.model");
+    ASSERT_FALSE(refused.ok()) << kind;
+    EXPECT_THAT(refused.status().message(), HasSubstr("character encoder"));
+  }
+  // An odd output size is refused before training.
+  TrainOptions odd = SmallOptions(EncoderKind::kNeural);
+  odd.char_encoder = CharEncoderKind::kBiLstm;
+  odd.char_filters = 7;
+  EXPECT_THAT(ValidateTrainOptions(odd).message(), HasSubstr("even"));
+}
+
 // Version 2 stores each word's embedding as int8 with its scale (max |value| / 127, so some value
 // is +-127); version 1 (float16, written for encoders without scales) is still read, and both
 // write back the bytes they were read from.
@@ -240,18 +313,6 @@ TEST(NeuralModelTest, EmbeddingsAreInt8AndVersionOneIsStillRead) {
       EXPECT_EQ(parsed->word_embeddings().data()[i], want) << i;
     }
   }
-}
-
-// The byte range of the 'neural' section in an image.
-std::pair<uint64_t, uint64_t> NeuralSection(const std::string& bytes) {
-  absl::StatusOr<std::vector<model_file::SectionEntry>> table =
-      model_file::ReadSectionTable(bytes, "toy.model");
-  EXPECT_TRUE(table.ok());
-  for (const auto& e : *table) {
-    if (e.id == model_file::kNeural) return {e.offset, e.length};
-  }
-  ADD_FAILURE() << "no neural section";
-  return {0, 0};
 }
 
 TEST(NeuralModelTest, CorruptedSectionsAreRefusedWithoutACrash) {
