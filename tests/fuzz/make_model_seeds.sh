@@ -21,6 +21,10 @@ printf 'The\tDT\ndog\tNN\ncat\tNN VB\n' > "$tmp/lex"
 # A tiny hybrid model (sparse templates plus the neural encoder's 'neural' section).
 "$chaintag" train --format conll --template "$tmp/t.tmpl" --encoder hybrid --epochs 2 \
   --word-dim 4 --hidden 4 --char-filters 2 -o "$out/hybrid-tiny.model" tests/fixtures/cli/sample.conll
+# The same with a character BiLSTM (encoder section version 4).
+"$chaintag" train --format conll --template "$tmp/t.tmpl" --encoder hybrid --epochs 2 \
+  --word-dim 4 --hidden 4 --char-filters 2 --char-encoder bilstm -o "$out/hybrid-bilstm-tiny.model" \
+  tests/fixtures/cli/sample.conll
 # The tiny chunk model with its templates section nested 40 calls deep (over the parser's cap of
 # 32), checksums valid: the loader must refuse it with a message (issue 27 item 3).
 /usr/bin/python3 - "$out/chunk-tiny.model" "$out/nested-templates.model" <<'PY'
