@@ -119,53 +119,43 @@ TEST(LayerGradientTest, LstmBothDirectionsAndLengths) {
   }
 }
 
-TEST(LayerGradientTest, CharCnn) {
-  std::mt19937_64 rng(4);
-  ParameterLayout layout;
-  CharCnn cnn(&layout, "char", 9, 3, 5, 3);
+// A character layer (CharCnn or CharBiLstm: `outputs` values per word) against finite
+// differences for words of 0, 1 and 5 characters.
+template <typename Layer>
+void CheckCharLayer(const Layer& layer, const ParameterLayout& layout, int outputs, uint64_t seed,
+                    const std::string& what) {
+  std::mt19937_64 rng(seed);
   std::vector<double> p;
   RandomParams(layout, &p, rng);
   for (const std::vector<int32_t>& word :
        {std::vector<int32_t>{}, std::vector<int32_t>{4}, std::vector<int32_t>{4, 7, 8, 1, 4}}) {
-    Vec<double> gout = RandomMat(5, 1, rng).col(0);
+    Vec<double> gout = RandomMat(outputs, 1, rng).col(0);
     auto loss = [&] {
-      CharCnn::Cache<double> cache;
-      Vec<double> out(5);
-      cnn.Forward(layout, p.data(), word, &cache, out.data());
+      typename Layer::template Cache<double> cache;
+      Vec<double> out(outputs);
+      layer.Forward(layout, p.data(), word, &cache, out.data());
       return out.dot(gout);
     };
-    CharCnn::Cache<double> cache;
-    Vec<double> out(5);
-    cnn.Forward(layout, p.data(), word, &cache, out.data());
+    typename Layer::template Cache<double> cache;
+    Vec<double> out(outputs);
+    layer.Forward(layout, p.data(), word, &cache, out.data());
     std::vector<double> g(layout.size(), 0.0);
-    cnn.Backward(layout, p.data(), cache, gout.data(), g.data());
-    ExpectGradient(&p, g, loss, "char CNN, " + std::to_string(word.size()) + " characters");
+    layer.Backward(layout, p.data(), cache, gout.data(), g.data());
+    ExpectGradient(&p, g, loss, what + ", " + std::to_string(word.size()) + " characters");
   }
 }
 
+TEST(LayerGradientTest, CharCnn) {
+  ParameterLayout layout;
+  CharCnn cnn(&layout, "char", 9, 3, 5, 3);
+  CheckCharLayer(cnn, layout, 5, 4, "char CNN");
+}
+
 TEST(LayerGradientTest, CharBiLstm) {
-  std::mt19937_64 rng(5);
   ParameterLayout layout;
   CharBiLstm lstm(&layout, "char", 9, 3, 4);
   ASSERT_EQ(lstm.outputs(), 8);
-  std::vector<double> p;
-  RandomParams(layout, &p, rng);
-  for (const std::vector<int32_t>& word :
-       {std::vector<int32_t>{}, std::vector<int32_t>{4}, std::vector<int32_t>{4, 7, 8, 1, 4}}) {
-    Vec<double> gout = RandomMat(8, 1, rng).col(0);
-    auto loss = [&] {
-      CharBiLstm::Cache<double> cache;
-      Vec<double> out(8);
-      lstm.Forward(layout, p.data(), word, &cache, out.data());
-      return out.dot(gout);
-    };
-    CharBiLstm::Cache<double> cache;
-    Vec<double> out(8);
-    lstm.Forward(layout, p.data(), word, &cache, out.data());
-    std::vector<double> g(layout.size(), 0.0);
-    lstm.Backward(layout, p.data(), cache, gout.data(), g.data());
-    ExpectGradient(&p, g, loss, "char BiLSTM, " + std::to_string(word.size()) + " characters");
-  }
+  CheckCharLayer(lstm, layout, 8, 5, "char BiLSTM");
 }
 
 TEST(LayerTest, CharBiLstmReadsTheWholeWordInBothDirections) {
